@@ -1,0 +1,11 @@
+"""The expression graph: frozen nodes and their topological order.
+
+A `Node` is an immutable record of one primitive applied to input nodes (or
+constants). Imports only `backend` and attrs: nothing here knows about the
+primitives' math, about `Tensor`, or about the transforms that walk graphs.
+"""
+
+from funcgrad.graph.node import Node, leaf, make_node
+from funcgrad.graph.toposort import toposort
+
+__all__ = ["Node", "leaf", "make_node", "toposort"]

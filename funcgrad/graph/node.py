@@ -1,0 +1,171 @@
+"""Graph nodes: frozen, slotted attrs records that compare by identity.
+
+A node holds the primitive that made it, its inputs (other nodes, or
+constants such as Python floats and read-only arrays), the primitive's
+static parameters, and its value. Shape and dtype are read off the value,
+so a node stores nothing twice. Nodes are never changed after they are
+made; "changing" a graph means building new nodes that share the old ones.
+
+Nodes are built on the hot path, so `make_node` fills the slots through
+their descriptors instead of running the attrs-generated `__init__` (about
+twice as fast, see benchmarks/run.py); to users the node is as frozen as
+any attrs instance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from funcgrad.backend import freeze, is_inexact
+from funcgrad.errors import DtypeError
+
+_EMPTY: Mapping[str, Any] = {}
+
+
+@attrs.frozen(eq=False, slots=True, repr=False, weakref_slot=False)
+class Node:
+    """One value in an expression graph and how it was computed.
+
+    Nodes compare and hash by identity, so they can key dictionaries
+    (gradient maps do). Arithmetic operators and NumPy-style methods
+    (`x + y`, `x @ w`, `x.sum()`, `x.T`, `x[0]`) apply funcgrad primitives
+    and return new nodes; comparisons (`x > 0`) compare the values and return
+    plain boolean arrays. `==` is identity, as for every node.
+
+    Attributes:
+        prim: The primitive that computed this node, or `None` for a leaf.
+        inputs: The primitive's inputs: nodes, or constants.
+        params: The primitive's static parameters (axis, shape, ...).
+        value: The read-only array this node computed.
+
+    Examples:
+        >>> import funcgrad as fg
+        >>> x = fg.leaf([1.0, 2.0])
+        >>> y = (x * x).sum()
+        >>> y.value, y.prim.name, y.inputs[0].prim.name
+        (np.float64(5.0), 'sum', 'multiply')
+    """
+
+    prim: Any
+    inputs: tuple
+    params: Mapping[str, Any]
+    value: Any
+
+    # NumPy must hand `array * node` to `Node.__rmul__` instead of looping.
+    __array_ufunc__ = None
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The shape of the value."""
+        return self.value.shape
+
+    @property
+    def dtype(self):
+        """The dtype of the value."""
+        return self.value.dtype
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions of the value."""
+        return self.value.ndim
+
+    @property
+    def size(self) -> int:
+        """The number of elements of the value."""
+        return self.value.size
+
+    @property
+    def is_leaf(self) -> bool:
+        """Whether this node is a leaf (made by `leaf`, not by a primitive)."""
+        return self.prim is None
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    def __repr__(self) -> str:
+        op = "leaf" if self.prim is None else self.prim.name
+        return f"Node({op}, shape={self.shape}, dtype={self.dtype})"
+
+    def __bool__(self) -> bool:
+        return bool(self.value)
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def __int__(self) -> int:
+        return int(self.value)
+
+    def __index__(self) -> int:
+        return self.value.__index__()
+
+    def __array__(self, dtype=None, copy=None):
+        # NOTE: lets NumPy functions read a node's value (np.asarray(node)),
+        # which gives a plain array with no gradient: only funcgrad.numpy
+        # functions extend the graph.
+        import numpy
+
+        return numpy.asarray(self.value, dtype=dtype)
+
+
+_new = object.__new__
+_set_prim = Node.__dict__["prim"].__set__
+_set_inputs = Node.__dict__["inputs"].__set__
+_set_params = Node.__dict__["params"].__set__
+_set_value = Node.__dict__["value"].__set__
+
+
+def make_node(prim, inputs: tuple, params: Mapping[str, Any], value) -> Node:
+    """Build a node without the attrs `__init__` (the engine's hot path).
+
+    The caller guarantees that `value` is already read-only (see
+    `funcgrad.backend.freeze`) and that `params` will never be changed.
+
+    Args:
+        prim: The primitive, or `None` for a leaf.
+        inputs: Input nodes and constants, in the primitive's argument order.
+        params: Static parameters (keyword arguments of the primitive).
+        value: The primitive's read-only output.
+
+    Returns:
+        The new node.
+    """
+    node = _new(Node)
+    _set_prim(node, prim)
+    _set_inputs(node, inputs)
+    _set_params(node, params)
+    _set_value(node, value)
+    return node
+
+
+def leaf(value) -> Node:
+    """Make a leaf node: a value to differentiate with respect to.
+
+    The value is taken with `funcgrad.backend.freeze` (a writeable array is
+    copied; the node's copy is read-only). Python floats become float64.
+
+    Args:
+        value: A floating-point array, scalar or nested list.
+
+    Returns:
+        A new leaf node.
+
+    Raises:
+        DtypeError: If the value is not floating point.
+
+    Examples:
+        >>> import funcgrad as fg
+        >>> x = fg.leaf(2.0)
+        >>> fg.backward(x * x)[x]
+        np.float64(4.0)
+    """
+    value = freeze(value)
+    if not is_inexact(value.dtype):
+        raise DtypeError(
+            f"funcgrad.leaf: a leaf must hold floating-point values, got dtype "
+            f"{value.dtype} with shape {value.shape}. Convert it first, e.g. "
+            f"x.astype(float) or 3.0 instead of 3."
+        )
+    return make_node(None, (), _EMPTY, value)

@@ -1,0 +1,21 @@
+"""The primitives: one registry, each primitive's forward, VJP and JVP together.
+
+Imports `graph` and `backend` only. Importing this package registers every
+primitive (elementwise, reductions, shape, indexing, linear algebra, neural
+network helpers) and gives `Node` its operators (`+`, `*`, `@`, `x[i]`,
+`x.sum()` ...), which apply primitives.
+"""
+
+from funcgrad.ops import registry
+from funcgrad.ops import elementwise, index, linalg, nn, reduce, shape  # noqa: F401  (registers)
+from funcgrad.ops import operators as _operators  # noqa: F401  (attaches Node methods)
+from funcgrad.ops.elementwise import astype, identity
+from funcgrad.ops.reduce import sum_
+from funcgrad.ops.registry import ELEMENTWISE, LINEAR, Primitive, Sample, apply_jvp, register
+from funcgrad.ops.shape import broadcast_to, reshape
+
+__all__ = [
+    "ELEMENTWISE", "LINEAR", "Primitive", "Sample", "apply_jvp", "astype",
+    "broadcast_to", "elementwise", "identity", "index", "linalg", "nn",
+    "reduce", "register", "registry", "reshape", "shape", "sum_",
+]

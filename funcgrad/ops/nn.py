@@ -1,0 +1,1 @@
+"""TODO(#2): primitives of this family are being added."""

@@ -1,0 +1,78 @@
+"""Python operators and NumPy-style methods on `Node`, applying primitives.
+
+`graph` defines `Node` without knowing any primitive; this module, imported
+by `funcgrad.ops`, gives it `+ - * / ** @`, indexing, comparisons (which
+return plain boolean arrays: they have no gradient) and methods such as
+`sum`, `reshape` and `T`.
+"""
+
+from __future__ import annotations
+
+from funcgrad.graph import Node
+from funcgrad.ops import elementwise as ew
+from funcgrad.ops import reduce as rd
+from funcgrad.ops import shape as sh
+from funcgrad.ops._util import value_of
+
+
+def _binary(prim):
+    return lambda self, other: prim(self, other)
+
+
+def _flip(prim):
+    return lambda self, other: prim(other, self)
+
+
+def _unary(prim):
+    return lambda self: prim(self)
+
+
+def _compare(name):
+    def compare(self, other):
+        return getattr(self.value, name)(value_of(other))
+
+    compare.__name__ = name
+    return compare
+
+
+def _reshape(self, *shape):
+    if len(shape) == 1 and not isinstance(shape[0], int):
+        shape = tuple(shape[0])
+    return sh.reshape(self, shape=shape)
+
+
+def _sum(self, axis=None, keepdims=False):
+    return rd.sum_(self, axis=axis, keepdims=keepdims)
+
+
+_METHODS = {
+    "__add__": _binary(ew.add),
+    "__radd__": _flip(ew.add),
+    "__sub__": _binary(ew.subtract),
+    "__rsub__": _flip(ew.subtract),
+    "__mul__": _binary(ew.multiply),
+    "__rmul__": _flip(ew.multiply),
+    "__truediv__": _binary(ew.divide),
+    "__rtruediv__": _flip(ew.divide),
+    "__pow__": _binary(ew.power),
+    "__rpow__": _flip(ew.power),
+    "__neg__": _unary(ew.negative),
+    "__pos__": lambda self: self,
+    "__abs__": _unary(ew.absolute),
+    "__lt__": _compare("__lt__"),
+    "__le__": _compare("__le__"),
+    "__gt__": _compare("__gt__"),
+    "__ge__": _compare("__ge__"),
+    "sum": _sum,
+    "reshape": _reshape,
+    "astype": lambda self, dtype: ew.astype(self, dtype=dtype),
+}
+
+
+def attach(methods: dict) -> None:
+    """Give `Node` the given methods (used by each family of primitives)."""
+    for name, fn in methods.items():
+        setattr(Node, name, fn)
+
+
+attach(_METHODS)

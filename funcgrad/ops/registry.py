@@ -1,0 +1,259 @@
+"""The primitive registry: each primitive's forward, VJP and JVP rules in one record.
+
+A primitive is declared once, with
+
+* `forward(xp, *args, **params)`: the computation on arrays, the only place
+  where the array module `xp` (NumPy or CuPy) is used;
+* `vjp`: one rule per input, `rule(ct, out, *args, **params) -> cotangent`
+  (or `None` where the input gets no gradient), or a single callable that
+  returns a tuple with one entry per input (for variadic primitives);
+* `jvp`: one rule per input, `rule(x_t, out, *args, **params) -> tangent`
+  (the contributions are summed), a single callable taking the tuple of
+  tangents (`None` for zero), or one of the shortcuts `LINEAR` and
+  `ELEMENTWISE`.
+
+Rules are written with funcgrad primitives and operators, never with `xp`,
+so they are themselves differentiable. On plain arrays a primitive just
+computes (no graph), so a first-order backward pays nothing for that; on
+nodes it records a new node, which is how higher derivatives arise.
+
+Rules return output-shaped cotangents: the engine sums them back to each
+input's shape (and dtype) once, in `funcgrad.transforms.backward`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from funcgrad.backend import freeze, xp_of
+from funcgrad.errors import FuncgradError, OpError
+from funcgrad.graph import Node
+from funcgrad.graph.node import _EMPTY, make_node
+
+
+class _Shortcut:
+    def __init__(self, name: str, doc: str):
+        self.name = name
+        self.__doc__ = doc
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+LINEAR = _Shortcut(
+    "LINEAR",
+    "JVP shortcut for a primitive linear in all its inputs together: the "
+    "tangent of the output is the primitive applied to the tangents.",
+)
+ELEMENTWISE = _Shortcut(
+    "ELEMENTWISE",
+    "JVP shortcut for an elementwise primitive: its Jacobian is diagonal, so "
+    "each input's JVP rule is its VJP rule with the tangent in place of the "
+    "cotangent.",
+)
+
+
+@attrs.frozen(eq=False)
+class Sample:
+    """How the generic tests draw arguments for a primitive.
+
+    `make(g)` returns `(args, params)`; `g` is a drawing helper supplied by
+    the tests (`tests/strategies.py`) with the methods
+    `shape(min_dims=0, max_dims=3, min_side=1, max_side=4)`,
+    `broadcast_shapes(n, ...)`, `array(shape, low, high)`,
+    `integers(low, high)`, `choice(seq)` and `boolean()`.
+    Nothing here imports hypothesis.
+
+    Attributes:
+        make: The function that draws one example.
+        tol: Relative tolerance of the finite-difference check (float64).
+        second_order: Whether the second-order check applies (false for
+            rules that are piecewise constant, such as `sign`).
+    """
+
+    make: Callable[[Any], tuple[tuple, dict]]
+    tol: float = 1e-6
+    second_order: bool = True
+
+
+@attrs.frozen(eq=False)
+class Primitive:
+    """A differentiable operation: forward, VJP and JVP rules together.
+
+    Call it like a function: on plain arrays it computes and returns an
+    array; if any argument is a `Node`, it returns a new node.
+
+    Attributes:
+        name: NumPy-style name (`"exp"`, `"matmul"`); the registry key.
+        forward: `forward(xp, *args, **params)` computing on arrays.
+        vjp: Per-input VJP rules (a tuple) or one rule returning a tuple.
+        jvp: Per-input JVP rules, one rule on the tuple of tangents,
+            `LINEAR` or `ELEMENTWISE`.
+        params: Names of the static keyword parameters.
+        sample: How the generic tests draw arguments.
+        doc: One line for the primitives table of the documentation.
+
+    Examples:
+        >>> import numpy as np
+        >>> from funcgrad.ops import registry
+        >>> registry.get("exp")(np.zeros(2))
+        array([1., 1.])
+    """
+
+    name: str
+    forward: Callable
+    vjp: Any
+    jvp: Any
+    params: tuple[str, ...] = ()
+    sample: Sample | None = None
+    doc: str = ""
+
+    def __call__(self, *args, **params):
+        for a in args:
+            if type(a) is Node:
+                return self.bind(args, params)
+        try:
+            return self.forward(xp_of(*args), *args, **params)
+        except FuncgradError:
+            raise
+        except Exception as e:  # NumPy's message, with the op named
+            raise OpError(_describe_failure(self, args, params, e)) from e
+
+    def bind(self, args: tuple, params: dict) -> Node:
+        """Apply the primitive to arguments of which at least one is a node."""
+        values = []
+        inputs = []
+        for a in args:
+            if type(a) is Node:
+                inputs.append(a)
+                values.append(a.value)
+            else:
+                a = _constant(a)
+                inputs.append(a)
+                values.append(a)
+        try:
+            out = self.forward(xp_of(*values), *values, **params)
+        except FuncgradError:
+            raise
+        except Exception as e:
+            raise OpError(_describe_failure(self, values, params, e)) from e
+        if type(out) is _ndarray:
+            out.setflags(write=False)  # fresh result: locking it is enough
+        else:
+            out = freeze(out)
+        return make_node(self, tuple(inputs), params or _EMPTY, out)
+
+    def __repr__(self) -> str:
+        return f"<primitive {self.name}>"
+
+
+def _constant(a):
+    if type(a) in _PY_SCALARS:
+        return a  # kept weak, so float32 * 2.0 stays float32 (NEP 50)
+    return freeze(a)
+
+
+import numpy as _np  # noqa: E402
+
+_ndarray = _np.ndarray
+_PY_SCALARS = (float, int, bool)
+
+
+def _describe(v) -> str:
+    if type(v) is Node:
+        v = v.value
+    shape = getattr(v, "shape", None)
+    if shape is None:
+        return repr(v)
+    return f"{getattr(v, 'dtype', '?')}{list(shape)}"
+
+
+def _describe_failure(prim: Primitive, args, params, error: Exception) -> str:
+    shown = ", ".join(_describe(a) for a in args)
+    extra = "".join(f", {k}={v!r}" for k, v in params.items())
+    return f"funcgrad.{prim.name}({shown}{extra}) failed: {error}"
+
+
+_REGISTRY: dict[str, Primitive] = {}
+
+
+def register(prim: Primitive) -> Primitive:
+    """Add a primitive to the registry and return it.
+
+    Raises:
+        ValueError: If a primitive of that name is already registered.
+    """
+    if prim.name in _REGISTRY:
+        raise ValueError(f"funcgrad: a primitive named {prim.name!r} exists already")
+    _REGISTRY[prim.name] = prim
+    return prim
+
+
+def get(name: str) -> Primitive:
+    """Return the registered primitive called `name`.
+
+    Raises:
+        KeyError: If no primitive has that name.
+    """
+    return _REGISTRY[name]
+
+
+def primitives() -> list[Primitive]:
+    """Return every registered primitive, in registration order."""
+    return list(_REGISTRY.values())
+
+
+def apply_jvp(prim: Primitive, tangents: tuple, out, args: tuple, params) -> Any:
+    """Push input tangents through one application of `prim` (its JVP rule).
+
+    This is the one place that knows the JVP rule forms (per-input rules,
+    one rule on all tangents, `LINEAR`, `ELEMENTWISE`).
+
+    Args:
+        prim: The primitive.
+        tangents: One tangent per argument, `None` where it is zero (or the
+            argument is a constant).
+        out: The primitive's output (a value, or a node when tracing).
+        args: The primitive's arguments (values, or nodes when tracing).
+        params: Its static parameters.
+
+    Returns:
+        The output tangent, shaped and typed like `out`, or `None` if it is
+        zero.
+    """
+    rule = prim.jvp
+    if rule is LINEAR:
+        filled = tuple(
+            t if t is not None else xp_of(_value(a)).zeros_like(_value(a))
+            for t, a in zip(tangents, args)
+        )
+        result = prim(*filled, **params)
+    elif rule is ELEMENTWISE or type(rule) is tuple:
+        rules = prim.vjp if rule is ELEMENTWISE else rule
+        result = None
+        for t, r in zip(tangents, rules):
+            if t is None or r is None:
+                continue
+            contribution = r(t, out, *args, **params)
+            result = contribution if result is None else result + contribution
+    else:
+        result = rule(tangents, out, *args, **params)
+    if result is None:
+        return None
+    out_value = _value(out)
+    if result.shape != out_value.shape:
+        from funcgrad.ops.shape import broadcast_to
+
+        result = broadcast_to(result, shape=out_value.shape)
+    if result.dtype != out_value.dtype:
+        from funcgrad.ops.elementwise import astype
+
+        result = astype(result, dtype=out_value.dtype)
+    return result
+
+
+def _value(a):
+    return a.value if type(a) is Node else a

@@ -1,0 +1,270 @@
+"""Reverse mode: walk a graph from its outputs back to its leaves.
+
+The idea (as in Autodidact and HIPS autograd): visit the nodes in reverse
+topological order, so that when a node is visited every node that uses it
+has already passed it its share of the cotangent. At each node, apply the
+primitive's VJP rule once per input that needs a gradient, sum what each
+input receives, and forget a node's cotangent as soon as it has been
+passed on (peak memory stays near the forward values).
+
+Nothing is mutated: the result is a new, immutable `GradMap`.
+
+Two modes share this one walk:
+
+* first order (`create_graph=False`): rules run on the nodes' plain arrays,
+  so no graph is built and a backward pass costs little more than the
+  NumPy calls in it;
+* `create_graph=True`: rules run on the nodes themselves, so every
+  gradient is a new node of the same graph and can be differentiated
+  again (`grad(grad(f))`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+
+from funcgrad.backend import as_value, xp_of
+from funcgrad.errors import NonScalarOutputError, ShapeError
+from funcgrad.graph import Node, toposort
+from funcgrad.ops import astype, broadcast_to, reshape, sum_
+
+
+class GradMap(Mapping):
+    """An immutable mapping from graph nodes to their gradients.
+
+    Returned by `backward`. Index it with a node (`grads[x]`); nodes asked
+    for through `wrt` that the output does not depend on map to zeros.
+
+    Examples:
+        >>> import funcgrad as fg
+        >>> x = fg.leaf(3.0)
+        >>> grads = fg.backward(x * x)
+        >>> grads[x]
+        np.float64(6.0)
+        >>> len(grads)
+        1
+    """
+
+    __slots__ = ("_grads",)
+
+    def __init__(self, grads: dict):
+        object.__setattr__(self, "_grads", grads)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("funcgrad.GradMap is immutable")
+
+    def __getitem__(self, node: Node):
+        try:
+            return self._grads[node]
+        except KeyError:
+            raise KeyError(
+                f"funcgrad.GradMap: no gradient for {node!r}; the output does "
+                f"not depend on it. Pass it in wrt= to get zeros."
+            ) from None
+
+    def __iter__(self) -> Iterator[Node]:
+        return iter(self._grads)
+
+    def __len__(self) -> int:
+        return len(self._grads)
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k!r}: {_short(v)}" for k, v in self._grads.items())
+        return f"GradMap({{{inner}}})"
+
+
+def _short(v) -> str:
+    return repr(v) if type(v) is Node else f"array(shape={getattr(v, 'shape', ())})"
+
+
+def backward(out: Node, cotangent=None, wrt: Iterable[Node] | None = None, *,
+             create_graph: bool = False) -> GradMap:
+    """Differentiate `out` with respect to the nodes of its graph.
+
+    Pure: the graph is not changed, and calling `backward` again on the same
+    graph gives the same result (no `retain_graph` needed).
+
+    Args:
+        out: The output node.
+        cotangent: The vector to multiply the Jacobian with from the left
+            (shaped like `out`). May be omitted only when `out` is a scalar.
+        wrt: The nodes to differentiate with respect to (leaves or inner
+            nodes). If omitted, every leaf `out` depends on.
+        create_graph: If true, gradients are themselves nodes that can be
+            differentiated again.
+
+    Returns:
+        A `GradMap` from each node of `wrt` (or each leaf) to its gradient,
+        which has the node's shape and dtype.
+
+    Raises:
+        NonScalarOutputError: If `out` is not a scalar and no cotangent is
+            given.
+        ShapeError: If the cotangent's shape is not `out`'s shape.
+
+    Examples:
+        >>> import funcgrad as fg, funcgrad.numpy as fnp
+        >>> x = fg.leaf([0.0, 1.0])
+        >>> y = fnp.sum(fnp.exp(x))
+        >>> fg.backward(y)[x]
+        array([1.        , 2.71828183])
+    """
+    if type(out) is not Node:
+        raise TypeError(
+            f"funcgrad.backward: out must be a graph node, got {type(out).__name__}; "
+            f"build it from funcgrad.leaf values with funcgrad.numpy functions"
+        )
+    ct = _seed(out, cotangent, "funcgrad.backward")
+    return walk((out,), (ct,), None if wrt is None else tuple(wrt),
+                create_graph=create_graph)
+
+
+def _seed(out: Node, cotangent, op: str):
+    if cotangent is None:
+        if out.shape != ():
+            raise NonScalarOutputError(
+                f"{op}: the output has shape {out.shape}, and a gradient can be "
+                f"implicitly created only for a scalar output. Reduce it first "
+                f"(out.sum()), pass a cotangent of shape {out.shape}, or use "
+                f"funcgrad.jacobian for the full Jacobian"
+            )
+        return xp_of(out.value).ones((), dtype=out.dtype)
+    if type(cotangent) is not Node:
+        cotangent = as_value(cotangent)
+    if cotangent.shape != out.shape:
+        raise ShapeError(
+            f"{op}: the cotangent has shape {cotangent.shape}, but the output "
+            f"has shape {out.shape}; they must match"
+        )
+    return cotangent
+
+
+def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
+         create_graph: bool = False) -> GradMap:
+    """Run the backward pass from several roots at once (the engine of `backward`).
+
+    Args:
+        roots: Output nodes.
+        cotangents: One cotangent per root, shaped like it.
+        wrt: Nodes to return gradients for, or None for every leaf reached.
+        create_graph: Run the rules on nodes, so gradients are nodes.
+
+    Returns:
+        The `GradMap` of gradients.
+    """
+    order = toposort(*roots)
+    wanted = None
+    needed = None
+    if wrt is not None:
+        wanted = {id(n) for n in wrt}
+        needed = _needed(order, wanted)
+
+    # Cotangents received so far, keyed by id(node); each is popped when its
+    # node is visited, so memory holds only the "frontier" of the walk.
+    cts: dict[int, object] = {}
+    for root, ct in zip(roots, cotangents):
+        key = id(root)
+        cts[key] = cts[key] + ct if key in cts else ct
+    grads: dict[Node, object] = {}
+
+    for node in reversed(order):
+        ct = cts.pop(id(node), None)
+        if ct is None:
+            continue  # nothing reached this node (or only zeros did)
+        prim = node.prim
+        if prim is None:
+            if wanted is None or id(node) in wanted:
+                grads[node] = ct
+            continue
+        if wanted is not None and id(node) in wanted:
+            grads[node] = ct  # an inner node asked for; keep walking past it
+
+        inputs = node.inputs
+        if create_graph:
+            args = inputs
+            out = node
+        else:
+            args = [i.value if type(i) is Node else i for i in inputs]
+            out = node.value
+        params = node.params
+        rules = prim.vjp
+
+        # One cotangent per input: from per-input rules, or all at once.
+        if type(rules) is tuple:
+            in_cts = None
+        else:
+            in_cts = rules(ct, out, *args, **params)
+            if len(in_cts) != len(inputs):
+                raise ShapeError(
+                    f"funcgrad.{prim.name}: the VJP rule returned {len(in_cts)} "
+                    f"cotangents for {len(inputs)} inputs"
+                )
+
+        for i, inp in enumerate(inputs):
+            if type(inp) is not Node:
+                continue  # a constant
+            if needed is not None and id(inp) not in needed:
+                continue  # no path from here to anything in wrt
+            if in_cts is None:
+                rule = rules[i]
+                if rule is None:
+                    continue  # zero gradient for this input
+                c = rule(ct, out, *args, **params)
+            else:
+                c = in_cts[i]
+                if c is None:
+                    continue
+            # Unbroadcast and cast once, here, instead of in every rule.
+            value = inp.value
+            if c.shape != value.shape:
+                c = _fit(c, value.shape, prim.name)
+            if c.dtype != value.dtype:
+                c = astype(c, dtype=value.dtype)
+            key = id(inp)
+            if key in cts:
+                cts[key] = cts[key] + c
+            else:
+                cts[key] = c
+
+    if wrt is not None:
+        for node in wrt:
+            if node not in grads:
+                grads[node] = xp_of(node.value).zeros_like(node.value)
+    return GradMap(grads)
+
+
+def _needed(order: list[Node], wanted: set[int]) -> set[int]:
+    """Return the ids of the nodes from which some node in `wanted` can be reached."""
+    needed = set()
+    for node in order:  # inputs come first, so one forward sweep suffices
+        key = id(node)
+        if key in wanted:
+            needed.add(key)
+            continue
+        for inp in node.inputs:
+            if type(inp) is Node and id(inp) in needed:
+                needed.add(key)
+                break
+    return needed
+
+
+def _fit(c, shape: tuple, op: str):
+    """Sum a broadcast cotangent back to `shape` (the inverse of broadcasting)."""
+    c_shape = c.shape
+    lead = len(c_shape) - len(shape)
+    if lead < 0:
+        return broadcast_to(c, shape=shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and c_shape[lead + i] != 1
+    )
+    if axes:
+        c = sum_(c, axis=axes, keepdims=True)
+    if c.shape != shape:
+        try:
+            c = reshape(c, shape=shape)
+        except ValueError:
+            raise ShapeError(
+                f"funcgrad.{op}: a VJP rule returned a cotangent of shape "
+                f"{c_shape} for an input of shape {shape}"
+            ) from None
+    return c

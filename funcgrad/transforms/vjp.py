@@ -1,0 +1,254 @@
+"""Reverse-mode transforms of functions: `vjp`, `grad`, `value_and_grad`.
+
+Each call makes a fresh variable for every differentiated argument, runs
+the function on them (recording a graph), and walks that graph once with
+`funcgrad.transforms.backward.walk`. A fresh variable is a new leaf, or,
+when the argument is already a node of an outer transform's graph, a new
+`identity` node on top of it: the inner walk stops there, while the outer
+one passes through it. That is what keeps `grad(lambda x: grad(lambda y:
+x * y)(x))` from confusing the two `x`s.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from funcgrad.backend import as_value, is_inexact, xp_of
+from funcgrad.errors import DtypeError, NonScalarOutputError, ShapeError
+from funcgrad.graph import Node, leaf
+from funcgrad.ops import identity
+from funcgrad.transforms import _trace
+from funcgrad.transforms.backward import walk
+from funcgrad.transforms.pytree import (
+    check_same_structure,
+    tree_flatten,
+    tree_map,
+    tree_unflatten,
+)
+
+
+def _variable(x, op: str, where: str):
+    """Return a fresh node standing for the primal `x`."""
+    if type(x) is Node:
+        return identity(x)
+    value = as_value(x)
+    if not is_inexact(value.dtype):
+        raise DtypeError(
+            f"{op}: {where} has dtype {value.dtype} (shape {value.shape}); "
+            f"gradients are defined only for floating-point inputs. Pass "
+            f"floats (3.0, not 3) or convert with x.astype(float)"
+        )
+    return leaf(value)
+
+
+def _as_output(g, primal, nested: bool):
+    """Give a gradient back in the primal's own kind (float for float, node when nested)."""
+    if type(g) is Node:
+        return g if nested else g.value
+    if type(primal) is float:
+        return float(g)
+    return g
+
+
+def _strip(tree, nested: bool):
+    """Replace nodes by their values unless an outer transform is tracing."""
+    if nested:
+        return tree
+    return tree_map(lambda v: v.value if type(v) is Node else v, tree)
+
+
+def _argnums(argnums, nargs: int, op: str) -> tuple[int, ...]:
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for i in nums:
+        if not -nargs <= i < nargs:
+            raise ValueError(
+                f"{op}: argnums={argnums!r} asks for argument {i}, but the function "
+                f"was called with {nargs} positional argument(s)"
+            )
+    return tuple(i % nargs for i in nums)
+
+
+def _trace_call(f, args, kwargs, argnums, op):
+    """Replace the selected arguments by fresh variables and run `f` on them."""
+    nested = _trace.depth() > 0
+    args = list(args)
+    variables = []
+    structures = []
+    for i in argnums:
+        leaves, treedef = tree_flatten(args[i])
+        nested = nested or any(type(v) is Node for v in leaves)
+        fresh = [_variable(v, op, f"argument {i}") for v in leaves]
+        variables.append((fresh, leaves))
+        structures.append(treedef)
+        args[i] = tree_unflatten(treedef, fresh)
+    with _trace.tracing():
+        out = f(*args, **kwargs)
+    return out, variables, structures, nested
+
+
+def _gradients(variables, structures, grads, nested):
+    result = []
+    for (fresh, primals), treedef in zip(variables, structures):
+        gs = [_as_output(grads[v], p, nested) for v, p in zip(fresh, primals)]
+        result.append(tree_unflatten(treedef, gs))
+    return result
+
+
+def vjp(f: Callable, *primals: Any, has_aux: bool = False):
+    """Evaluate `f` and return its output with a function that pulls cotangents back.
+
+    Args:
+        f: The function; its arguments and result may be pytrees of arrays.
+        *primals: The point at which to differentiate.
+        has_aux: If true, `f` returns `(out, aux)` and only `out` is
+            differentiated.
+
+    Returns:
+        `(out, vjp_fn)`, or `(out, vjp_fn, aux)` with `has_aux`. `vjp_fn(ct)`
+        takes a cotangent shaped like `out` and returns a tuple with one
+        cotangent per primal, each shaped like that primal. It can be called
+        any number of times.
+
+    Examples:
+        >>> import numpy as np, funcgrad as fg, funcgrad.numpy as fnp
+        >>> out, vjp_fn = fg.vjp(lambda x: fnp.sin(x) * 2.0, np.zeros(2))
+        >>> vjp_fn(np.array([1.0, 3.0]))
+        (array([2., 6.]),)
+    """
+    op = "funcgrad.vjp"
+    out, variables, structures, nested = _trace_call(
+        f, primals, {}, range(len(primals)), op)
+    if has_aux:
+        out, aux = out
+    out_leaves, out_def = tree_flatten(out)
+    roots = [(i, o) for i, o in enumerate(out_leaves) if type(o) is Node]
+    wrt = tuple(v for fresh, _ in variables for v in fresh)
+    primal_out = _strip(out, nested)
+
+    def vjp_fn(cotangent):
+        ct_leaves, ct_def = tree_flatten(cotangent)
+        check_same_structure(out_def, ct_def, f"{op} (vjp_fn)", ("output", "cotangent"))
+        for o, c in zip(out_leaves, ct_leaves):
+            if getattr(c, "shape", ()) != getattr(o, "shape", ()):
+                raise ShapeError(
+                    f"{op} (vjp_fn): a cotangent has shape {getattr(c, 'shape', ())}, "
+                    f"but the output it belongs to has shape {getattr(o, 'shape', ())}"
+                )
+        create = nested or _trace.depth() > 0 or any(type(c) is Node for c in ct_leaves)
+        grads = walk(tuple(o for _, o in roots),
+                     tuple(_cotangent(ct_leaves[i], create) for i, _ in roots),
+                     wrt, create_graph=create)
+        return tuple(_gradients(variables, structures, grads, create))
+
+    if has_aux:
+        return primal_out, vjp_fn, _strip(aux, nested)
+    return primal_out, vjp_fn
+
+
+def _cotangent(c, create: bool):
+    return c if type(c) is Node else as_value(c)
+
+
+def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+    """Return a function that computes `f` and its gradient together.
+
+    Args:
+        f: Function to differentiate. It must return a scalar (shape `()`).
+        argnums: Position(s) of the argument(s) to differentiate.
+        has_aux: If true, `f` returns `(value, aux)`; only `value` is
+            differentiated and `aux` is passed through.
+
+    Returns:
+        A function with `f`'s signature returning `(value, gradient)` (or
+        `((value, aux), gradient)`); the gradient is shaped like the selected
+        argument (a tuple of them if `argnums` is a sequence).
+
+    Raises:
+        NonScalarOutputError: If `f` does not return a scalar.
+
+    Examples:
+        >>> import funcgrad as fg
+        >>> fg.value_and_grad(lambda x, y: x * y, argnums=(0, 1))(2.0, 5.0)
+        (np.float64(10.0), (5.0, 2.0))
+    """
+    op = "funcgrad.value_and_grad"
+
+    @functools.wraps(f)
+    def value_and_grad_f(*args, **kwargs):
+        nums = _argnums(argnums, len(args), op)
+        out, variables, structures, nested = _trace_call(f, args, kwargs, nums, op)
+        aux = None
+        if has_aux:
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise TypeError(f"{op}: with has_aux=True, f must return a pair (value, aux)")
+            out, aux = out
+        wrt = tuple(v for fresh, _ in variables for v in fresh)
+        if type(out) is Node:
+            if out.shape != ():
+                raise NonScalarOutputError(
+                    f"{op}: f must return a scalar, but returned shape {out.shape} "
+                    f"(dtype {out.dtype}). Reduce it (out.sum()), or use "
+                    f"funcgrad.vjp or funcgrad.jacobian for non-scalar outputs"
+                )
+            seed = xp_of(out.value).ones((), dtype=out.dtype)
+            grads = walk((out,), (seed,), wrt, create_graph=nested)
+            value = out if nested else out.value
+        else:
+            value = _check_constant_output(out, op)
+            grads = walk((), (), wrt)
+        g = _gradients(variables, structures, grads, nested)
+        g = g[0] if isinstance(argnums, int) else tuple(g)
+        if has_aux:
+            return (value, _strip(aux, nested)), g
+        return value, g
+
+    return value_and_grad_f
+
+
+def _check_constant_output(out, op):
+    value = as_value(out) if not isinstance(out, (str, bytes)) else None
+    if value is None or value.dtype == object:
+        raise TypeError(f"{op}: f must return an array or a number, got {type(out).__name__}")
+    if value.shape != ():
+        raise NonScalarOutputError(f"{op}: f must return a scalar, but returned shape {value.shape}")
+    return out
+
+
+def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+    """Return a function that computes the gradient of `f`.
+
+    Args:
+        f: Function to differentiate. It must return a scalar (shape `()`).
+        argnums: Position(s) of the argument(s) to differentiate.
+        has_aux: If true, `f` returns `(value, aux)`; only `value` is
+            differentiated and the function returns `(gradient, aux)`.
+
+    Returns:
+        A function with `f`'s signature returning gradients shaped like the
+        selected arguments (pytrees if they are pytrees). A Python float
+        argument gets a Python float gradient; an argument the output does
+        not depend on gets zeros.
+
+    Raises:
+        NonScalarOutputError: If `f` does not return a scalar.
+        DtypeError: If a differentiated argument is not floating point.
+
+    Examples:
+        >>> import funcgrad as fg
+        >>> fg.grad(lambda x: x * x)(3.0)
+        6.0
+        >>> fg.grad(fg.grad(lambda x: x ** 3))(2.0)
+        12.0
+    """
+    vg = value_and_grad(f, argnums, has_aux)
+
+    @functools.wraps(f)
+    def grad_f(*args, **kwargs):
+        value, g = vg(*args, **kwargs)
+        if has_aux:
+            return g, value[1]
+        return g
+
+    return grad_f
