@@ -39,3 +39,13 @@ def normalize_axis(axis, ndim: int, op: str) -> tuple[int, ...]:
             )
         out.append(a % ndim if ndim else 0)
     return tuple(sorted(set(out)))
+
+
+def attach(methods: dict) -> None:
+    """Give `Node` methods or properties (each family of primitives attaches its own).
+
+    Args:
+        methods: Attribute name to function (or `property`).
+    """
+    for name, fn in methods.items():
+        setattr(Node, name, fn)

@@ -8,11 +8,10 @@ return plain boolean arrays: they have no gradient) and methods such as
 
 from __future__ import annotations
 
-from funcgrad.graph import Node
 from funcgrad.ops import elementwise as ew
 from funcgrad.ops import reduce as rd
 from funcgrad.ops import shape as sh
-from funcgrad.ops._util import value_of
+from funcgrad.ops._util import attach, value_of
 
 
 def _binary(prim):
@@ -67,12 +66,6 @@ _METHODS = {
     "reshape": _reshape,
     "astype": lambda self, dtype: ew.astype(self, dtype=dtype),
 }
-
-
-def attach(methods: dict) -> None:
-    """Give `Node` the given methods (used by each family of primitives)."""
-    for name, fn in methods.items():
-        setattr(Node, name, fn)
 
 
 attach(_METHODS)

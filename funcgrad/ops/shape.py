@@ -53,3 +53,29 @@ broadcast_to = register(Primitive(
     sample=Sample(_broadcast_sample),
     doc="x repeated along new or size-1 axes",
 ))
+
+
+def _transpose_sample(g):
+    shape = g.shape(min_dims=0, max_dims=4)
+    axes = None if g.boolean() else tuple(g.permutation(len(shape)))
+    return (g.array(shape, -3.0, 3.0),), {"axes": axes}
+
+
+def _inverse_permutation(axes, ndim):
+    if axes is None:
+        return None
+    inverse = [0] * ndim
+    for i, a in enumerate(axes):
+        inverse[a % ndim] = i
+    return tuple(inverse)
+
+
+transpose = register(Primitive(
+    name="transpose",
+    forward=lambda xp, x, *, axes: xp.transpose(x, axes),
+    vjp=(lambda ct, out, x, *, axes: transpose(ct, axes=_inverse_permutation(axes, len(shape_of(x)))),),
+    jvp=LINEAR,
+    params=("axes",),
+    sample=Sample(_transpose_sample),
+    doc="axes permuted (reversed if axes is None)",
+))
