@@ -24,14 +24,23 @@ input's shape (and dtype) once, in `funcgrad.transforms.backward`.
 from __future__ import annotations
 
 from collections.abc import Callable
+import sys
 from typing import Any
 
 import attrs
+import numpy as _numpy
 
 from funcgrad.backend import freeze, xp_of
 from funcgrad.errors import FuncgradError, OpError
 from funcgrad.graph import Node
-from funcgrad.graph.node import _EMPTY, make_node
+from funcgrad.graph.node import (
+    _EMPTY,
+    _new,
+    _set_inputs,
+    _set_params,
+    _set_prim,
+    _set_value,
+)
 
 
 class _Shortcut:
@@ -123,28 +132,41 @@ class Primitive:
             raise OpError(_describe_failure(self, args, params, e)) from e
 
     def bind(self, args: tuple, params: dict) -> Node:
-        """Apply the primitive to arguments of which at least one is a node."""
+        """Apply the primitive to arguments of which at least one is a node.
+
+        This is the hot path of every traced operation, hence its shape: the
+        common case (only nodes and Python numbers) keeps `args` as the
+        node's inputs without copying, and builds the node through its slot
+        descriptors.
+        """
         values = []
-        inputs = []
         for a in args:
-            if type(a) is Node:
-                inputs.append(a)
+            t = type(a)
+            if t is Node:
                 values.append(a.value)
+            elif t is float or t is int:
+                values.append(a)  # kept weak: float32 * 2.0 stays float32 (NEP 50)
             else:
-                a = _constant(a)
-                inputs.append(a)
-                values.append(a)
+                args = tuple(x if type(x) is Node else _constant(x) for x in args)
+                values = [x.value if type(x) is Node else x for x in args]
+                break
+        xp = _numpy if _modules.get("cupy") is None else xp_of(*values)
         try:
-            out = self.forward(xp_of(*values), *values, **params)
+            out = self.forward(xp, *values, **params)
         except FuncgradError:
             raise
         except Exception as e:
             raise OpError(_describe_failure(self, values, params, e)) from e
         if type(out) is _ndarray:
-            out.setflags(write=False)  # fresh result: locking it is enough
-        else:
+            out.setflags(write=False)  # a fresh result: locking it is enough
+        elif not isinstance(out, _generic):
             out = freeze(out)
-        return make_node(self, tuple(inputs), params or _EMPTY, out)
+        node = _new(Node)
+        _set_prim(node, self)
+        _set_inputs(node, args)
+        _set_params(node, params or _EMPTY)
+        _set_value(node, out)
+        return node
 
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"
@@ -156,10 +178,10 @@ def _constant(a):
     return freeze(a)
 
 
-import numpy as _np  # noqa: E402
-
-_ndarray = _np.ndarray
+_ndarray = _numpy.ndarray
+_generic = _numpy.generic
 _PY_SCALARS = (float, int, bool)
+_modules = sys.modules
 
 
 def _describe(v) -> str:

@@ -157,7 +157,12 @@ def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
     needed = None
     if wrt is not None:
         wanted = {id(n) for n in wrt}
-        needed = _needed(order, wanted)
+        # Prune to the nodes that lead to something in wrt, unless every
+        # node reached is a leaf in wrt or leads only to such leaves.
+        if any(n.prim is None and id(n) not in wanted for n in order) or any(
+            n.prim is not None for n in wrt
+        ):
+            needed = _needed(order, wanted)
 
     # Cotangents received so far, keyed by id(node); each is popped when its
     # node is visited, so memory holds only the "frontier" of the walk.
@@ -165,10 +170,11 @@ def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
     for root, ct in zip(roots, cotangents):
         key = id(root)
         cts[key] = cts[key] + ct if key in cts else ct
+    pop = cts.pop
     grads: dict[Node, object] = {}
 
     for node in reversed(order):
-        ct = cts.pop(id(node), None)
+        ct = pop(id(node), None)
         if ct is None:
             continue  # nothing reached this node (or only zeros did)
         prim = node.prim
@@ -180,32 +186,34 @@ def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
             grads[node] = ct  # an inner node asked for; keep walking past it
 
         inputs = node.inputs
+        params = node.params
         if create_graph:
             args = inputs
             out = node
         else:
-            args = [i.value if type(i) is Node else i for i in inputs]
             out = node.value
-        params = node.params
+            if len(inputs) == 1:
+                args = (inputs[0].value,)  # a node's only input is a node
+            else:
+                args = [i.value if type(i) is Node else i for i in inputs]
         rules = prim.vjp
 
         # One cotangent per input: from per-input rules, or all at once.
-        if type(rules) is tuple:
-            in_cts = None
-        else:
+        if type(rules) is not tuple:
             in_cts = rules(ct, out, *args, **params)
             if len(in_cts) != len(inputs):
                 raise ShapeError(
                     f"funcgrad.{prim.name}: the VJP rule returned {len(in_cts)} "
                     f"cotangents for {len(inputs)} inputs"
                 )
-
-        for i, inp in enumerate(inputs):
+        i = -1
+        for inp in inputs:
+            i += 1
             if type(inp) is not Node:
                 continue  # a constant
             if needed is not None and id(inp) not in needed:
                 continue  # no path from here to anything in wrt
-            if in_cts is None:
+            if type(rules) is tuple:
                 rule = rules[i]
                 if rule is None:
                     continue  # zero gradient for this input
@@ -218,13 +226,11 @@ def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
             value = inp.value
             if c.shape != value.shape:
                 c = _fit(c, value.shape, prim.name)
-            if c.dtype != value.dtype:
+            if c.dtype is not value.dtype and c.dtype != value.dtype:
                 c = astype(c, dtype=value.dtype)
             key = id(inp)
-            if key in cts:
-                cts[key] = cts[key] + c
-            else:
-                cts[key] = c
+            prev = pop(key, None)
+            cts[key] = c if prev is None else prev + c
 
     if wrt is not None:
         for node in wrt:
