@@ -18,7 +18,20 @@ from funcgrad.errors import (
     TreeStructureError,
 )
 from funcgrad.graph import Node, leaf, toposort
-from funcgrad.transforms import GradMap, backward, grad, value_and_grad, vjp
+from funcgrad.transforms import (
+    GradMap,
+    backward,
+    grad,
+    hessian,
+    hvp,
+    jacfwd,
+    jacobian,
+    jacrev,
+    jvp,
+    linearize,
+    value_and_grad,
+    vjp,
+)
 
 __version__ = "0.1.0"
 
@@ -36,7 +49,14 @@ __all__ = [
     "backward",
     "freeze",
     "grad",
+    "hessian",
+    "hvp",
+    "jacfwd",
+    "jacobian",
+    "jacrev",
+    "jvp",
     "leaf",
+    "linearize",
     "numpy",
     "toposort",
     "tree",

@@ -1,11 +1,17 @@
 """The pure transforms: functions in, functions (or new gradient maps) out.
 
 `backward` walks a graph; `vjp`, `grad` and `value_and_grad` trace a
-function into a graph and walk it. Imports `graph` and `ops` (and
-`backend`); never the imperative layer.
+function into a graph and walk it backwards; `jvp` and `linearize` push
+tangents forwards; Jacobians and Hessians compose the two. Imports `graph`
+and `ops` (and `backend`); never the imperative layer.
 """
 
 from funcgrad.transforms.backward import GradMap, backward
+from funcgrad.transforms.jacobian import hessian, hvp, jacfwd, jacobian, jacrev
+from funcgrad.transforms.jvp import jvp, linearize
 from funcgrad.transforms.vjp import grad, value_and_grad, vjp
 
-__all__ = ["GradMap", "backward", "grad", "value_and_grad", "vjp"]
+__all__ = [
+    "GradMap", "backward", "grad", "hessian", "hvp", "jacfwd", "jacobian",
+    "jacrev", "jvp", "linearize", "value_and_grad", "vjp",
+]

@@ -1,0 +1,264 @@
+"""Jacobians and Hessians, composed from `vjp` and `jvp`.
+
+`jacrev` pulls back one basis cotangent per output element (one backward
+walk each over a graph traced once); `jacfwd` pushes one basis tangent per
+input element (one forward sweep each). `jacobian` picks whichever needs
+fewer sweeps. `hessian` is forward over reverse, `hvp` a single
+forward-over-reverse product.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+
+from funcgrad.backend import as_value, xp_of
+from funcgrad.graph import Node
+from funcgrad.ops import reshape
+from funcgrad.ops.shape import transpose
+from funcgrad.transforms import _trace
+from funcgrad.transforms.jvp import jvp, linearize
+from funcgrad.transforms.pytree import tree_flatten, tree_unflatten
+from funcgrad.transforms.vjp import _argnums, _strip, grad, vjp
+
+
+def _value(x):
+    return x.value if type(x) is Node else as_value(x)
+
+
+def _basis(value):
+    """Yield the one-hot arrays of `value`'s shape and dtype, in C order."""
+    xp = xp_of(value)
+    for k in range(value.size):
+        e = xp.zeros(value.size, dtype=value.dtype)
+        e[k] = 1
+        yield e.reshape(value.shape)
+
+
+def _stack(arrays, shape, like):
+    """Stack arrays (nodes when tracing) along a new leading axis, reshaped to `shape + ...`."""
+    if not arrays:
+        return xp_of(like).zeros(shape, dtype=like.dtype)
+    if any(type(a) is Node for a in arrays):
+        from funcgrad.ops.shape import stack
+
+        stacked = stack(*arrays, axis=0)
+    else:
+        stacked = xp_of(arrays[0]).stack([as_value(a) for a in arrays], axis=0)
+    return reshape(stacked, shape=shape)
+
+
+def _jacobian_transform(name, f, argnums, has_aux, sweep):
+    """Wrap `sweep(g, diff_args, capture_aux)`, which returns one Jacobian block per
+    (output leaf, differentiated input leaf), into a JAX-shaped result: the
+    output's tree outside, the differentiated arguments' trees inside."""
+
+    @functools.wraps(f)
+    def jac_f(*args):
+        nums = _argnums(argnums, len(args), f"funcgrad.{name}")
+        holder = {}
+
+        def g(*diff):
+            full = list(args)
+            for i, d in zip(nums, diff):
+                full[i] = d
+            out = f(*full)
+            if has_aux:
+                out, holder["aux"] = out
+            return out
+
+        diff = tuple(args[i] for i in nums)
+        out, blocks = sweep(g, diff)
+        o_leaves, o_def = tree_flatten(out)
+        d_def = tree_flatten(diff)[1]
+        per_out = []
+        for row in blocks:  # one row per output leaf
+            inner = tree_unflatten(d_def, row)
+            per_out.append(inner[0] if isinstance(argnums, int) else inner)
+        jac = tree_unflatten(o_def, per_out)
+        if has_aux:
+            return jac, _strip(holder["aux"], _trace.depth() > 0)
+        return jac
+
+    return jac_f
+
+
+def _reverse_sweeps(g, diff):
+    out, vjp_fn = vjp(g, *diff)
+    o_leaves, o_def = tree_flatten(out)
+    d_vals = [_value(d) for d in tree_flatten(diff)[0]]
+    zeros = [xp_of(_value(o)).zeros_like(_value(o)) for o in o_leaves]
+    blocks = []
+    for j, o in enumerate(o_leaves):
+        o_val = _value(o)
+        rows = [[] for _ in d_vals]  # rows[k]: one cotangent of input k per output element
+        for e in _basis(o_val):
+            ct = list(zeros)
+            ct[j] = e
+            for r, c in zip(rows, tree_flatten(vjp_fn(tree_unflatten(o_def, ct)))[0]):
+                r.append(c)
+        blocks.append([_stack(r, o_val.shape + d.shape, d) for r, d in zip(rows, d_vals)])
+    return out, blocks
+
+
+def _forward_sweeps(g, diff):
+    out, f_jvp = linearize(g, *diff)
+    o_leaves = tree_flatten(out)[0]
+    d_leaves, d_def = tree_flatten(diff)
+    d_vals = [_value(d) for d in d_leaves]
+    o_vals = [_value(o) for o in o_leaves]
+    zeros = [xp_of(d).zeros_like(d) for d in d_vals]
+    cols = [[[] for _ in d_vals] for _ in o_vals]  # cols[j][k]: J_jk columns
+    for k, d in enumerate(d_vals):
+        for e in _basis(d):
+            t = list(zeros)
+            t[k] = e
+            for j, c in enumerate(tree_flatten(f_jvp(*tree_unflatten(d_def, t)))[0]):
+                cols[j][k].append(c)
+    blocks = []
+    for j, o in enumerate(o_vals):
+        row = []
+        for k, d in enumerate(d_vals):
+            # Stacked with the input's axes first; move them behind the output's.
+            block = _stack(cols[j][k], d.shape + o.shape, o)
+            n_in, n_all = d.ndim, d.ndim + o.ndim
+            axes = tuple(range(n_in, n_all)) + tuple(range(n_in))
+            if axes != tuple(range(n_all)):
+                block = transpose(block, axes=axes)
+            row.append(block)
+        blocks.append(row)
+    return out, blocks
+
+
+def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+    """Return a function computing the Jacobian of `f` by reverse mode.
+
+    `f` is traced once; then one backward walk runs per output element: the
+    right choice when outputs are fewer than inputs.
+
+    Args:
+        f: Function of arrays (pytrees allowed) returning arrays (pytrees allowed).
+        argnums: Position(s) of the argument(s) to differentiate.
+        has_aux: If true, `f` returns `(out, aux)`; the result is `(jac, aux)`.
+
+    Returns:
+        A function returning, for each output leaf, an array of shape
+        `out.shape + arg.shape` (a tuple of them if `argnums` is a sequence;
+        the output's pytree outside, the arguments' pytrees inside, as in JAX).
+
+    Examples:
+        >>> import numpy as np, funcgrad as fg, funcgrad.numpy as fnp
+        >>> fg.jacrev(lambda x: x * x)(np.array([1.0, 2.0]))
+        array([[2., 0.],
+               [0., 4.]])
+    """
+    return _jacobian_transform("jacrev", f, argnums, has_aux, _reverse_sweeps)
+
+
+def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+    """Return a function computing the Jacobian of `f` by forward mode.
+
+    `f` is traced once; then one forward sweep runs per input element: the
+    right choice when inputs are fewer than outputs.
+
+    Args:
+        f: Function of arrays (pytrees allowed) returning arrays (pytrees allowed).
+        argnums: Position(s) of the argument(s) to differentiate.
+        has_aux: If true, `f` returns `(out, aux)`; the result is `(jac, aux)`.
+
+    Returns:
+        A function returning, for each output leaf, an array of shape
+        `out.shape + arg.shape`, structured as for `jacrev`.
+
+    Examples:
+        >>> import numpy as np, funcgrad as fg, funcgrad.numpy as fnp
+        >>> fg.jacfwd(lambda x: fnp.sin(x))(np.zeros(2))
+        array([[1., 0.],
+               [0., 1.]])
+    """
+    return _jacobian_transform("jacfwd", f, argnums, has_aux, _forward_sweeps)
+
+
+def jacobian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+    """Return a function computing the Jacobian of `f`, in the cheaper mode.
+
+    Traces `f` once to count inputs and outputs, then uses forward mode
+    (`jacfwd`) when the differentiated inputs have fewer elements than the
+    outputs, else reverse mode (`jacrev`). The result is the same either way.
+
+    Args:
+        f: Function of arrays (pytrees allowed).
+        argnums: Position(s) of the argument(s) to differentiate.
+        has_aux: If true, `f` returns `(out, aux)`; the result is `(jac, aux)`.
+
+    Returns:
+        A function returning arrays of shape `out.shape + arg.shape`.
+
+    Examples:
+        >>> import numpy as np, funcgrad as fg
+        >>> fg.jacobian(lambda x: x[0] * x)(np.array([2.0, 3.0]))
+        array([[4., 0.],
+               [3., 2.]])
+    """
+
+    @functools.wraps(f)
+    def jac_f(*args):
+        nums = _argnums(argnums, len(args), "funcgrad.jacobian")
+        n_in = sum(as_value(leaf).size for i in nums for leaf in tree_flatten(args[i])[0])
+        out = f(*[_value_tree(a) for a in args])
+        if has_aux:
+            out = out[0]
+        n_out = sum(as_value(_value(o)).size for o in tree_flatten(out)[0])
+        mode = jacfwd if n_in < n_out else jacrev
+        return mode(f, argnums, has_aux)(*args)
+
+    return jac_f
+
+
+def _value_tree(a):
+    leaves, treedef = tree_flatten(a)
+    return tree_unflatten(treedef, [_value(x) if type(x) is Node else x for x in leaves])
+
+
+def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+    """Return a function computing the Hessian of scalar `f` (forward over reverse).
+
+    Args:
+        f: Scalar-valued function.
+        argnums: Position(s) of the argument(s) to differentiate.
+        has_aux: If true, `f` returns `(value, aux)`.
+
+    Returns:
+        A function returning an array of shape `x.shape + x.shape`.
+
+    Examples:
+        >>> import numpy as np, funcgrad as fg, funcgrad.numpy as fnp
+        >>> fg.hessian(lambda x: fnp.sum(x ** 3))(np.array([1.0, 2.0]))
+        array([[ 6.,  0.],
+               [ 0., 12.]])
+    """
+    return jacfwd(grad(f, argnums, has_aux), argnums, has_aux)
+
+
+def hvp(f: Callable, primals: tuple, tangents: tuple):
+    """Return the Hessian of scalar `f` at `primals` times `tangents`, shaped like the primals.
+
+    Computed forward over reverse (`jvp` of `grad`), without forming the Hessian.
+
+    Args:
+        f: Scalar-valued function of the primals.
+        primals: Tuple of arguments (pytrees allowed).
+        tangents: Tuple of the same structure: the vector `v`.
+
+    Returns:
+        `H v`, structured like `primals` (a single entry for one argument).
+
+    Examples:
+        >>> import numpy as np, funcgrad as fg, funcgrad.numpy as fnp
+        >>> fg.hvp(lambda x: fnp.sum(x ** 3), (np.array([1.0, 2.0]),), (np.array([1.0, 1.0]),))
+        array([ 6., 12.])
+    """
+    argnums = tuple(range(len(primals)))
+    g = grad(f, argnums=argnums)
+    out = jvp(g, tuple(primals), tuple(tangents))[1]
+    return out[0] if len(primals) == 1 else out

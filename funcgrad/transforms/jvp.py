@@ -1,0 +1,171 @@
+"""Forward mode: push tangents from the inputs through a traced graph.
+
+`jvp` traces the function once (as `vjp` does), then visits the graph in
+topological order, applying each primitive's JVP rule to the tangents of
+its inputs (`funcgrad.ops.apply_jvp`). Nodes no tangent reaches are
+skipped. Inside another transform the rules run on nodes, so the tangents
+are themselves differentiable (`grad` of a `jvp`, `jacfwd(jacrev(f))`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from funcgrad.backend import as_value, xp_of
+from funcgrad.errors import ShapeError
+from funcgrad.graph import Node, toposort
+from funcgrad.ops import apply_jvp
+from funcgrad.transforms import _trace
+from funcgrad.transforms.pytree import check_same_structure, tree_flatten, tree_unflatten
+from funcgrad.transforms.vjp import _strip, _trace_call
+
+
+def push_tangents(roots: tuple, seeds: dict, *, create_graph: bool) -> dict:
+    """Propagate tangents forward from the nodes in `seeds` to everything after them.
+
+    Args:
+        roots: The output nodes (the sweep covers the nodes they depend on).
+        seeds: `id(node) -> tangent` for the variables.
+        create_graph: Run the JVP rules on nodes (differentiable tangents).
+
+    Returns:
+        `id(node) -> tangent` for every node a tangent reached (zero tangents
+        are absent).
+    """
+    tangents = dict(seeds)
+    for node in toposort(*roots):
+        prim = node.prim
+        if prim is None or id(node) in seeds:
+            continue
+        ins = tuple(tangents.get(id(i)) if type(i) is Node else None for i in node.inputs)
+        if all(t is None for t in ins):
+            continue  # no tangent reaches this node
+        if create_graph:
+            t = apply_jvp(prim, ins, node, node.inputs, node.params)
+        else:
+            args = tuple(i.value if type(i) is Node else i for i in node.inputs)
+            t = apply_jvp(prim, ins, node.value, args, node.params)
+        if t is not None:
+            tangents[id(node)] = t
+    return tangents
+
+
+def _check_tangent(p, t, op):
+    p_shape = getattr(p, "shape", None)
+    if p_shape is None:
+        p_shape = as_value(p).shape
+    t_shape = t.shape if hasattr(t, "shape") else as_value(t).shape
+    if t_shape != p_shape:
+        raise ShapeError(
+            f"{op}: a tangent has shape {t_shape}, but its primal has shape "
+            f"{p_shape}; each tangent must match its primal's shape"
+        )
+
+
+def _tangent_out(o, tangents, create):
+    if type(o) is not Node:
+        value = as_value(o)
+        return xp_of(value).zeros_like(value)
+    t = tangents.get(id(o))
+    if t is None:
+        return xp_of(o.value).zeros_like(o.value)
+    if type(t) is Node and not create:
+        return t.value
+    return t
+
+
+def _linearized(f, primals, op):
+    """Trace `f` at `primals`; return what the forward sweeps need."""
+    out, variables, structures, nested = _trace_call(f, primals, {}, range(len(primals)), op)
+    return out, variables, structures, nested
+
+
+def jvp(f: Callable, primals: tuple, tangents: tuple, has_aux: bool = False):
+    """Evaluate `f` and its directional derivative along `tangents` (forward mode).
+
+    Args:
+        f: The function; arguments and result may be pytrees of arrays.
+        primals: A tuple with the point at which to differentiate (one entry
+            per positional argument of `f`).
+        tangents: A tuple of the same structure: the direction.
+        has_aux: If true, `f` returns `(out, aux)` and `aux` is passed through.
+
+    Returns:
+        `(out, tangent_out)` (and `aux` with `has_aux`): `tangent_out = J v`,
+        shaped like `out`.
+
+    Raises:
+        TreeStructureError: If `tangents` does not have the structure of `primals`.
+        ShapeError: If a tangent's shape differs from its primal's.
+
+    Examples:
+        >>> import numpy as np, funcgrad as fg, funcgrad.numpy as fnp
+        >>> fg.jvp(fnp.sin, (np.zeros(2),), (np.array([1.0, 2.0]),))
+        (array([0., 0.]), array([1., 2.]))
+    """
+    op = "funcgrad.jvp"
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError(
+            f"{op}: primals and tangents must be tuples (one entry per argument), "
+            f"got {type(primals).__name__} and {type(tangents).__name__}"
+        )
+    p_leaves, p_def = tree_flatten(tuple(primals))
+    t_leaves, t_def = tree_flatten(tuple(tangents))
+    check_same_structure(p_def, t_def, op, ("primals", "tangents"))
+    for p, t in zip(p_leaves, t_leaves):
+        _check_tangent(p, t, op)
+    out, variables, _, nested = _linearized(f, tuple(primals), op)
+    if has_aux:
+        out, aux = out
+    fresh = [v for vs, _ in variables for v in vs]
+    create = nested or any(type(t) is Node for t in t_leaves)
+    seeds = {id(v): (t if type(t) is Node else as_value(t)) for v, t in zip(fresh, t_leaves)}
+    o_leaves, o_def = tree_flatten(out)
+    roots = tuple(o for o in o_leaves if type(o) is Node)
+    tangents_map = push_tangents(roots, seeds, create_graph=create)
+    t_out = tree_unflatten(o_def, [_tangent_out(o, tangents_map, create) for o in o_leaves])
+    result = (_strip(out, nested), t_out)
+    if has_aux:
+        return (*result, _strip(aux, nested))
+    return result
+
+
+def linearize(f: Callable, *primals: Any):
+    """Evaluate `f` once and return a function that applies its Jacobian.
+
+    The function is traced once; each call of the returned `f_jvp` only runs
+    the forward sweep of tangents over the recorded graph.
+
+    Args:
+        f: The function.
+        *primals: The point at which to linearize.
+
+    Returns:
+        `(out, f_jvp)` where `f_jvp(*tangents)` returns `J @ tangents`,
+        shaped like `out`.
+
+    Examples:
+        >>> import numpy as np, funcgrad as fg, funcgrad.numpy as fnp
+        >>> out, f_jvp = fg.linearize(lambda x: x * x, np.array([1.0, 3.0]))
+        >>> f_jvp(np.array([1.0, 1.0]))
+        array([2., 6.])
+    """
+    op = "funcgrad.linearize"
+    p_leaves, p_def = tree_flatten(tuple(primals))
+    out, variables, _, nested = _linearized(f, tuple(primals), op)
+    fresh = [v for vs, _ in variables for v in vs]
+    o_leaves, o_def = tree_flatten(out)
+    roots = tuple(o for o in o_leaves if type(o) is Node)
+
+    def f_jvp(*tangents):
+        t_leaves, t_def = tree_flatten(tuple(tangents))
+        check_same_structure(p_def, t_def, f"{op} (f_jvp)", ("primals", "tangents"))
+        for p, t in zip(p_leaves, t_leaves):
+            _check_tangent(p, t, op)
+        create = nested or _trace.depth() > 0 or any(type(t) is Node for t in t_leaves)
+        seeds = {id(v): (t if type(t) is Node else as_value(t)) for v, t in zip(fresh, t_leaves)}
+        tangents_map = push_tangents(roots, seeds, create_graph=create)
+        return tree_unflatten(o_def, [_tangent_out(o, tangents_map, create) for o in o_leaves])
+
+    return _strip(out, nested), f_jvp
