@@ -21,6 +21,9 @@ from funcgrad.graph import Node, leaf, toposort
 from funcgrad.transforms import (
     GradMap,
     backward,
+    checkpoint,
+    custom_jvp,
+    custom_vjp,
     grad,
     hessian,
     hvp,
@@ -31,6 +34,7 @@ from funcgrad.transforms import (
     linearize,
     value_and_grad,
     vjp,
+    with_hooks,
 )
 
 __version__ = "0.1.0"
@@ -47,6 +51,9 @@ __all__ = [
     "ShapeError",
     "TreeStructureError",
     "backward",
+    "checkpoint",
+    "custom_jvp",
+    "custom_vjp",
     "freeze",
     "grad",
     "hessian",
@@ -62,4 +69,5 @@ __all__ = [
     "tree",
     "value_and_grad",
     "vjp",
+    "with_hooks",
 ]

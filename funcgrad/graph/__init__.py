@@ -1,4 +1,4 @@
-"""The expression graph: frozen nodes and their topological order.
+"""The expression graph: frozen nodes, their topological order, rewriting.
 
 A `Node` is an immutable record of one primitive applied to input nodes (or
 constants). Imports only `backend` and attrs: nothing here knows about the
@@ -6,6 +6,7 @@ primitives' math, about `Tensor`, or about the transforms that walk graphs.
 """
 
 from funcgrad.graph.node import Node, leaf, make_node
+from funcgrad.graph.rewrite import substitute
 from funcgrad.graph.toposort import toposort
 
-__all__ = ["Node", "leaf", "make_node", "toposort"]
+__all__ = ["Node", "leaf", "make_node", "substitute", "toposort"]

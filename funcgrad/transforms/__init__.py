@@ -7,11 +7,14 @@ and `ops` (and `backend`); never the imperative layer.
 """
 
 from funcgrad.transforms.backward import GradMap, backward
+from funcgrad.transforms.checkpoint import checkpoint
+from funcgrad.transforms.custom import custom_jvp, custom_vjp
+from funcgrad.transforms.hooks import with_hooks
 from funcgrad.transforms.jacobian import hessian, hvp, jacfwd, jacobian, jacrev
 from funcgrad.transforms.jvp import jvp, linearize
 from funcgrad.transforms.vjp import grad, value_and_grad, vjp
 
 __all__ = [
-    "GradMap", "backward", "grad", "hessian", "hvp", "jacfwd", "jacobian",
-    "jacrev", "jvp", "linearize", "value_and_grad", "vjp",
+    "GradMap", "backward", "checkpoint", "custom_jvp", "custom_vjp", "grad", "hessian", "hvp", "jacfwd", "jacobian",
+    "jacrev", "jvp", "linearize", "value_and_grad", "vjp", "with_hooks",
 ]

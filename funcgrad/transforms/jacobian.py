@@ -13,6 +13,7 @@ import functools
 from collections.abc import Callable, Sequence
 
 from funcgrad.backend import as_value, xp_of
+from funcgrad.errors import NotDifferentiableError
 from funcgrad.graph import Node
 from funcgrad.ops import reshape
 from funcgrad.ops.shape import transpose
@@ -223,6 +224,9 @@ def _value_tree(a):
 def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
     """Return a function computing the Hessian of scalar `f` (forward over reverse).
 
+    Where a custom rule has no forward-mode counterpart, it falls back to
+    reverse over reverse, which gives the same matrix.
+
     Args:
         f: Scalar-valued function.
         argnums: Position(s) of the argument(s) to differentiate.
@@ -237,7 +241,20 @@ def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
         array([[ 6.,  0.],
                [ 0., 12.]])
     """
-    return jacfwd(grad(f, argnums, has_aux), argnums, has_aux)
+    forward_over_reverse = jacfwd(grad(f, argnums, has_aux), argnums, has_aux)
+    reverse_over_reverse = jacrev(grad(f, argnums, has_aux), argnums, has_aux)
+
+    @functools.wraps(f)
+    def hessian_f(*args):
+        try:
+            return forward_over_reverse(*args)
+        except NotDifferentiableError:
+            # NOTE: a custom rule with no forward-mode counterpart (a custom_vjp
+            # whose bwd is raw NumPy, say) can still be differentiated twice in
+            # reverse mode, so fall back rather than fail.
+            return reverse_over_reverse(*args)
+
+    return hessian_f
 
 
 def hvp(f: Callable, primals: tuple, tangents: tuple):
