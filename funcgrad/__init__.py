@@ -37,9 +37,61 @@ from funcgrad.transforms import (
     with_hooks,
 )
 
+from funcgrad.tensor import *  # noqa: F403  (the imperative layer, PyTorch's names)
+from funcgrad.tensor import __all__ as _tensor_all
+from funcgrad.tensor.dtypes import (
+    bool,  # noqa: A004
+    complex64,
+    complex128,
+    double,
+    float,  # noqa: A004
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    int,  # noqa: A004
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    set_default_dtype,
+    short,
+    uint8,
+)
+from funcgrad.tensor.functions import *  # noqa: F403
+from funcgrad.tensor.functions import __all__ as _functions_all
+from funcgrad.tensor.tensor import Tensor as FloatTensor  # legacy constructor name
+from funcgrad import autograd, nn  # noqa: E402
+
 __version__ = "0.1.0"
 
 __all__ = [
+    *_tensor_all,
+    *_functions_all,
+    "FloatTensor",
+    "autograd",
+    "nn",
+    "bool",
+    "complex64",
+    "complex128",
+    "double",
+    "float",
+    "float16",
+    "float32",
+    "float64",
+    "get_default_dtype",
+    "half",
+    "int",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "long",
+    "set_default_dtype",
+    "short",
+    "uint8",
     "DtypeError",
     "FuncgradError",
     "GradMap",

@@ -9,7 +9,8 @@ from funcgrad.backend.arrays import (
     as_value,
     freeze,
     is_inexact,
+    to_device,
     xp_of,
 )
 
-__all__ = ["as_value", "freeze", "is_inexact", "xp_of"]
+__all__ = ["as_value", "freeze", "is_inexact", "to_device", "xp_of"]

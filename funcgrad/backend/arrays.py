@@ -126,3 +126,30 @@ def as_value(value):
     if cupy is not None and isinstance(value, cupy.ndarray):
         return value
     return numpy.asarray(value)
+
+
+def to_device(value, device: str):
+    """Return `value` (an array or a graph node) on `device` (`'cpu'`, `'cuda'`, `'cuda:N'`).
+
+    Raises:
+        RuntimeError: If a CUDA device is asked for and CuPy or a GPU is missing.
+    """
+    kind, _, index = device.partition(":")
+    if kind == "cpu":
+        cupy = sys.modules.get("cupy")
+        if cupy is not None and isinstance(value, cupy.ndarray):
+            return cupy.asnumpy(value)
+        return value
+    try:
+        import cupy
+    except ImportError:
+        raise RuntimeError(
+            f"funcgrad: cannot move a value of shape {getattr(value, 'shape', ())} to "
+            f"{device!r}: CuPy is not installed (pip install -e \".[gpu]\"), and CUDA "
+            f"values need it and an NVIDIA GPU"
+        ) from None
+    try:
+        with cupy.cuda.Device(int(index) if index else 0):
+            return cupy.asarray(value)
+    except Exception as e:  # no driver, no GPU, bad index
+        raise RuntimeError(f"funcgrad: cannot move a value to {device!r}: {e}") from e

@@ -27,6 +27,7 @@ from funcgrad.backend import as_value, xp_of
 from funcgrad.errors import NonScalarOutputError, ShapeError
 from funcgrad.graph import Node, toposort
 from funcgrad.ops import astype, broadcast_to, reshape, sum_
+from funcgrad.transforms import hooks as _hooks
 
 
 class GradMap(Mapping):
@@ -153,6 +154,10 @@ def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
         The `GradMap` of gradients.
     """
     order = toposort(*roots)
+    if _hooks._SOURCES:
+        roots, order, wrt, renamed = _apply_hook_sources(roots, order, wrt)
+    else:
+        renamed = None
     wanted = None
     needed = None
     if wrt is not None:
@@ -236,7 +241,31 @@ def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
         for node in wrt:
             if node not in grads:
                 grads[node] = xp_of(node.value).zeros_like(node.value)
+    if renamed:
+        grads = {renamed.get(id(n), n): g for n, g in grads.items()}
     return GradMap(grads)
+
+
+def _apply_hook_sources(roots, order, wrt):
+    """Walk the hooked graph when a hook source (the Tensor layer) has hooks here.
+
+    Returns the new roots, their order, `wrt` translated to the rebuilt nodes,
+    and `{id(rebuilt): original}` to report gradients under the original nodes.
+    """
+    hooks = _hooks.collect_hooks(order)
+    if not hooks:
+        return roots, order, wrt, None
+    roots, rebuilt = _hooks.hook_graph(tuple(roots), hooks)
+    renamed = {}
+    if wrt is not None:
+        new_wrt = []
+        for node in wrt:
+            new = rebuilt.get(id(node), node)
+            if new is not node:
+                renamed[id(new)] = node
+            new_wrt.append(new)
+        wrt = tuple(new_wrt)
+    return roots, toposort(*roots), wrt, renamed
 
 
 def _needed(order: list[Node], wanted: set[int]) -> set[int]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from funcgrad.errors import FuncgradError, ShapeError
+from funcgrad.errors import ShapeError
 from funcgrad.graph import Node, substitute
 from funcgrad.ops.registry import Primitive, Sample, register
 
@@ -67,6 +67,60 @@ hook = register(Primitive(
 ))
 
 
+_SOURCES: list = []
+
+
+def add_hook_source(source) -> None:
+    """Register `source(order) -> {node: fns}`, consulted by every backward walk.
+
+    This is how layers above the functional core (the `Tensor` layer's
+    `register_hook`) attach hooks that fire for `funcgrad.backward` too:
+    each walk asks the sources which nodes of its graph carry hooks and
+    walks the hooked graph (`hook_graph`) instead.
+    """
+    _SOURCES.append(source)
+
+
+def collect_hooks(order) -> dict:
+    """Ask every registered hook source for the hooks on the nodes of `order`."""
+    hooks: dict = {}
+    for source in _SOURCES:
+        for node, fns in source(order).items():
+            hooks[node] = hooks.get(node, ()) + tuple(fns)
+    return hooks
+
+
+def hook_graph(roots: tuple, hooks: dict) -> tuple[tuple, dict]:
+    """Insert hook nodes; return the new roots and `{id(old): rebuilt}` for every node.
+
+    `rebuilt` is the node as rebuilt on replaced inputs (whose gradient, in the
+    new graph, is the hooked gradient of `old`), so gradients asked for the
+    old nodes can be read off the new graph.
+    """
+    rebuilt: dict[int, Node] = {}
+
+    def wrap(fns):
+        def replace(node_rebuilt, fns=fns):
+            return hook(node_rebuilt, fns=fns)
+
+        return replace
+
+    replacements = {}
+    for node, fns in hooks.items():
+        fns = (fns,) if callable(fns) else tuple(fns)
+        replacements[node] = _recording(node, wrap(fns), rebuilt)
+    new_roots = substitute(roots, replacements)
+    return new_roots, rebuilt
+
+
+def _recording(node, replace, rebuilt):
+    def record(node_rebuilt):
+        rebuilt[id(node)] = node_rebuilt
+        return replace(node_rebuilt)
+
+    return record
+
+
 def with_hooks(out, hooks: Mapping[Node, Callable | Sequence[Callable]]):
     """Return a new graph whose gradients pass through `hooks` at the given nodes.
 
@@ -95,18 +149,15 @@ def with_hooks(out, hooks: Mapping[Node, Callable | Sequence[Callable]]):
     """
     single = type(out) is Node
     roots = (out,) if single else tuple(out)
-    replacements = {}
-    for node, fns in hooks.items():
+    for node in hooks:
         if type(node) is not Node:
             raise TypeError(
                 f"funcgrad.with_hooks: hooks must be keyed by graph nodes, got "
                 f"{type(node).__name__}"
             )
-        fns = (fns,) if callable(fns) else tuple(fns)
-        replacements[node] = lambda rebuilt, fns=fns: hook(rebuilt, fns=fns)
-    new_roots = substitute(roots, replacements)
+    new_roots, _ = hook_graph(roots, hooks)
     # A hooked root gets its hook node as the new root.
     return new_roots[0] if single else new_roots
 
 
-__all__ = ["FuncgradError", "hook", "run_hook", "with_hooks"]
+__all__ = ["add_hook_source", "collect_hooks", "hook", "hook_graph", "run_hook", "with_hooks"]

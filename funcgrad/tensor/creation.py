@@ -1,0 +1,204 @@
+"""Creating tensors: `tensor`, `ones`, `zeros`, `randn`, `arange`, `*_like` ... with PyTorch's defaults.
+
+Python floats become the default float dtype (float32); Python ints
+become int64; NumPy arrays keep their dtype. Random numbers come from one
+generator per process, reseeded by `manual_seed`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from funcgrad.tensor.dtypes import default_float_dtype, to_dtype
+from funcgrad.tensor.tensor import Tensor, _check_device, _fresh_leaf, _to_array
+
+_rng = [np.random.default_rng()]
+
+
+def manual_seed(seed: int):
+    """Seed the random number generator of `randn`, `rand` and friends.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> _ = torch.manual_seed(0)
+        >>> a = torch.randn(2)
+        >>> _ = torch.manual_seed(0)
+        >>> bool((a == torch.randn(2)).all())
+        True
+    """
+    _rng[0] = np.random.default_rng(seed)
+    return _rng[0]
+
+
+def _size(size):
+    if len(size) == 1 and not isinstance(size[0], int):
+        return tuple(int(s) for s in size[0])
+    return tuple(int(s) for s in size)
+
+
+def _make(value, dtype, device, requires_grad, op):
+    _check_device(device, op)
+    if dtype is not None:
+        value = value.astype(to_dtype(dtype), copy=False)
+    return _fresh_leaf(Tensor, value, requires_grad)
+
+
+def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Return a new leaf tensor holding a copy of `data`.
+
+    Args:
+        data: A number, a (nested) list, a NumPy array or a tensor.
+        dtype: The dtype; by default float32 for Python floats, int64 for
+            Python ints, and the array's own dtype for NumPy arrays.
+        device: `'cpu'` (for CUDA, create here and call `.to('cuda')`).
+        requires_grad: Record operations on it for differentiation.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.tensor([0.1, 1.0, 0.0001])
+        tensor([1.0000e-01, 1.0000e+00, 1.0000e-04])
+        >>> torch.tensor(1.0, requires_grad=True)
+        tensor(1., requires_grad=True)
+    """
+    value = _to_array(data, default_float_dtype())
+    value = np.array(value, copy=True)
+    return _make(value, dtype, device, requires_grad, "funcgrad.tensor")
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """Return a tensor holding `array`'s values (its dtype kept).
+
+    Unlike PyTorch, the tensor does not share memory with `array`: funcgrad
+    never writes into arrays, and a graph copies what it keeps.
+    """
+    return _fresh_leaf(Tensor, np.asarray(array), False)
+
+
+def _filled(fill, size, dtype, device, requires_grad, op):
+    shape = _size(size)
+    dt = to_dtype(dtype) if dtype is not None else default_float_dtype()
+    return _make(fill(shape, dt), None, device, requires_grad, op)
+
+
+def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Return a tensor of ones of the given shape.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.ones(2, 2, requires_grad=True)
+        tensor([[1., 1.],
+                [1., 1.]], requires_grad=True)
+    """
+    return _filled(np.ones, size, dtype, device, requires_grad, "funcgrad.ones")
+
+
+def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Return a tensor of zeros of the given shape."""
+    return _filled(np.zeros, size, dtype, device, requires_grad, "funcgrad.zeros")
+
+
+def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Return a tensor of the given shape (filled with zeros here: no uninitialised memory)."""
+    return _filled(np.zeros, size, dtype, device, requires_grad, "funcgrad.empty")
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Return a tensor of the given shape filled with `fill_value`."""
+    if dtype is None and isinstance(fill_value, bool):
+        dtype = np.bool_
+    elif dtype is None and isinstance(fill_value, int):
+        dtype = np.int64
+    return _filled(lambda s, d: np.full(s, fill_value, dtype=d), (size,), dtype, device,
+                   requires_grad, "funcgrad.full")
+
+
+def randn(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
+    """Return a tensor of standard normal random numbers (float32 by default)."""
+    rng = generator or _rng[0]
+    return _filled(lambda s, d: rng.standard_normal(s).astype(d), size, dtype, device,
+                   requires_grad, "funcgrad.randn")
+
+
+def rand(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
+    """Return a tensor of random numbers uniform in [0, 1) (float32 by default)."""
+    rng = generator or _rng[0]
+    return _filled(lambda s, d: rng.random(s).astype(d), size, dtype, device,
+                   requires_grad, "funcgrad.rand")
+
+
+def randint(low, high=None, size=(), dtype=None, device=None) -> Tensor:
+    """Return a tensor of random integers in [low, high)."""
+    if high is None:
+        low, high = 0, low
+    value = _rng[0].integers(low, high, size=tuple(size))
+    return _make(np.asarray(value, dtype=to_dtype(dtype) if dtype else np.int64), None, device, False,
+                 "funcgrad.randint")
+
+
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Return the numbers from `start` to `end` (excluded) by `step`.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.arange(3)
+        tensor([0, 1, 2])
+    """
+    if end is None:
+        start, end = 0, start
+    value = np.arange(start, end, step)
+    if value.dtype.kind == "f" and dtype is None:
+        value = value.astype(default_float_dtype())
+    return _make(value, dtype, device, requires_grad, "funcgrad.arange")
+
+
+def linspace(start, end, steps, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Return `steps` numbers evenly spaced from `start` to `end` (both included)."""
+    value = np.linspace(start, end, steps).astype(to_dtype(dtype) if dtype else default_float_dtype())
+    return _make(value, None, device, requires_grad, "funcgrad.linspace")
+
+
+def eye(n, m=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Return the `n` x `m` identity matrix."""
+    value = np.eye(n, m, dtype=to_dtype(dtype) if dtype else default_float_dtype())
+    return _make(value, None, device, requires_grad, "funcgrad.eye")
+
+
+def _like(maker):
+    def like(input, dtype=None, device=None, requires_grad: bool = False):  # noqa: A002
+        return maker(*input.shape, dtype=dtype or input.dtype, device=device,
+                     requires_grad=requires_grad)
+
+    return like
+
+
+ones_like = _like(ones)
+ones_like.__name__ = "ones_like"
+ones_like.__doc__ = "Return a tensor of ones shaped (and typed) like `input`."
+zeros_like = _like(zeros)
+zeros_like.__name__ = "zeros_like"
+zeros_like.__doc__ = "Return a tensor of zeros shaped (and typed) like `input`."
+empty_like = _like(empty)
+empty_like.__name__ = "empty_like"
+empty_like.__doc__ = "Return a tensor shaped (and typed) like `input` (zeros here)."
+randn_like = _like(randn)
+randn_like.__name__ = "randn_like"
+randn_like.__doc__ = "Return standard normal random numbers shaped like `input`."
+rand_like = _like(rand)
+rand_like.__name__ = "rand_like"
+rand_like.__doc__ = "Return uniform random numbers in [0, 1) shaped like `input`."
+
+
+def full_like(input, fill_value, dtype=None, device=None, requires_grad: bool = False):  # noqa: A002
+    """Return a tensor shaped like `input` filled with `fill_value`."""
+    return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype, device=device,
+                requires_grad=requires_grad)
+
+
+def is_tensor(obj) -> bool:
+    """Return whether `obj` is a funcgrad tensor."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input) -> int:  # noqa: A002
+    """Return the number of elements of a tensor."""
+    return input.numel()

@@ -1,0 +1,320 @@
+"""The imperative backward pass: `Tensor.backward` and `autograd.grad` on the functional walk.
+
+Every gradient comes from `funcgrad.transforms.backward.walk`. This module
+only translates between tensors and nodes:
+
+* tensor hooks become graph hooks: a hook source (`_tensor_hooks`) tells
+  every walk which nodes of its graph belong to tensors with hooks, so the
+  walk runs on the hooked graph (`funcgrad.with_hooks`);
+* after the walk, gradients go to `.grad`: the documented order is tensor
+  hooks, then `retain_grad`, then accumulation into leaves, then
+  post-accumulate hooks.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+
+from funcgrad.backend import xp_of
+from funcgrad.graph import Node
+from funcgrad.transforms import hooks as _hooks
+from funcgrad.transforms.backward import walk
+from funcgrad.tensor.tensor import Tensor, _new_like, owner_of
+
+# Non-leaf tensors with hooks or retain_grad: id(node) -> (node, weakref(tensor)).
+# Leaves need no entry: their node's params name their owner.
+_TRACKED: dict[int, tuple] = {}
+# Tensors that have hooks (so a walk with none anywhere pays nothing).
+_HOOKED: weakref.WeakSet = weakref.WeakSet()
+_ids = itertools.count()
+
+
+def track(t: Tensor) -> None:
+    """Remember a tensor whose node carries hooks or retain_grad (weakly)."""
+    node = t._node
+    if node is None or node.prim is None:
+        return
+    key = id(node)
+    _TRACKED[key] = (node, weakref.ref(t, lambda _, key=key: _TRACKED.pop(key, None)))
+
+
+def _tensor_of(node: Node):
+    owner = owner_of(node)
+    if owner is not None:
+        return owner
+    entry = _TRACKED.get(id(node))
+    if entry is not None and entry[0] is node:
+        t = entry[1]()
+        if t is not None and t._node is node:
+            return t
+    return None
+
+
+def _tensor_hooks(order) -> dict:
+    """Hook source: the tensor hooks on the nodes of a graph, as graph hooks."""
+    if not _HOOKED:
+        return {}
+    hooked = {id(t._node): t for t in list(_HOOKED) if t._node is not None and t._hooks}
+    found = {}
+    for node in order:
+        t = hooked.get(id(node))
+        if t is not None and t._node is node:
+            found[node] = tuple(_as_graph_hook(fn, type(t)) for fn in t._hooks.values())
+    return found
+
+
+def _as_graph_hook(fn, cls):
+    def graph_hook(ct):
+        result = fn(_wrap_grad(ct, cls))
+        if result is None:
+            return None
+        return result._node if isinstance(result, Tensor) and result._node is not None else (
+            result._value if isinstance(result, Tensor) else result)
+
+    graph_hook.__name__ = getattr(fn, "__name__", "hook")
+    return graph_hook
+
+
+_hooks.add_hook_source(_tensor_hooks)
+
+
+class RemovableHandle:
+    """The handle `register_hook` returns; `.remove()` unregisters the hook."""
+
+    def __init__(self, table: dict):
+        self.id = next(_ids)
+        self._table = table
+
+    def remove(self) -> None:
+        """Unregister the hook (doing it twice is harmless)."""
+        self._table.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class BackwardFunction:
+    """What `grad_fn` returns: the backward of the operation that made a tensor.
+
+    Attributes:
+        next_functions: One `(function, 0)` pair per input of the operation:
+            a `BackwardFunction`, an `AccumulateGrad` for a leaf, or `None`.
+    """
+
+    __slots__ = ("_node",)
+
+    def __init__(self, node: Node):
+        self._node = node
+
+    def name(self) -> str:
+        """Return the PyTorch-style name, e.g. `'AddBackward0'` (derived from the primitive)."""
+        return "".join(p.capitalize() for p in self._node.prim.name.split("_")) + "Backward0"
+
+    @property
+    def next_functions(self) -> tuple:
+        out = []
+        for i in self._node.inputs:
+            if type(i) is not Node:
+                out.append((None, 0))
+            elif i.prim is None:
+                owner = owner_of(i)
+                out.append((AccumulateGrad(owner) if owner is not None else None, 0))
+            else:
+                out.append((BackwardFunction(i), 0))
+        return tuple(out)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, BackwardFunction) and other._node is self._node
+
+    def __hash__(self) -> int:
+        return id(self._node)
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self._node))}>"
+
+
+class AccumulateGrad:
+    """The `next_functions` entry of a leaf tensor: accumulates into its `.grad`."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Tensor):
+        self.variable = variable
+
+    def name(self) -> str:
+        """Return `'AccumulateGrad'`."""
+        return "AccumulateGrad"
+
+    next_functions = ()
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad object at {hex(id(self.variable))}>"
+
+
+def _wrap_grad(g, cls):
+    if type(g) is Node:
+        return _new_like(cls, g.value, g)
+    t = _new_like(cls, g, None)
+    return t
+
+
+def _roots_and_seeds(tensors, grad_tensors, create_graph, op):
+    roots, seeds = [], []
+    for k, (t, g) in enumerate(zip(tensors, grad_tensors)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{op}: element {k} of tensors is a {type(t).__name__}, not a Tensor")
+        if t._volatile:
+            raise RuntimeError(f"element {k} of variables tuple is volatile")
+        if t._node is None:
+            raise RuntimeError(
+                f"element {k} of tensors does not require grad and does not have a grad_fn "
+                f"(a tensor of shape {tuple(t.shape)}). It was made from tensors that do not "
+                f"require grad, under no_grad(), by .detach() or .data, or from a NumPy "
+                f"array; set requires_grad=True on the inputs (the leaves), not on the result"
+            )
+        if g is None:
+            if t._value.size != 1:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for scalar outputs (element {k} "
+                    f"has shape {tuple(t.shape)}). Reduce it first (out.sum().backward()), "
+                    f"pass out.backward(gradient=...) of shape {tuple(t.shape)}, or use "
+                    f"funcgrad.autograd.functional.jacobian"
+                )
+            seed = xp_of(t._value).ones(t._value.shape, dtype=t._value.dtype)
+        else:
+            if not isinstance(g, Tensor):
+                from funcgrad.tensor.creation import tensor as _tensor
+
+                g = _tensor(g, dtype=t.dtype)
+            if tuple(g.shape) != tuple(t.shape):
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{k}] has a shape of {g.shape} and "
+                    f"output[{k}] has a shape of {t.shape}"
+                )
+            seed = g._node if (create_graph and g._node is not None) else g._value
+            if not create_graph and seed.dtype != t._value.dtype:
+                seed = seed.astype(t._value.dtype)
+        roots.append(t._node)
+        seeds.append(seed)
+    return tuple(roots), tuple(seeds)
+
+
+def run_backward(tensors, grad_tensors, inputs=None, create_graph: bool = False) -> None:
+    """Compute gradients of `tensors` and accumulate them into leaves' `.grad`.
+
+    Implements `Tensor.backward` and `autograd.backward`.
+    """
+    op = "funcgrad.autograd.backward"
+    roots, seeds = _roots_and_seeds(tensors, grad_tensors, create_graph, op)
+    if inputs is not None:
+        inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+        targets = [t for t in inputs if t._node is not None]
+        wrt = tuple(t._node for t in targets)
+    else:
+        from funcgrad.graph import toposort
+
+        order = toposort(*roots)
+        targets = []
+        for node in order:
+            t = _tensor_of(node)
+            if t is not None and (node.prim is None or t._retains_grad):
+                targets.append(t)
+        wrt = tuple(t._node for t in targets)
+    grads = walk(roots, seeds, wrt, create_graph=create_graph)
+    # retain_grad (non-leaves) first, then accumulation into leaves, then post hooks.
+    leaves = []
+    for t in targets:
+        g = grads.get(t._node) if t._node in grads else None
+        if g is None:
+            continue
+        if not t.is_leaf:
+            if t._retains_grad or inputs is not None:
+                _accumulate(t, g, create_graph)
+            continue
+        leaves.append((t, g))
+    for t, g in leaves:
+        _accumulate(t, g, create_graph)
+    for t, _ in leaves:
+        if t._post_hooks:
+            for hook in list(t._post_hooks.values()):
+                hook(t)
+
+
+def _accumulate(t: Tensor, g, create_graph: bool) -> None:
+    cls = type(t)
+    if t._grad is None:
+        t._grad = _wrap_grad(g, cls)
+    elif create_graph or t._grad._node is not None:
+        from funcgrad.tensor.tensor import _apply
+
+        t._grad = _apply(lambda a, b: a + b, t._grad, _wrap_grad(g, cls))
+    else:
+        t._grad._set_value(t._grad._value + (g.value if type(g) is Node else g))
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=False, materialize_grads=False):
+    """Return the gradients of `outputs` with respect to `inputs` (without touching `.grad`).
+
+    Args:
+        outputs: A tensor or a sequence of tensors.
+        inputs: A tensor or a sequence of tensors that require grad.
+        grad_outputs: The vectors of the vector-Jacobian product, one per
+            output (None entries allowed for one-element outputs).
+        retain_graph: Ignored (graphs are immutable and can be reused).
+        create_graph: Make the returned gradients differentiable.
+        allow_unused: Return None for inputs the outputs do not depend on
+            (otherwise that is an error).
+        materialize_grads: Return zeros instead of None for unused inputs.
+
+    Returns:
+        A tuple with one gradient tensor per input.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+        >>> torch.autograd.grad((x * x).sum(), x)
+        (tensor([2., 4.]),)
+    """
+    single_out = isinstance(outputs, Tensor)
+    outputs = (outputs,) if single_out else tuple(outputs)
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    elif isinstance(grad_outputs, Tensor):
+        grad_outputs = (grad_outputs,)
+    op = "funcgrad.autograd.grad"
+    roots, seeds = _roots_and_seeds(outputs, tuple(grad_outputs), create_graph, op)
+    for k, t in enumerate(inputs):
+        if t._node is None:
+            raise RuntimeError(f"One of the differentiated Tensors (input {k}, shape {tuple(t.shape)}) does not require grad")
+    wrt = tuple(t._node for t in inputs)
+    grads = walk(roots, seeds, wrt, create_graph=create_graph)
+    reached = _reached(roots, wrt)
+    result = []
+    for k, t in enumerate(inputs):
+        if id(t._node) not in reached:
+            if materialize_grads:
+                result.append(_wrap_grad(xp_of(t._value).zeros_like(t._value), type(t)))
+                continue
+            if not allow_unused:
+                raise RuntimeError(
+                    f"One of the differentiated Tensors (input {k}, shape {tuple(t.shape)}) "
+                    f"appears to not have been used in the graph. Set allow_unused=True if "
+                    f"this is the desired behavior."
+                )
+            result.append(None)
+            continue
+        result.append(_wrap_grad(grads[t._node], type(t)))
+    return tuple(result)
+
+
+def _reached(roots, wrt) -> set:
+    from funcgrad.graph import toposort
+
+    ids = {id(n) for n in toposort(*roots)}
+    return {id(n) for n in wrt if id(n) in ids}

@@ -1,0 +1,608 @@
+"""The PyTorch-style `Tensor`: a thin, mutable shell around an immutable node.
+
+A tensor holds a value and, when it requires grad, a graph node. Every
+operation goes through `funcgrad.numpy` on the tensor's node (or its plain
+value when nothing requires grad or grad mode is off) and wraps the result
+in a new tensor. In-place operations rebind the tensor to a new node; the
+nodes themselves never change, so graphs built earlier keep their values.
+
+Leaf tensors that require grad own a leaf node whose `params` carry a weak
+reference back to the tensor: that is how a backward pass finds where to
+accumulate `.grad`, without any registry of tensors.
+"""
+
+from __future__ import annotations
+
+import weakref
+import numpy as np
+
+from funcgrad import numpy as fnp
+from funcgrad.backend import freeze
+from funcgrad.graph import Node, make_node
+from funcgrad.tensor import grad_mode
+from funcgrad.tensor.dtypes import default_float_dtype, to_dtype
+
+_grad_enabled = grad_mode.is_grad_enabled
+
+
+def _owner_params(tensor) -> dict:
+    return {"owner": weakref.ref(tensor)}
+
+
+def owner_of(node: Node):
+    """Return the tensor that owns a leaf node, or None."""
+    if node.prim is None:
+        ref = node.params.get("owner")
+        if ref is not None:
+            return ref()
+    return None
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints as `funcgrad.Size([2, 3])`.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.ones(2, 3).size()
+        funcgrad.Size([2, 3])
+    """
+
+    def __repr__(self) -> str:
+        return f"funcgrad.Size({list(self)})"
+
+    def numel(self) -> int:
+        """Return the number of elements of a tensor of this shape."""
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations applied to it.
+
+    Mirrors `torch.Tensor`: `requires_grad`, `.backward()`, `.grad`,
+    `.grad_fn`, hooks, operators and the usual methods. Calling
+    `Tensor(data)` (or `FloatTensor`) builds a float32 tensor, as the legacy
+    PyTorch constructor does; prefer `funcgrad.tensor(data)`.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> x = torch.ones(2, 2, requires_grad=True)
+        >>> y = x + 2
+        >>> y
+        tensor([[3., 3.],
+                [3., 3.]], grad_fn=<AddBackward0>)
+        >>> (y * y * 3).mean().backward()
+        >>> x.grad
+        tensor([[4.5000, 4.5000],
+                [4.5000, 4.5000]])
+    """
+
+    __slots__ = (
+        "_value", "_node", "_grad", "_hooks", "_post_hooks", "_retains_grad",
+        "_base", "_volatile", "_grad_fn", "__weakref__",
+    )
+    _printed_name = "tensor"
+
+    def __init__(self, *data, dtype=None, device=None, requires_grad: bool = False):
+        if len(data) == 1 and not isinstance(data[0], int):
+            value = _to_array(data[0], dtype or default_float_dtype())
+        else:  # Tensor(2, 3): a new tensor of that shape (zeros here)
+            value = np.zeros(tuple(int(d) for d in data), dtype=dtype or default_float_dtype())
+        _init(self, value)
+        _check_device(device, "funcgrad.Tensor")
+        if requires_grad:
+            self.requires_grad_(True)
+
+    # --- identity and state -------------------------------------------------
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether operations on this tensor are recorded for differentiation."""
+        return self._node is not None
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set `requires_grad` in place (only on leaves); return the tensor itself.
+
+        Raises:
+            RuntimeError: On a non-leaf tensor (use `.detach()` first), or
+                for a non-floating-point dtype.
+        """
+        if requires_grad == self.requires_grad:
+            return self
+        if not self.is_leaf:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want "
+                "to use a computed variable in a subgraph that doesn't require "
+                "differentiation use var_no_grad = var.detach()."
+            )
+        if requires_grad:
+            if self._value.dtype.kind not in "fc":
+                raise RuntimeError(
+                    f"only Tensors of floating point and complex dtype can require "
+                    f"gradients (got dtype {self._value.dtype} for a tensor of shape "
+                    f"{tuple(self._value.shape)})"
+                )
+            self._node = make_node(None, (), _owner_params(self), self._value)
+        else:
+            self._node = None
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        """Whether this tensor was made by the user rather than by an operation."""
+        return self._node is None or self._node.prim is None
+
+    @property
+    def grad_fn(self):
+        """The backward function of the operation that made this tensor (None on leaves).
+
+        Its name is derived from the primitive (`add` gives `AddBackward0`).
+        """
+        node = self._node
+        if node is None or node.prim is None:
+            return None
+        if self._grad_fn is None or self._grad_fn._node is not node:
+            from funcgrad.tensor.engine import BackwardFunction
+
+            self._grad_fn = BackwardFunction(node)
+        return self._grad_fn
+
+    @property
+    def grad(self):
+        """The accumulated gradient (a tensor), or None.
+
+        Reading `.grad` of a non-leaf tensor that did not call `retain_grad()`
+        warns and returns None, as in PyTorch.
+        """
+        if self._grad is None and not self.is_leaf and not self._retains_grad:
+            import warnings
+
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being "
+                "accessed. Its .grad attribute won't be populated during "
+                "autograd.backward(). If you indeed want the .grad field to be "
+                "populated for a non-leaf Tensor, use .retain_grad() on the non-leaf "
+                "Tensor.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None and not isinstance(value, Tensor):
+            raise TypeError(f"assigned grad expected to be a Tensor or None, got {type(value).__name__}")
+        if value is not None and tuple(value.shape) != tuple(self.shape):
+            raise RuntimeError(
+                f"assigned grad has data of a different size: {tuple(value.shape)} "
+                f"versus {tuple(self.shape)}"
+            )
+        self._grad = value
+
+    @property
+    def data(self) -> Tensor:
+        """The same values without the history: a tensor that does not require grad.
+
+        It aliases this tensor: in-place operations on it (`x.data.fill_(0)`)
+        change this tensor's values (recorded graphs keep the old ones).
+        """
+        t = _new_like(type(self), self._value, None)
+        t._base = self
+        return t
+
+    @data.setter
+    def data(self, other) -> None:
+        self._set_value(_unwrap_value(other))
+
+    def detach(self) -> Tensor:
+        """Return a new tensor with the same values, cut from the graph.
+
+        Examples:
+            >>> import funcgrad as torch
+            >>> torch.ones(1, requires_grad=True).detach().requires_grad
+            False
+        """
+        return _new_like(type(self), self._value, None)
+
+    def detach_(self) -> Tensor:
+        """Cut this tensor from the graph, in place; return it."""
+        self._node = None
+        return self
+
+    def retain_grad(self) -> None:
+        """Make a non-leaf tensor keep its `.grad` after backward."""
+        if self._node is None:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if not self.is_leaf:
+            self._retains_grad = True
+            from funcgrad.tensor.engine import track
+
+            track(self)
+
+    @property
+    def retains_grad(self) -> bool:
+        """Whether `retain_grad()` was called on this non-leaf tensor."""
+        return self._retains_grad
+
+    def register_hook(self, hook):
+        """Register `hook(grad) -> Tensor or None`, called with this tensor's gradient.
+
+        The hook may return a replacement gradient. It applies in every later
+        backward pass through this tensor, including graphs recorded before
+        it was registered. Returns a handle whose `.remove()` unregisters it.
+
+        Raises:
+            RuntimeError: If the tensor does not require grad.
+        """
+        if self._node is None:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        from funcgrad.tensor.engine import _HOOKED, RemovableHandle
+
+        if self._hooks is None:
+            self._hooks = {}
+        handle = RemovableHandle(self._hooks)
+        self._hooks[handle.id] = hook
+        _HOOKED.add(self)
+        return handle
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Register `hook(tensor)`, called on a leaf after its `.grad` has been accumulated.
+
+        Returns a handle whose `.remove()` unregisters it.
+        """
+        if not self.is_leaf or self._node is None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors "
+                "or tensors that do not require grad"
+            )
+        from funcgrad.tensor.engine import RemovableHandle
+
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        handle = RemovableHandle(self._post_hooks)
+        self._post_hooks[handle.id] = hook
+        return handle
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
+        """Accumulate the gradient of this tensor into the `.grad` of the leaves.
+
+        The graph is immutable, so `backward` can run any number of times;
+        `retain_graph` is accepted for compatibility and ignored.
+
+        Args:
+            gradient: The vector of the vector-Jacobian product (shaped like
+                this tensor); may be omitted for a one-element tensor.
+            retain_graph: Ignored (always possible).
+            create_graph: Make the gradients themselves differentiable.
+            inputs: Accumulate only into these tensors.
+
+        Raises:
+            RuntimeError: If this tensor does not require grad, or is not a
+                one-element tensor and no `gradient` is given.
+        """
+        from funcgrad.tensor.engine import run_backward
+
+        run_backward((self,), (gradient,), inputs=inputs, create_graph=create_graph)
+
+    # --- values -------------------------------------------------------------
+
+    def _set_value(self, value) -> None:
+        """Rebind to a new value (the in-place operations' common step)."""
+        value = freeze(value) if self._node is not None else value
+        node = self._node
+        if node is not None:
+            if node.prim is None:
+                node = make_node(None, (), node.params, value)
+            else:  # keep the history, with the new value
+                node = make_node(node.prim, node.inputs, node.params, value)
+            self._node = node
+            value = node.value
+        self._value = value
+        if self._base is not None:
+            self._base._set_value(value)
+
+    @property
+    def shape(self) -> Size:
+        """The shape, as a `funcgrad.Size`."""
+        return Size(self._value.shape)
+
+    def size(self, dim: int | None = None):
+        """Return the shape (or the length of dimension `dim`)."""
+        return Size(self._value.shape) if dim is None else self._value.shape[dim]
+
+    @property
+    def dtype(self):
+        """The NumPy dtype of the values."""
+        return self._value.dtype
+
+    @property
+    def device(self):
+        """The device the values live on (`funcgrad.device('cpu')` or a CUDA device)."""
+        from funcgrad.tensor.device import device_of
+
+        return device_of(self._value)
+
+    @property
+    def is_cuda(self) -> bool:
+        """Whether the values live on a CUDA device."""
+        return self.device.type == "cuda"
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions."""
+        return self._value.ndim
+
+    def dim(self) -> int:
+        """Return the number of dimensions."""
+        return self._value.ndim
+
+    def numel(self) -> int:
+        """Return the number of elements."""
+        return int(self._value.size)
+
+    def __len__(self) -> int:
+        if self._value.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return len(self._value)
+
+    def item(self):
+        """Return the value of a one-element tensor as a Python number."""
+        if self._value.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._value.size} elements cannot be converted to Scalar"
+            )
+        return self._value.reshape(()).item()
+
+    def tolist(self):
+        """Return the values as (nested) Python lists."""
+        return np.asarray(self._value).tolist()
+
+    def numpy(self) -> np.ndarray:
+        """Return the values as a NumPy array (read-only where the graph holds them).
+
+        Raises:
+            RuntimeError: If the tensor requires grad (call `.detach()` first),
+                or lives on a GPU (call `.cpu()` first).
+        """
+        if self._node is not None:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+            )
+        if not isinstance(self._value, (np.ndarray, np.generic)):
+            raise TypeError("can't convert cuda tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.")
+        return np.asarray(self._value)
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self._value, dtype=dtype)
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self._value.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous (shape "
+                f"{tuple(self._value.shape)})"
+            )
+        return bool(self._value.reshape(()))
+
+    def __index__(self) -> int:
+        return int(self.item())
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        from funcgrad.tensor.printing import format_tensor
+
+        return format_tensor(self)
+
+    def __format__(self, spec: str) -> str:
+        if self._value.size == 1 and spec:
+            return format(self.item(), spec)
+        return repr(self)
+
+    # --- devices and dtypes -------------------------------------------------
+
+    def to(self, *args, **kwargs) -> Tensor:
+        """Return the tensor converted to a dtype and/or moved to a device.
+
+        Accepts `to(dtype)`, `to(device)`, `to(device, dtype)`, `to(other)`
+        and the keywords `dtype=` and `device=`, as PyTorch does. The result
+        stays in the graph (gradients flow back through the conversion).
+        """
+        from funcgrad.tensor.device import parse_to_args
+
+        device, dtype = parse_to_args(args, kwargs)
+        out = self
+        if dtype is not None and np.dtype(dtype) != self.dtype:
+            out = out._astype(dtype)
+        if device is not None:
+            from funcgrad.tensor.device import move
+
+            out = move(out, device)
+        return out
+
+    def cpu(self) -> Tensor:
+        """Return the tensor on the CPU (itself if already there)."""
+        return self.to("cpu")
+
+    def cuda(self, device=None) -> Tensor:
+        """Return the tensor on a CUDA device (needs CuPy and an NVIDIA GPU)."""
+        return self.to("cuda" if device is None else f"cuda:{int(device)}" if isinstance(device, int) else device)
+
+    def _astype(self, dtype) -> Tensor:
+        dtype = to_dtype(dtype)
+        if dtype.kind in "fc":
+            return _apply(_astype_op, self, dtype)
+        return _new_like(type(self), self._value.astype(dtype), None)
+
+    def type(self, dtype=None):
+        """Return the type name (`'funcgrad.FloatTensor'`), or convert to `dtype`."""
+        if dtype is None:
+            from funcgrad.tensor.printing import type_name
+
+            return type_name(self)
+        return self._astype(dtype)
+
+    def double(self) -> Tensor:
+        """Return the tensor as float64."""
+        return self._astype(np.float64)
+
+    def float(self) -> Tensor:
+        """Return the tensor as float32."""
+        return self._astype(np.float32)
+
+    def half(self) -> Tensor:
+        """Return the tensor as float16."""
+        return self._astype(np.float16)
+
+    def long(self) -> Tensor:
+        """Return the tensor as int64 (cut from the graph)."""
+        return self._astype(np.int64)
+
+    def int(self) -> Tensor:
+        """Return the tensor as int32 (cut from the graph)."""
+        return self._astype(np.int32)
+
+    def bool(self) -> Tensor:
+        """Return the tensor as bool (cut from the graph)."""
+        return self._astype(np.bool_)
+
+    def clone(self) -> Tensor:
+        """Return a copy that stays in the graph (gradients flow back to this tensor)."""
+        from funcgrad.ops import identity
+
+        return _apply(identity, self)
+
+
+def _astype_op(x, dtype):
+    from funcgrad.ops import astype
+
+    return astype(x, dtype=dtype)
+
+
+def _check_device(device, op: str) -> None:
+    if device is not None and str(device) not in ("cpu",):
+        from funcgrad.tensor.device import parse_device
+
+        if parse_device(device).type != "cpu":
+            raise NotImplementedError(
+                f"{op}: device={device!r} — create on the CPU and call .to({str(device)!r})"
+            )
+
+
+def _to_array(data, float_dtype):
+    """Convert tensor-constructor data to an array, PyTorch-style dtypes."""
+    if isinstance(data, Tensor):
+        return data._value
+    if isinstance(data, (np.ndarray, np.generic)):
+        return np.array(data)  # a NumPy array keeps its dtype (copied, as torch.tensor does)
+    value = np.array(_plain(data))
+    if value.dtype.kind == "f":
+        value = value.astype(float_dtype)
+    return value
+
+
+def _plain(data):
+    if isinstance(data, Tensor):
+        return data._value
+    if isinstance(data, (list, tuple)):
+        return [_plain(d) for d in data]
+    return data
+
+
+def _init(t: Tensor, value, node: Node | None = None) -> None:
+    t._value = value if node is None else node.value
+    t._node = node
+    t._grad = None
+    t._hooks = None
+    t._post_hooks = None
+    t._retains_grad = False
+    t._base = None
+    t._volatile = False
+    t._grad_fn = None
+
+
+def _new_like(cls, value, node) -> Tensor:
+    t = object.__new__(cls)
+    _init(t, value, node)
+    return t
+
+
+def _unwrap_value(x):
+    return x._value if isinstance(x, Tensor) else x
+
+
+def _unwrap(x, record: bool):
+    """What an operation sees of an argument: a node when recording, else a value."""
+    if isinstance(x, Tensor):
+        if record and x._node is not None:
+            return x._node
+        return x._value
+    if isinstance(x, (list, tuple)):
+        return type(x)(_unwrap(v, record) for v in x)
+    return x
+
+
+def _result_class(args) -> type:
+    for a in args:
+        if isinstance(a, Tensor):
+            if type(a) is not Tensor:
+                return type(a)
+        elif isinstance(a, (list, tuple)):
+            for v in a:
+                if isinstance(v, Tensor) and type(v) is not Tensor:
+                    return type(v)
+    return Tensor
+
+
+def _any_volatile(args) -> bool:
+    for a in args:
+        if isinstance(a, Tensor) and a._volatile:
+            return True
+        if isinstance(a, (list, tuple)) and any(isinstance(v, Tensor) and v._volatile for v in a):
+            return True
+    return False
+
+
+def _wrap(result, cls, volatile: bool = False):
+    if type(result) is Node:
+        return _new_like(cls, result.value, result)
+    if isinstance(result, tuple):
+        return tuple(_wrap(r, cls, volatile) for r in result)
+    if isinstance(result, list):
+        return [_wrap(r, cls, volatile) for r in result]
+    t = _new_like(cls, result, None)
+    t._volatile = volatile
+    return t
+
+
+def _apply(fn, *args, **kwargs):
+    """Run `fn` (a funcgrad.numpy function) on tensors' nodes or values and wrap the result."""
+    volatile = _any_volatile(args)
+    record = not volatile and _grad_enabled()
+    unwrapped = [_unwrap(a, record) for a in args]
+    result = fn(*unwrapped, **{k: _unwrap(v, record) for k, v in kwargs.items()})
+    return _wrap(result, _result_class(args), volatile)
+
+
+def _fresh_leaf(cls, value, requires_grad: bool):
+    t = _new_like(cls, value, None)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _install(name, fn):
+    setattr(Tensor, name, fn)
+
