@@ -30,6 +30,12 @@ from funcgrad.ops import astype, broadcast_to, reshape, sum_
 from funcgrad.transforms import hooks as _hooks
 
 
+# Observers of the walk (the profiler, anomaly detection): objects with
+# before_vjp(node) -> token, cotangent(node, input_index, ct) and
+# after_vjp(node, token). Empty unless one is active; checked once per node.
+_OBSERVERS: list = []
+
+
 class GradMap(Mapping):
     """An immutable mapping from graph nodes to their gradients.
 
@@ -190,6 +196,8 @@ def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
         if wanted is not None and id(node) in wanted:
             grads[node] = ct  # an inner node asked for; keep walking past it
 
+        if _OBSERVERS:
+            tokens = [ob.before_vjp(node) for ob in _OBSERVERS]
         inputs = node.inputs
         params = node.params
         if create_graph:
@@ -236,6 +244,12 @@ def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
             key = id(inp)
             prev = pop(key, None)
             cts[key] = c if prev is None else prev + c
+            if _OBSERVERS:
+                for ob in _OBSERVERS:
+                    ob.cotangent(node, i, c)
+        if _OBSERVERS:
+            for ob, token in zip(_OBSERVERS, tokens):
+                ob.after_vjp(node, token)
 
     if wrt is not None:
         for node in wrt:
