@@ -15,6 +15,7 @@ any attrs instance.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 import attrs
@@ -22,7 +23,7 @@ import attrs
 from funcgrad.backend import freeze, is_inexact
 from funcgrad.errors import DtypeError
 
-_EMPTY: Mapping[str, Any] = {}
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
 @attrs.frozen(eq=False, slots=True, repr=False, weakref_slot=False)
@@ -38,7 +39,7 @@ class Node:
     Attributes:
         prim: The primitive that computed this node, or `None` for a leaf.
         inputs: The primitive's inputs: nodes, or constants.
-        params: The primitive's static parameters (axis, shape, ...).
+        params: The primitive's static parameters (axis, shape, ...), read-only.
         value: The read-only array this node computed.
 
     Examples:
@@ -121,7 +122,7 @@ def make_node(prim, inputs: tuple, params: Mapping[str, Any], value) -> Node:
     """Build a node without the attrs `__init__` (the engine's hot path).
 
     The caller guarantees that `value` is already read-only (see
-    `funcgrad.backend.freeze`) and that `params` will never be changed.
+    `funcgrad.backend.freeze`); `params` is stored behind a read-only view.
 
     Args:
         prim: The primitive, or `None` for a leaf.
@@ -135,7 +136,7 @@ def make_node(prim, inputs: tuple, params: Mapping[str, Any], value) -> Node:
     node = _new(Node)
     _set_prim(node, prim)
     _set_inputs(node, inputs)
-    _set_params(node, params)
+    _set_params(node, params if type(params) is MappingProxyType else MappingProxyType(params))
     _set_value(node, value)
     return node
 

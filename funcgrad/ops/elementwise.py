@@ -293,18 +293,19 @@ softplus = register(Primitive(
 
 # --- selection ---------------------------------------------------------------
 
-def _share(x, y):
-    # 1 where x wins, 1/2 at ties (as PyTorch and JAX split them), else 0
+def _winner_vjp(ct, x, y):
+    # ct where x wins, ct / 2 at ties (as PyTorch and JAX split them), else 0;
+    # `where` keeps ct's dtype, so float32 stays float32.
     x, y = value_of(x), value_of(y)
-    return (x > y) + (x == y) * 0.5
+    return where(x > y, ct, where(x == y, ct * 0.5, 0.0))
 
 
 maximum = register(Primitive(
     name="maximum",
     forward=lambda xp, x, y: xp.maximum(x, y),
     vjp=(
-        lambda ct, out, x, y: ct * _share(x, y),
-        lambda ct, out, x, y: ct * _share(y, x),
+        lambda ct, out, x, y: _winner_vjp(ct, x, y),
+        lambda ct, out, x, y: _winner_vjp(ct, y, x),
     ),
     jvp=ELEMENTWISE,
     sample=_binary(second_order=False),
@@ -315,8 +316,8 @@ minimum = register(Primitive(
     name="minimum",
     forward=lambda xp, x, y: xp.minimum(x, y),
     vjp=(
-        lambda ct, out, x, y: ct * _share(y, x),
-        lambda ct, out, x, y: ct * _share(x, y),
+        lambda ct, out, x, y: _winner_vjp(ct, y, x),
+        lambda ct, out, x, y: _winner_vjp(ct, x, y),
     ),
     jvp=ELEMENTWISE,
     sample=_binary(second_order=False),

@@ -1,1 +1,168 @@
-"""TODO(#2): primitives of this family are being added."""
+"""Indexing primitives: `x[index]` (`getitem`) and its transpose, `scatter_add`.
+
+`getitem` takes any NumPy index as a static parameter: ints, slices, `None`,
+`Ellipsis`, integer arrays and boolean masks, alone or mixed. Its VJP puts
+the cotangent back where the elements came from with `scatter_add`, which
+*adds* into zeros, so an element picked twice (`x[[0, 0]]`) receives both
+contributions. Each of the two is the other's transpose, so both are linear
+and derivatives of any order work.
+
+Indices are normalized once, by `normalize_index`, before they become a
+node's parameter: always a tuple, with lists turned into integer (or
+boolean) arrays and every array read-only, so changing the user's index
+array afterwards cannot change the graph.
+"""
+
+from __future__ import annotations
+
+from funcgrad.backend import freeze
+from funcgrad.graph import Node
+from funcgrad.ops._util import attach, shape_of
+from funcgrad.ops.registry import LINEAR, Primitive, Sample, register
+
+
+def normalize_index(index) -> tuple:
+    """Return a NumPy index as the tuple `getitem` and `scatter_add` take as `index`.
+
+    Ints, slices, `None` and `Ellipsis` are kept; lists and tuples nested
+    inside the index become arrays (an empty list an integer one); arrays
+    are made read-only (copied if they were writeable); a node used as an
+    index is replaced by its value (an index is never differentiated).
+
+    Args:
+        index: Anything NumPy accepts between square brackets.
+
+    Returns:
+        The index as a tuple.
+
+    Examples:
+        >>> normalize_index(1)
+        (1,)
+        >>> normalize_index((slice(1, 3), [0, 2]))
+        (slice(1, 3, None), array([0, 2]))
+    """
+    if type(index) is not tuple:
+        index = (index,)
+    out = []
+    for i in index:
+        t = type(i)
+        if t is int or t is slice or i is None or i is Ellipsis:
+            out.append(i)
+            continue
+        if t is Node:
+            i = i.value
+        elif t is list or t is tuple:
+            # TODO(#8): these become NumPy arrays; move them to the GPU for CuPy values.
+            i = freeze(i)
+            if i.size == 0 and i.dtype.kind == "f":
+                i = freeze(i.astype("intp"))  # NumPy reads x[[]] as an integer index
+        elif hasattr(i, "shape"):
+            i = freeze(i)
+        out.append(i)
+    return tuple(out)
+
+
+# --- sampling (for the generic tests) -----------------------------------------
+
+def _draw_slice(g, n):
+    start = None if g.boolean() else g.integers(-n - 1, n)
+    stop = None if g.boolean() else g.integers(-n - 1, n + 1)
+    return slice(start, stop, g.choice((None, 1, 2, -1)))
+
+
+def _draw_index(g, shape):
+    """Draw an index into an array of `shape`, mixing every kind NumPy allows."""
+    if shape and g.integers(0, 3) == 0:
+        # A boolean mask over the leading axes, maybe followed by `...`.
+        k = g.integers(1, len(shape))
+        mask = g.array(shape[:k], -1.0, 1.0) > 0
+        return normalize_index((mask, Ellipsis) if g.boolean() else mask)
+    length = g.integers(0, 3)  # integer-array parts broadcast: length L or (2, L)
+    index = []
+    for n in shape:
+        kind = g.integers(0, 3) if n else 1  # a size-0 axis takes only a slice
+        if kind == 0:
+            index.append(g.integers(-n, n - 1))
+        elif kind == 1:
+            index.append(_draw_slice(g, n))
+        elif g.boolean():
+            index.append([g.integers(-n, n - 1) for _ in range(length)])  # repeats happen
+        else:
+            index.append([[g.integers(0, n - 1) for _ in range(length)] for _ in range(2)])
+        if g.integers(0, 4) == 0:
+            index.append(None)
+    if index and g.integers(0, 3) == 0:
+        keep = g.integers(0, len(index) - 1)
+        index = index[:keep] + [Ellipsis] + index[keep + 1 :] if g.boolean() else index[:keep]
+    return normalize_index(tuple(index))
+
+
+def _getitem_sample(g):
+    shape = g.shape(min_dims=0, max_dims=3, min_side=0)
+    return (g.array(shape, -3.0, 3.0),), {"index": _draw_index(g, shape)}
+
+
+def _scatter_add_sample(g):
+    shape = g.shape(min_dims=0, max_dims=3, min_side=0)
+    index = _draw_index(g, shape)
+    out_shape = getitem(g.array(shape, 0.0, 1.0), index=index).shape
+    return (g.array(out_shape, -3.0, 3.0),), {"index": index, "shape": shape}
+
+
+# --- the primitives -------------------------------------------------------------
+
+getitem = register(Primitive(
+    name="getitem",
+    forward=lambda xp, x, *, index: xp.asarray(x)[index],
+    vjp=(lambda ct, out, x, *, index: scatter_add(ct, index=index, shape=shape_of(x)),),
+    jvp=LINEAR,
+    params=("index",),
+    sample=Sample(_getitem_sample),
+    doc="x[index], with NumPy's basic and advanced indexing",
+))
+
+
+def _repeats_possible(index) -> bool:
+    # Only integer arrays can name one position twice (ints, slices, masks cannot).
+    for i in index:
+        dtype = getattr(i, "dtype", None)
+        if dtype is not None and dtype.kind in "iu" and i.ndim:
+            return True
+    return False
+
+
+def _scatter_add_forward(xp, ct, *, index, shape):
+    ct = xp.asarray(ct)
+    out = xp.zeros(shape, dtype=ct.dtype)
+    if _repeats_possible(index):
+        # TODO(#8): CuPy has no ufunc.at; use cupyx.scatter_add there.
+        xp.add.at(out, index, ct)  # adds once per occurrence of a position
+    else:
+        out[index] = ct
+    return out
+
+
+scatter_add = register(Primitive(
+    name="scatter_add",
+    forward=_scatter_add_forward,
+    vjp=(lambda ct, out, values, *, index, shape: getitem(ct, index=index),),
+    jvp=LINEAR,
+    params=("index", "shape"),
+    sample=Sample(_scatter_add_sample),
+    doc="zeros of shape with values added at index (repeated positions accumulate)",
+))
+
+
+# --- Node methods -----------------------------------------------------------------
+
+def _iter(self):
+    if not self.shape:
+        raise TypeError(f"funcgrad: iteration over a 0-d node ({self!r})")
+    for i in range(self.shape[0]):
+        yield getitem(self, index=(i,))
+
+
+attach({
+    "__getitem__": lambda self, index: getitem(self, index=normalize_index(index)),
+    "__iter__": _iter,
+})

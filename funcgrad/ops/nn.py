@@ -1,1 +1,134 @@
-"""TODO(#2): primitives of this family are being added."""
+"""Neural-network primitives: logsumexp, softmax and log_softmax.
+
+All three shift by the maximum before exponentiating, so large inputs
+(1000, float32 included) neither overflow nor lose precision. A slice whose
+entries are all -inf (a fully masked row) gives logsumexp -inf, softmax
+zeros and log_softmax -inf, and a zero gradient rather than NaN.
+"""
+
+from __future__ import annotations
+
+from funcgrad.ops._util import shape_of, value_of
+from funcgrad.ops.elementwise import exp, where
+from funcgrad.ops.reduce import _axis_sample, keep_reduced_dims, sum_
+from funcgrad.ops.registry import Primitive, Sample, register
+
+_NEG_INF = float("-inf")
+
+
+def _shifted(xp, x, axis):
+    # x minus its maximum along axis, the maximum taken as 0 where it is not
+    # finite (all -inf: no shift needed; +inf or NaN: the result is NaN anyway)
+    m = xp.max(x, axis=axis, keepdims=True)
+    return x - xp.where(xp.isfinite(m), m, 0)
+
+
+# --- logsumexp -------------------------------------------------------------------
+
+
+def _logsumexp_forward(xp, x, *, axis, keepdims):
+    x = xp.asarray(x)
+    if x.size == 0:  # the empty sum is 0, its log -inf (xp.max has no identity)
+        return xp.full_like(xp.sum(x, axis=axis, keepdims=keepdims), _NEG_INF)
+    m = xp.max(x, axis=axis, keepdims=True)
+    m = xp.where(xp.isfinite(m), m, 0)
+    s = xp.sum(xp.exp(x - m), axis=axis, keepdims=True)
+    out = xp.where(s == 0, _NEG_INF, xp.log(xp.where(s == 0, 1, s)) + m)
+    return out if keepdims else xp.squeeze(out, axis=axis)[()]  # [()]: a scalar, like xp.sum
+
+
+# NOTE: d logsumexp / dx = softmax(x), recomputed from x rather than taken as
+# exp(x - out): in float32, an out near 1000 has lost the digits that matter.
+def _logsumexp_vjp(ct, out, x, *, axis, keepdims):
+    return keep_reduced_dims(ct, shape_of(x), axis, keepdims) * softmax(x, axis=axis)
+
+
+def _logsumexp_jvp(x_t, out, x, *, axis, keepdims):
+    return sum_(x_t * softmax(x, axis=axis), axis=axis, keepdims=keepdims)
+
+
+def _logsumexp_sample(g):
+    shape = g.shape(min_dims=0, max_dims=3)
+    axis = _axis_sample(g, len(shape))
+    return (g.array(shape, -3.0, 3.0),), {"axis": axis, "keepdims": g.boolean()}
+
+
+logsumexp = register(Primitive(
+    name="logsumexp",
+    forward=_logsumexp_forward,
+    vjp=(_logsumexp_vjp,),
+    jvp=(_logsumexp_jvp,),
+    params=("axis", "keepdims"),
+    sample=Sample(_logsumexp_sample),
+    doc="log(sum(exp(x))) over axes, stable (-inf, gradient 0, for all -inf)",
+))
+
+
+# --- softmax and log_softmax ---------------------------------------------------------
+
+
+def _softmax_forward(xp, x, *, axis):
+    x = xp.asarray(x)
+    if x.size == 0:
+        return xp.exp(x)
+    e = xp.exp(_shifted(xp, x, axis))
+    s = xp.sum(e, axis=axis, keepdims=True)
+    return e / xp.where(s == 0, 1, s)  # NOTE: an all -inf slice gives zeros, not 0 / 0
+
+
+def _softmax_vjp(ct, out, x, *, axis):
+    # J = diag(p) - p p^T is symmetric, so this is the JVP too
+    return out * (ct - sum_(ct * out, axis=axis, keepdims=True))
+
+
+def _softmax_sample(g):
+    shape = g.shape(min_dims=1, max_dims=3)
+    ndim = len(shape)
+    axis = g.integers(-ndim, ndim - 1) if g.boolean() else _axis_sample(g, ndim)
+    return (g.array(shape, -3.0, 3.0),), {"axis": axis}
+
+
+softmax = register(Primitive(
+    name="softmax",
+    forward=_softmax_forward,
+    vjp=(_softmax_vjp,),
+    jvp=(_softmax_vjp,),
+    params=("axis",),
+    sample=Sample(_softmax_sample),
+    doc="exp(x) / sum(exp(x)) along axes, stable (zeros for an all -inf slice)",
+))
+
+
+def _log_softmax_forward(xp, x, *, axis):
+    x = xp.asarray(x)
+    if x.size == 0:
+        return x * 1
+    shifted = _shifted(xp, x, axis)
+    s = xp.sum(xp.exp(shifted), axis=axis, keepdims=True)
+    # an all -inf slice has s == 0 and stays -inf
+    return shifted - xp.log(xp.where(s == 0, 1, s))
+
+
+def _log_softmax_vjp(ct, out, x, *, axis):
+    # ct - softmax * sum(ct); 0 on a slice that is all -inf
+    out_v = value_of(out)
+    live = (out_v != _NEG_INF).any(axis=axis, keepdims=True)
+    return where(live, ct - exp(out) * sum_(ct, axis=axis, keepdims=True), 0.0)
+
+
+def _log_softmax_jvp(x_t, out, x, *, axis):
+    # x_t - sum(softmax * x_t); 0 on a slice that is all -inf
+    out_v = value_of(out)
+    live = (out_v != _NEG_INF).any(axis=axis, keepdims=True)
+    return where(live, x_t - sum_(x_t * exp(out), axis=axis, keepdims=True), 0.0)
+
+
+log_softmax = register(Primitive(
+    name="log_softmax",
+    forward=_log_softmax_forward,
+    vjp=(_log_softmax_vjp,),
+    jvp=(_log_softmax_jvp,),
+    params=("axis",),
+    sample=Sample(_softmax_sample),
+    doc="x - logsumexp(x) along axes, stable (-inf for an all -inf slice)",
+))

@@ -1,12 +1,17 @@
-"""Reductions: sums, means, products, extrema, moments, cumulative sums.
+"""Reductions: sums, means, products, extrema, moments, cumulative sums, norms.
 
 Every reduction takes `axis` (None, an int or a tuple) and `keepdims` as
-static parameters, like NumPy.
+static parameters, like NumPy. Where a reduction has a kink (extrema, the
+norm of the zero vector, the standard deviation of a constant), the
+gradient is the subgradient PyTorch and JAX use: ties share it evenly, and
+0 stands in for 0 / 0.
 """
 
 from __future__ import annotations
 
-from funcgrad.ops._util import normalize_axis, shape_of
+from funcgrad.errors import OpError
+from funcgrad.ops._util import attach, normalize_axis, shape_of, value_of
+from funcgrad.ops.elementwise import absolute, power, sign, where
 from funcgrad.ops.registry import LINEAR, Primitive, Sample, register
 from funcgrad.ops.shape import broadcast_to, reshape
 
@@ -55,3 +60,419 @@ sum_ = register(Primitive(
     sample=Sample(_reduction_sample),
     doc="sum over axes",
 ))
+
+
+# --- samples -------------------------------------------------------------------
+
+def _spread(g, shape, low, high):
+    # Distinct values in [low, high] in random order, apart by at least
+    # 0.2 * (high - low) / size: no ties (kinks) for the finite differences.
+    size = 1
+    for n in shape:
+        size *= n
+    ranks = g.array(shape, 0.0, 1.0).ravel().argsort().argsort().reshape(shape)
+    return low + (high - low) * (ranks + g.array(shape, 0.1, 0.9)) / max(size, 1)
+
+
+def _signs(g, shape):
+    return 2.0 * (g.array(shape, -1.0, 1.0) > 0) - 1.0
+
+
+def _axis_sample(g, ndim):
+    if ndim == 0 or g.boolean():
+        return None
+    if ndim > 1 and g.boolean():
+        first = g.integers(0, ndim - 1)
+        return (first, (first + g.integers(1, ndim - 1)) % ndim - ndim)  # 2 axes, 1 negative
+    return g.integers(-ndim, ndim - 1)
+
+
+def _reduced_size(shape, axis, op):
+    size = 1
+    for a in normalize_axis(axis, len(shape), op):
+        size *= shape[a]
+    return size
+
+
+# --- means -----------------------------------------------------------------------
+
+def _mean_vjp(ct, out, x, *, axis, keepdims):
+    shape = shape_of(x)
+    n = _reduced_size(shape, axis, "mean")
+    return broadcast_to(keep_reduced_dims(ct, shape, axis, keepdims), shape=shape) / max(n, 1)
+
+
+def _mean_sample(g):
+    shape = g.shape(min_dims=0, max_dims=3)
+    axis = _axis_sample(g, len(shape))
+    return (g.array(shape, -3.0, 3.0),), {"axis": axis, "keepdims": g.boolean()}
+
+
+mean = register(Primitive(
+    name="mean",
+    forward=lambda xp, x, *, axis, keepdims: xp.mean(x, axis=axis, keepdims=keepdims),
+    vjp=(_mean_vjp,),
+    jvp=LINEAR,
+    params=("axis", "keepdims"),
+    sample=Sample(_mean_sample),
+    doc="arithmetic mean over axes",
+))
+
+
+# --- products --------------------------------------------------------------------
+
+def _prod_others(out, x, axis, keepdims):
+    """Return, for each element of `x`, the product of the other elements of its slice.
+
+    NOTE: no division by zero. Slices without zeros (the usual case) use
+    out / x. Otherwise, with P the product of the slice's nonzero entries,
+    a nonzero entry gets P / x_i times the product of the zeros, and a zero
+    entry gets P times the product of the other zeros; those products of
+    zeros are spelled (1, the zero itself, or 0 for one, two or more zeros)
+    so that first and second derivatives are exact.
+    """
+    x_v = value_of(x)
+    is_zero = x_v == 0
+    if not is_zero.any():
+        return keep_reduced_dims(out, shape_of(x), axis, keepdims) / x
+    zeros = is_zero.sum(axis=axis, keepdims=True)
+    safe_x = where(is_zero, 1.0, x)
+    nonzero_prod = prod(safe_x, axis=axis, keepdims=True)
+    zero_sum = sum_(where(is_zero, x, 0.0), axis=axis, keepdims=True)  # 0, derivative 1 per zero
+    of_zeros = where(zeros == 0, 1.0, where(zeros == 1, zero_sum, 0.0))
+    of_other_zeros = where(zeros == 1, 1.0, where(zeros == 2, zero_sum - x, 0.0))
+    return nonzero_prod * where(is_zero, of_other_zeros, of_zeros / safe_x)
+
+
+def _prod_sample(g):
+    shape = g.shape(min_dims=0, max_dims=3, min_side=0, max_side=3)
+    axis = _axis_sample(g, len(shape))
+    x = g.array(shape, 0.5, 1.5) * _signs(g, shape)
+    return (x,), {"axis": axis, "keepdims": g.boolean()}
+
+
+def _prod_vjp(ct, out, x, *, axis, keepdims):
+    return keep_reduced_dims(ct, shape_of(x), axis, keepdims) * _prod_others(out, x, axis, keepdims)
+
+
+def _prod_jvp(x_t, out, x, *, axis, keepdims):
+    return sum_(x_t * _prod_others(out, x, axis, keepdims), axis=axis, keepdims=keepdims)
+
+
+prod = register(Primitive(
+    name="prod",
+    forward=lambda xp, x, *, axis, keepdims: xp.prod(x, axis=axis, keepdims=keepdims),
+    vjp=(_prod_vjp,),
+    jvp=(_prod_jvp,),
+    params=("axis", "keepdims"),
+    sample=Sample(_prod_sample),
+    doc="product over axes (exact gradients where entries are 0)",
+))
+
+
+# --- extrema ---------------------------------------------------------------------
+
+def _extremum_share(out, x, axis, keepdims):
+    # 1/k at each of the k entries equal to the extremum (NaNs win: they
+    # make the result), 0 elsewhere; a constant, as max is piecewise linear.
+    x_v = value_of(x)
+    out_v = keep_reduced_dims(value_of(out), shape_of(x), axis, keepdims)
+    hit = (x_v == out_v) | (x_v != x_v)
+    return (hit / hit.sum(axis=axis, keepdims=True)).astype(x_v.dtype)
+
+
+def _extremum_sample(g):
+    shape = g.shape(min_dims=0, max_dims=3)
+    axis = _axis_sample(g, len(shape))
+    return (_spread(g, shape, -3.0, 3.0),), {"axis": axis, "keepdims": g.boolean()}
+
+
+def _extremum_vjp(ct, out, x, *, axis, keepdims):
+    share = _extremum_share(out, x, axis, keepdims)
+    return keep_reduced_dims(ct, shape_of(x), axis, keepdims) * share
+
+
+def _extremum_jvp(x_t, out, x, *, axis, keepdims):
+    return sum_(x_t * _extremum_share(out, x, axis, keepdims), axis=axis, keepdims=keepdims)
+
+
+max_ = register(Primitive(
+    name="max",
+    forward=lambda xp, x, *, axis, keepdims: xp.max(x, axis=axis, keepdims=keepdims),
+    vjp=(_extremum_vjp,),
+    jvp=(_extremum_jvp,),
+    params=("axis", "keepdims"),
+    sample=Sample(_extremum_sample),
+    doc="largest entry over axes (ties share the gradient evenly)",
+))
+
+min_ = register(Primitive(
+    name="min",
+    forward=lambda xp, x, *, axis, keepdims: xp.min(x, axis=axis, keepdims=keepdims),
+    vjp=(_extremum_vjp,),
+    jvp=(_extremum_jvp,),
+    params=("axis", "keepdims"),
+    sample=Sample(_extremum_sample),
+    doc="smallest entry over axes (ties share the gradient evenly)",
+))
+
+
+# --- moments ---------------------------------------------------------------------
+
+def _var_scale(x, axis, ddof, op):
+    # 1 / (n - ddof); NaN where that is undefined, as NumPy's result is
+    n = _reduced_size(shape_of(x), axis, op) - ddof
+    return 1.0 / n if n > 0 else float("nan")
+
+
+def _var_grad(x, axis, ddof):
+    # d var / dx = 2 (x - mean) / (n - ddof)
+    return (x - mean(x, axis=axis, keepdims=True)) * (2.0 * _var_scale(x, axis, ddof, "var"))
+
+
+def _std_grad(out, x, axis, ddof, keepdims):
+    # d std / dx = (x - mean) / ((n - ddof) std); taken as 0 where std is 0,
+    # as for the norm of the zero vector.
+    out = keep_reduced_dims(out, shape_of(x), axis, keepdims)
+    live = value_of(out) > 0
+    centered = x - mean(x, axis=axis, keepdims=True)
+    scale = _var_scale(x, axis, ddof, "std")
+    return where(live, centered / where(live, out, 1.0) * scale, 0.0)
+
+
+def _moment_sample(g):
+    shape = g.shape(min_dims=0, max_dims=3)
+    axis = _axis_sample(g, len(shape))
+    n = _reduced_size(shape, axis, "var")
+    ddof = g.integers(0, 1) if n > 1 else 0
+    x = _spread(g, shape, -3.0, 3.0)  # distinct, so std > 0 when n > 1
+    return (x,), {"axis": axis, "ddof": ddof, "keepdims": g.boolean()}
+
+
+def _var_vjp(ct, out, x, *, axis, ddof, keepdims):
+    return keep_reduced_dims(ct, shape_of(x), axis, keepdims) * _var_grad(x, axis, ddof)
+
+
+def _var_jvp(x_t, out, x, *, axis, ddof, keepdims):
+    return sum_(x_t * _var_grad(x, axis, ddof), axis=axis, keepdims=keepdims)
+
+
+var = register(Primitive(
+    name="var",
+    forward=lambda xp, x, *, axis, ddof, keepdims:
+        xp.var(x, axis=axis, ddof=ddof, keepdims=keepdims),
+    vjp=(_var_vjp,),
+    jvp=(_var_jvp,),
+    params=("axis", "ddof", "keepdims"),
+    sample=Sample(_moment_sample),
+    doc="variance over axes, divided by n - ddof",
+))
+
+
+def _std_vjp(ct, out, x, *, axis, ddof, keepdims):
+    d_std = _std_grad(out, x, axis, ddof, keepdims)
+    return keep_reduced_dims(ct, shape_of(x), axis, keepdims) * d_std
+
+
+def _std_jvp(x_t, out, x, *, axis, ddof, keepdims):
+    return sum_(x_t * _std_grad(out, x, axis, ddof, keepdims), axis=axis, keepdims=keepdims)
+
+
+std = register(Primitive(
+    name="std",
+    forward=lambda xp, x, *, axis, ddof, keepdims:
+        xp.std(x, axis=axis, ddof=ddof, keepdims=keepdims),
+    vjp=(_std_vjp,),
+    jvp=(_std_jvp,),
+    params=("axis", "ddof", "keepdims"),
+    sample=Sample(_moment_sample),
+    doc="standard deviation over axes (gradient 0 where it is 0)",
+))
+
+
+# --- cumulative sums ---------------------------------------------------------------
+
+def _cumsum_vjp(ct, out, x, *, axis):
+    # reversed cumsum: sum_{j >= i} ct_j = total - sum_{j <= i} ct_j + ct_i
+    along = 0 if axis is None else axis
+    rev = sum_(ct, axis=along, keepdims=True) - cumsum(ct, axis=along) + ct
+    return rev if axis is not None else reshape(rev, shape=shape_of(x))
+
+
+def _cumsum_sample(g):
+    shape = g.shape(min_dims=0, max_dims=3, min_side=0)
+    axis = None if not shape or g.boolean() else g.integers(-len(shape), len(shape) - 1)
+    return (g.array(shape, -3.0, 3.0),), {"axis": axis}
+
+
+cumsum = register(Primitive(
+    name="cumsum",
+    forward=lambda xp, x, *, axis: xp.cumsum(x, axis=axis),
+    vjp=(_cumsum_vjp,),
+    jvp=LINEAR,
+    params=("axis",),
+    sample=Sample(_cumsum_sample),
+    doc="running sum along an axis (of the flattened array if axis is None)",
+))
+
+
+# --- norms -------------------------------------------------------------------------
+
+_INF = float("inf")
+_MATRIX_ORDS = (None, "fro", 1, -1, _INF, -_INF)
+
+
+def _norm_axes(ord, axis, ndim):  # noqa: A002  (NumPy's name)
+    """Return `(is_matrix, axes)` for `numpy.linalg.norm`'s arguments; axes in the given order.
+
+    Raises:
+        funcgrad.errors.OpError: For an axis out of range or an order
+            funcgrad cannot differentiate.
+    """
+    if axis is None:
+        if ord is None:
+            return False, tuple(range(ndim))  # the 2-norm of the flattened array
+        if ndim not in (1, 2):
+            raise OpError(
+                f"funcgrad.norm: ord={ord!r} with axis=None needs a 1-D or 2-D array, got "
+                f"{ndim} dimensions; pass axis= (an int for vectors, a pair for matrices)"
+            )
+        axes = tuple(range(ndim))
+    else:
+        axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    if len(axes) not in (1, 2):
+        raise OpError(f"funcgrad.norm: axis={axis!r} must be an int or a pair of ints")
+    axes = tuple(normalize_axis(a, ndim, "norm")[0] for a in axes)
+    if len(axes) == 2 and axes[0] == axes[1]:
+        raise OpError(f"funcgrad.norm: axis={axis!r} names the same axis twice")
+    if len(axes) == 1 and isinstance(ord, str):
+        raise OpError(f"funcgrad.norm: ord={ord!r} is a matrix norm; vectors take a number or None")
+    if len(axes) == 2 and ord not in _MATRIX_ORDS:
+        raise OpError(
+            f"funcgrad.norm: the matrix norm ord={ord!r} is not supported (it needs singular "
+            f"values); use one of None, 'fro', 1, -1, inf, -inf"
+        )
+    return len(axes) == 2, axes
+
+
+def _norm_forward(xp, x, *, ord, axis, keepdims):  # noqa: A002
+    _norm_axes(ord, axis, xp.ndim(x))
+    return xp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+
+
+def _norm_grad(out, x, ord, axis, keepdims):  # noqa: A002
+    """Return d norm / dx, shaped like `x`."""
+    shape = shape_of(x)
+    is_matrix, axes = _norm_axes(ord, axis, len(shape))
+    out = keep_reduced_dims(out, shape, axes, keepdims)
+    out_v = value_of(out)
+    x_v = value_of(x)
+    if ord is None or ord == "fro" or (ord == 2 and not is_matrix):
+        # x / |x|, taken as 0 at the zero vector
+        live = out_v > 0
+        return where(live, x / where(live, out, 1.0), 0.0)
+    if ord == 0:
+        return sign(x_v) * 0.0  # counts nonzeros: piecewise constant
+    if ord in (_INF, -_INF) or is_matrix:
+        # the entries (vectors) or the columns / rows (matrices) attaining the
+        # largest (smallest) |x| or absolute sum share the gradient
+        if is_matrix:
+            summed, chosen = (axes[0], axes[1]) if ord in (1, -1) else (axes[1], axes[0])
+            sums = absolute(x_v).sum(axis=summed, keepdims=True)
+        else:
+            sums, chosen = absolute(x_v), axes
+        hit = (sums == out_v) | (sums != sums)
+        share = (hit / hit.sum(axis=chosen, keepdims=True)).astype(x_v.dtype)
+        return sign(x_v) * share
+    if ord == 1:
+        return sign(x_v)
+    # general p: sign(x) (|x| / |x|_p) ** (p - 1), taken as 0 where x or the norm is 0
+    live = (x_v != 0) & (out_v > 0)
+    ratio = where(live, absolute(x), 1.0) / where(live, out, 1.0)
+    return where(live, sign(x_v) * power(ratio, ord - 1.0), 0.0)
+
+
+def _norm_sample(g):
+    kind = g.choice(("flat", "vector", "matrix"))
+    keepdims = g.boolean()
+    if kind == "flat":  # ord=None, axis=None: the 2-norm of all entries
+        shape = g.shape(min_dims=0, max_dims=3, min_side=0)
+        return (g.array(shape, -3.0, 3.0),), {"ord": None, "axis": None, "keepdims": keepdims}
+    if kind == "vector":
+        shape = g.shape(min_dims=1, max_dims=3)
+        ndim = len(shape)
+        axis = None if ndim == 1 and g.boolean() else g.integers(-ndim, ndim - 1)
+        ord = g.choice((None, 2, 1, _INF, -_INF, 0, 3, 1.5))  # noqa: A001
+        # distinct magnitudes away from 0: no kinks, no ties
+        x = _spread(g, shape, 0.5, 3.0) * _signs(g, shape)
+        return (x,), {"ord": ord, "axis": axis, "keepdims": keepdims}
+    ord = g.choice(_MATRIX_ORDS)  # noqa: A001
+    shape = (g.integers(1, 3), g.integers(1, 3))
+    if ord in (None, "fro") and g.boolean():
+        shape = (2, *shape)
+        axis = g.choice(((0, 1), (1, 2), (2, 0), (-1, -2)))
+    else:
+        pairs = ((0, 1), (1, 0), (-1, -2))
+        axis = g.choice(pairs if ord is None else (None, *pairs))  # ord=None, axis=None: flat
+    # magnitudes 0.5 + 0.1 * 2**k for distinct k: all row sums (and column sums) differ
+    ranks = g.array(shape, 0.0, 1.0).ravel().argsort().argsort().reshape(shape)
+    x = (0.5 + 0.1 * 2.0**ranks) * _signs(g, shape)
+    return (x,), {"ord": ord, "axis": axis, "keepdims": keepdims}
+
+
+def _norm_vjp(ct, out, x, *, ord, axis, keepdims):  # noqa: A002
+    axes = _norm_axes(ord, axis, len(shape_of(x)))[1]
+    d_norm = _norm_grad(out, x, ord, axis, keepdims)
+    return keep_reduced_dims(ct, shape_of(x), axes, keepdims) * d_norm
+
+
+def _norm_jvp(x_t, out, x, *, ord, axis, keepdims):  # noqa: A002
+    axes = _norm_axes(ord, axis, len(shape_of(x)))[1]
+    return sum_(x_t * _norm_grad(out, x, ord, axis, keepdims), axis=axes, keepdims=keepdims)
+
+
+norm = register(Primitive(
+    name="norm",
+    forward=_norm_forward,
+    vjp=(_norm_vjp,),
+    jvp=(_norm_jvp,),
+    params=("ord", "axis", "keepdims"),
+    sample=Sample(_norm_sample),
+    doc="vector or matrix norm (gradient 0 at the zero vector)",
+))
+
+
+# --- Node methods ------------------------------------------------------------------
+
+def _method(prim):
+    def method(self, axis=None, keepdims=False):
+        return prim(self, axis=axis, keepdims=keepdims)
+
+    method.__name__ = prim.name
+    method.__doc__ = f"Return `funcgrad.numpy.{prim.name}` of this node over `axis`."
+    return method
+
+
+def _moment_method(prim):
+    def method(self, axis=None, ddof=0, keepdims=False):
+        return prim(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    method.__name__ = prim.name
+    method.__doc__ = f"Return `funcgrad.numpy.{prim.name}` of this node over `axis`."
+    return method
+
+
+def _cumsum_method(self, axis=None):
+    """Return `funcgrad.numpy.cumsum` of this node along `axis`."""
+    return cumsum(self, axis=axis)
+
+
+attach({
+    "mean": _method(mean),
+    "prod": _method(prod),
+    "max": _method(max_),
+    "min": _method(min_),
+    "var": _moment_method(var),
+    "std": _moment_method(std),
+    "cumsum": _cumsum_method,
+})

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 import sys
+from types import MappingProxyType
 from typing import Any
 
 import attrs
@@ -164,7 +165,7 @@ class Primitive:
         node = _new(Node)
         _set_prim(node, self)
         _set_inputs(node, args)
-        _set_params(node, params or _EMPTY)
+        _set_params(node, _Frozen(params) if params else _EMPTY)
         _set_value(node, out)
         return node
 
@@ -182,6 +183,7 @@ _ndarray = _numpy.ndarray
 _generic = _numpy.generic
 _PY_SCALARS = (float, int, bool)
 _modules = sys.modules
+_Frozen = MappingProxyType
 
 
 def _describe(v) -> str:

@@ -1,12 +1,17 @@
-"""Shape primitives: reshape, broadcast, transpose, joins and splits, padding.
+"""Shape primitives: reshape, broadcast, transpose, size-1 axes, joins, flips, padding.
 
-All of these are linear, so their JVP is the primitive applied to the
-tangent (`LINEAR`) and their VJP moves the cotangent back into place.
+All of these move values without changing them, so they are linear (`pad`
+is affine: its constant does not move with `x`), their JVP is the primitive
+applied to the tangent (`LINEAR`), and their VJP moves the cotangent back
+into place, slicing it with `getitem` where pieces were joined or padded.
+Splitting is in `funcgrad.numpy.split`: a node holds one value, so each
+piece is its own `getitem` node.
 """
 
 from __future__ import annotations
 
-from funcgrad.ops._util import shape_of
+from funcgrad.ops._util import attach, normalize_axis, shape_of
+from funcgrad.ops.index import getitem
 from funcgrad.ops.registry import LINEAR, Primitive, Sample, register
 
 
@@ -31,16 +36,17 @@ reshape = register(Primitive(
 
 def _broadcast_sample(g):
     small, big = g.broadcast_shapes(2)
-    target = tuple(max(a, b) for a, b in zip((1,) * (len(big) - len(small)) + small, big))
-    target = (2,) * (len(small) > len(target)) + target
-    return (g.array(small, -3.0, 3.0),), {"shape": _broadcast(small, target)}
+    target = _broadcast(small, big)
+    if g.boolean():
+        target = (2, *target)  # a new leading axis as well
+    return (g.array(small, -3.0, 3.0),), {"shape": target}
 
 
 def _broadcast(a, b):
     n = max(len(a), len(b))
     a = (1,) * (n - len(a)) + tuple(a)
     b = (1,) * (n - len(b)) + tuple(b)
-    return tuple(max(i, j) for i, j in zip(a, b))
+    return tuple(max(i, j) for i, j in zip(a, b, strict=True))
 
 
 broadcast_to = register(Primitive(
@@ -79,3 +85,220 @@ transpose = register(Primitive(
     sample=Sample(_transpose_sample),
     doc="axes permuted (reversed if axes is None)",
 ))
+
+
+# --- adding and removing size-1 axes ---------------------------------------
+
+def _squeeze_sample(g):
+    shape = list(g.shape(min_dims=0, max_dims=3, min_side=0))
+    for _ in range(g.integers(0, 2)):
+        shape.insert(g.integers(0, len(shape)), 1)
+    ones = [i for i, n in enumerate(shape) if n == 1]
+    if not ones or g.boolean():
+        axis = None
+    elif g.boolean():
+        axis = g.choice(ones) - len(shape) * g.integers(0, 1)  # maybe negative
+    else:
+        axis = tuple(ones)
+    return (g.array(tuple(shape), -3.0, 3.0),), {"axis": axis}
+
+
+squeeze = register(Primitive(
+    name="squeeze",
+    forward=lambda xp, x, *, axis: xp.squeeze(x, axis=axis),
+    vjp=(lambda ct, out, x, *, axis: reshape(ct, shape=shape_of(x)),),
+    jvp=LINEAR,
+    params=("axis",),
+    sample=Sample(_squeeze_sample),
+    doc="size-1 axes removed (all of them if axis is None)",
+))
+
+
+def _expand_dims_sample(g):
+    shape = g.shape(min_dims=0, max_dims=3, min_side=0)
+    if g.boolean():
+        ndim = len(shape) + 1
+        axis = g.integers(-ndim, ndim - 1)
+    else:
+        ndim = len(shape) + 2
+        first = g.integers(0, ndim - 1)
+        axis = (first, (first + g.integers(1, ndim - 1)) % ndim - ndim)  # distinct, one negative
+    return (g.array(shape, -3.0, 3.0),), {"axis": axis}
+
+
+expand_dims = register(Primitive(
+    name="expand_dims",
+    forward=lambda xp, x, *, axis: xp.expand_dims(x, axis),
+    vjp=(lambda ct, out, x, *, axis: reshape(ct, shape=shape_of(x)),),
+    jvp=LINEAR,
+    params=("axis",),
+    sample=Sample(_expand_dims_sample),
+    doc="new size-1 axes inserted at the given positions",
+))
+
+
+# --- joining -----------------------------------------------------------------
+
+def _concatenate_sample(g):
+    shape = g.shape(min_dims=1, max_dims=3)
+    ndim = len(shape)
+    axis = g.integers(-ndim, ndim - 1)
+    arrays = []
+    for _ in range(g.integers(1, 3)):
+        piece = list(shape)
+        piece[axis] = g.integers(0, 3)
+        arrays.append(g.array(tuple(piece), -3.0, 3.0))
+    return tuple(arrays), {"axis": None if g.integers(0, 4) == 0 else axis}
+
+
+def _concatenate_vjp(ct, out, *arrays, axis):
+    # Each input gets back its own slab of the cotangent.
+    if axis is None:
+        flat = reshape(ct, shape=(-1,))
+        pieces, start = [], 0
+        for a in arrays:
+            a_shape = shape_of(a)
+            size = 1
+            for n in a_shape:
+                size *= n
+            piece = getitem(flat, index=(slice(start, start + size),))
+            pieces.append(reshape(piece, shape=a_shape))
+            start += size
+        return tuple(pieces)
+    ax = normalize_axis(axis, len(shape_of(out)), "concatenate")[0]
+    lead = (slice(None),) * ax
+    pieces, start = [], 0
+    for a in arrays:
+        n = shape_of(a)[ax]
+        pieces.append(getitem(ct, index=(*lead, slice(start, start + n))))
+        start += n
+    return tuple(pieces)
+
+
+concatenate = register(Primitive(
+    name="concatenate",
+    forward=lambda xp, *arrays, axis: xp.concatenate(arrays, axis=axis),
+    vjp=_concatenate_vjp,
+    jvp=LINEAR,
+    params=("axis",),
+    sample=Sample(_concatenate_sample),
+    doc="arrays joined along an existing axis (flattened first if axis is None)",
+))
+
+
+def _stack_sample(g):
+    shape = g.shape(min_dims=0, max_dims=3, min_side=0)
+    ndim = len(shape) + 1
+    arrays = tuple(g.array(shape, -3.0, 3.0) for _ in range(g.integers(1, 3)))
+    return arrays, {"axis": g.integers(-ndim, ndim - 1)}
+
+
+def _stack_vjp(ct, out, *arrays, axis):
+    ax = normalize_axis(axis, len(shape_of(out)), "stack")[0]
+    lead = (slice(None),) * ax
+    return tuple(getitem(ct, index=(*lead, i)) for i in range(len(arrays)))
+
+
+stack = register(Primitive(
+    name="stack",
+    forward=lambda xp, *arrays, axis: xp.stack(arrays, axis=axis),
+    vjp=_stack_vjp,
+    jvp=LINEAR,
+    params=("axis",),
+    sample=Sample(_stack_sample),
+    doc="arrays of one shape joined along a new axis",
+))
+
+
+# --- reversing and padding ---------------------------------------------------
+
+def _flip_sample(g):
+    shape = g.shape(min_dims=0, max_dims=3, min_side=0)
+    ndim = len(shape)
+    if ndim == 0 or g.integers(0, 2) == 0:
+        axis = None
+    elif g.boolean():
+        axis = g.integers(-ndim, ndim - 1)
+    else:
+        axis = tuple(sorted({g.integers(0, ndim - 1), g.integers(-ndim, -1) % ndim}))
+    return (g.array(shape, -3.0, 3.0),), {"axis": axis}
+
+
+flip = register(Primitive(
+    name="flip",
+    forward=lambda xp, x, *, axis: xp.flip(x, axis=axis),
+    vjp=(lambda ct, out, x, *, axis: flip(ct, axis=axis),),
+    jvp=LINEAR,
+    params=("axis",),
+    sample=Sample(_flip_sample),
+    doc="order of the elements reversed along axes (all if axis is None)",
+))
+
+
+def _pad_sample(g):
+    shape = g.shape(min_dims=1, max_dims=3, min_side=0)
+    pad_width = tuple((g.integers(0, 2), g.integers(0, 2)) for _ in shape)
+    value = 0.0 if g.boolean() else 1.5
+    return (g.array(shape, -3.0, 3.0),), {"pad_width": pad_width, "constant_values": value}
+
+
+def _pad_vjp(ct, out, x, *, pad_width, constant_values):
+    widths = zip(pad_width, shape_of(x), strict=True)
+    return getitem(ct, index=tuple(slice(before, before + n) for (before, _), n in widths))
+
+
+pad = register(Primitive(
+    name="pad",
+    forward=lambda xp, x, *, pad_width, constant_values: xp.pad(
+        x, pad_width or 0, mode="constant", constant_values=constant_values  # `or 0`: 0-d x
+    ),
+    vjp=(_pad_vjp,),
+    # The padding constant does not move with x: tangents are padded with 0.
+    jvp=(lambda x_t, out, x, *, pad_width, constant_values: pad(
+        x_t, pad_width=pad_width, constant_values=0
+    ),),
+    params=("pad_width", "constant_values"),
+    sample=Sample(_pad_sample),
+    doc="x surrounded by a constant; pad_width is one (before, after) pair per axis",
+))
+
+
+# --- Node methods --------------------------------------------------------------
+
+def _transpose_method(self, *axes):
+    if not axes or (len(axes) == 1 and axes[0] is None):
+        return transpose(self, axes=None)
+    if len(axes) == 1 and not isinstance(axes[0], int):
+        axes = axes[0]
+    return transpose(self, axes=tuple(axes))
+
+
+def _squeeze_method(self, axis=None):
+    return squeeze(self, axis=tuple(axis) if isinstance(axis, list) else axis)
+
+
+def _swapaxes_method(self, axis1, axis2):
+    return transpose(self, axes=swapped_axes(self.ndim, axis1, axis2))
+
+
+def swapped_axes(ndim: int, axis1: int, axis2: int) -> tuple[int, ...]:
+    """Return the permutation (for `transpose`) that exchanges two axes.
+
+    Raises:
+        funcgrad.errors.OpError: If an axis is out of range for `ndim`.
+    """
+    perm = list(range(ndim))
+    a = normalize_axis(axis1, ndim, "swapaxes")[0]
+    b = normalize_axis(axis2, ndim, "swapaxes")[0]
+    perm[a], perm[b] = perm[b], perm[a]
+    return tuple(perm)
+
+
+attach({
+    "T": property(lambda self: transpose(self, axes=None), doc="The transpose (axes reversed)."),
+    "transpose": _transpose_method,
+    "squeeze": _squeeze_method,
+    "swapaxes": _swapaxes_method,
+    "flatten": lambda self: reshape(self, shape=(-1,)),
+    "ravel": lambda self: reshape(self, shape=(-1,)),
+})
