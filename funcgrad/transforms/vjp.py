@@ -173,7 +173,11 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
         >>> fg.value_and_grad(lambda x, y: x * y, argnums=(0, 1))(2.0, 5.0)
         (np.float64(10.0), (5.0, 2.0))
     """
-    op = "funcgrad.value_and_grad"
+    return _value_and_grad(f, argnums, has_aux, "funcgrad.value_and_grad")
+
+
+def _value_and_grad(f, argnums, has_aux, op):
+    """`value_and_grad`, with `op` (the transform the user called) named in errors."""
 
     @functools.wraps(f)
     def value_and_grad_f(*args, **kwargs):
@@ -242,7 +246,7 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -
         >>> fg.grad(fg.grad(lambda x: x ** 3))(2.0)
         12.0
     """
-    vg = value_and_grad(f, argnums, has_aux)
+    vg = _value_and_grad(f, argnums, has_aux, "funcgrad.grad")
 
     @functools.wraps(f)
     def grad_f(*args, **kwargs):

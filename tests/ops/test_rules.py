@@ -1,0 +1,476 @@
+"""The generic rule tests: every registered primitive, checked from its `Sample`.
+
+Each test is parametrized over `funcgrad.ops.registry.primitives()`, so a
+newly registered primitive is covered without touching this file (except
+`test_forward_matches_numpy`, which needs a NumPy reference for names NumPy
+does not have). Arguments come from `prim.sample.make(g)` with the drawing
+helper of `tests/strategies.py`. Floating-point array arguments are the
+variables; anything else (a boolean condition, integer indices, Python
+numbers) is a constant.
+
+The finite-difference checks use float64 and central differences with a
+step of 1e-6, and the primitive's own `Sample.tol` as relative tolerance,
+judged against the size of the terms summed (so that cancellation does not
+make a correct rule fail).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import funcgrad as fg
+from funcgrad.graph import Node
+from funcgrad.ops import registry
+from funcgrad.ops.elementwise import add, multiply
+from funcgrad.ops.reduce import sum_
+from funcgrad.ops.registry import ELEMENTWISE, LINEAR, apply_jvp
+from tests.strategies import (
+    Draw,
+    assert_close,
+    direction,
+    directions,
+    inner,
+    inner_abs,
+    is_float_array,
+    numeric_derivative,
+    numeric_jvp,
+)
+
+PRIMITIVES = registry.primitives()
+
+# Primitives whose declared gradient is not the derivative of their forward
+# (which finite differences measure), and what the checks do instead.
+ZERO_GRADIENT = {
+    "stop_gradient": "the identity on values, declared to pass no gradient: checked to be zero",
+}
+NOT_A_DERIVATIVE = {
+    "hook": "the identity on values; its sample's hook doubles the cotangent, so the VJP "
+    "is 2 * identity by design while the JVP is the identity",
+}
+# The JVP and the VJP are exact formulas; they agree to rounding error.
+AGREE_TOL = 1e-10
+
+
+def _ids(prim):
+    return prim.name
+
+
+each_primitive = pytest.mark.parametrize("prim", PRIMITIVES, ids=_ids)
+
+
+# --- helpers -----------------------------------------------------------------
+
+
+def _sample(prim, g):
+    args, params = prim.sample.make(g)
+    args, params = tuple(args), dict(params)
+    assert any(is_float_array(a) for a in args), (
+        f"{prim.name}: the sample has no floating-point array argument to differentiate"
+    )
+    return args, params
+
+
+def _pins_float64(params) -> bool:
+    """Whether static parameters hold float64 arrays or dtypes (which a float32 run keeps)."""
+    for v in fg.tree.tree_leaves(params):
+        if isinstance(v, np.dtype) and v == np.float64:
+            return True
+        if isinstance(v, (np.ndarray, np.generic)) and v.dtype == np.float64:
+            return True
+    return False
+
+
+def _as_float32(args):
+    return tuple(a.astype(np.float32) if is_float_array(a) else a for a in args)
+
+
+def _apply_on_leaves(prim, args, params):
+    """Return `(leaves, node)`: a leaf per float argument (by position) and prim applied to them."""
+    leaves = {i: fg.leaf(a) for i, a in enumerate(args) if is_float_array(a)}
+    node = prim(*(leaves.get(i, a) for i, a in enumerate(args)), **params)
+    assert type(node) is Node, f"{prim.name} applied to leaves returned {type(node).__name__}"
+    return leaves, node
+
+
+def _vjp(prim, args, params, ct, create_graph=False):
+    """Return `J^T ct` of `prim` at `args` through `funcgrad.backward`, per argument (None for constants)."""
+    leaves, node = _apply_on_leaves(prim, args, params)
+    grads = fg.backward(node, cotangent=ct, wrt=list(leaves.values()), create_graph=create_graph)
+    return tuple(grads[leaves[i]] if i in leaves else None for i in range(len(args)))
+
+
+def _jvp(prim, args, params, tangents):
+    """Return `J tangents` through the primitive's JVP rule (zeros if the rule says zero)."""
+    out = prim(*args, **params)
+    t_out = apply_jvp(prim, tangents, out, args, params)
+    if t_out is None:
+        return np.zeros(np.shape(out), dtype=np.asarray(out).dtype)
+    assert type(t_out) is not Node, f"{prim.name}: the JVP of plain arrays returned a node"
+    assert t_out.shape == np.shape(out), f"{prim.name}: JVP shape {t_out.shape} != {np.shape(out)}"
+    assert t_out.dtype == np.asarray(out).dtype, f"{prim.name}: JVP dtype {t_out.dtype}"
+    return t_out
+
+
+def _check_cotangents(prim, args, cts):
+    for i, (a, c) in enumerate(zip(args, cts, strict=True)):
+        if c is None:
+            continue
+        assert np.shape(c) == np.shape(a), (
+            f"{prim.name}: gradient of argument {i} has shape {np.shape(c)}, not {np.shape(a)}"
+        )
+        assert c.dtype == a.dtype, (
+            f"{prim.name}: gradient of argument {i} has dtype {c.dtype}, not {a.dtype}"
+        )
+
+
+def _positional_arity(fn, skip=0):
+    """Number of positional parameters of `fn` after the first `skip`, or None if variadic."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    n = 0
+    for p in sig.parameters.values():
+        if p.kind is p.VAR_POSITIONAL:
+            return None
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            n += 1
+    return n - skip
+
+
+def _keyword_only(fn):
+    """Names of the keyword-only parameters of `fn`, or None if it takes `**kwargs`."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        return None
+    return {p.name for p in sig.parameters.values() if p.kind is p.KEYWORD_ONLY}
+
+
+# --- declarations ------------------------------------------------------------
+
+
+@each_primitive
+@given(data=st.data())
+def test_every_primitive_declares_forward_vjp_jvp(prim, data):
+    assert prim.name and isinstance(prim.name, str)
+    assert prim.doc and "\n" not in prim.doc, f"{prim.name}: give a one-line doc"
+    assert callable(prim.forward), f"{prim.name}: forward is not callable"
+    assert prim.vjp is not None, f"{prim.name}: no VJP rule"
+    assert prim.jvp is not None, f"{prim.name}: no JVP rule"
+    assert prim.sample is not None, f"{prim.name}: no Sample, so no generic test covers it"
+
+    assert type(prim.vjp) is tuple or callable(prim.vjp), f"{prim.name}: vjp is {prim.vjp!r}"
+    assert prim.jvp in (LINEAR, ELEMENTWISE) or type(prim.jvp) is tuple or callable(prim.jvp), (
+        f"{prim.name}: jvp is {prim.jvp!r}"
+    )
+    if prim.jvp is ELEMENTWISE:
+        assert type(prim.vjp) is tuple, f"{prim.name}: ELEMENTWISE needs per-input VJP rules"
+    for kind, rules in (("vjp", prim.vjp), ("jvp", prim.jvp)):
+        if type(rules) is tuple:
+            assert rules, f"{prim.name}: empty {kind} tuple"
+            for r in rules:
+                assert r is None or callable(r), f"{prim.name}: a {kind} rule is {r!r}"
+
+    arity = _positional_arity(prim.forward, skip=1)  # forward(xp, *args)
+    args, params = _sample(prim, Draw(data))
+    if arity is not None:
+        assert len(args) == arity, (
+            f"{prim.name}: the sample gives {len(args)} arguments, forward takes {arity}"
+        )
+    for kind, rules in (("vjp", prim.vjp), ("jvp", prim.jvp)):
+        if type(rules) is tuple:
+            assert len(rules) == len(args), (
+                f"{prim.name}: {len(rules)} {kind} rules for {len(args)} inputs"
+            )
+
+    assert isinstance(prim.params, tuple), f"{prim.name}: params must be a tuple of names"
+    keywords = _keyword_only(prim.forward)
+    if keywords is not None:
+        assert keywords == set(prim.params), (
+            f"{prim.name}: forward's keyword-only parameters {sorted(keywords)} "
+            f"differ from params {prim.params}"
+        )
+    assert set(params) <= set(prim.params), (
+        f"{prim.name}: the sample passes {sorted(params)}, params declares {prim.params}"
+    )
+
+
+# --- first order ---------------------------------------------------------------
+
+
+@each_primitive
+@given(data=st.data())
+def test_vjp_matches_finite_differences(prim, data):
+    if prim.name in NOT_A_DERIVATIVE:
+        pytest.skip(NOT_A_DERIVATIVE[prim.name])
+    g = Draw(data)
+    args, params = _sample(prim, g)
+    out = prim(*args, **params)
+    u = direction(g, np.shape(out))
+    v = directions(g, args)
+
+    cts = _vjp(prim, args, params, u)
+    _check_cotangents(prim, args, cts)
+    fd = 0.0 * out if prim.name in ZERO_GRADIENT else numeric_jvp(prim, args, params, v)
+
+    lhs = inner(u, fd)  # <u, J v> by central differences
+    rhs = sum(inner(c, t) for c, t in zip(cts, v, strict=True))  # <J^T u, v> by the VJP rules
+    scale = inner_abs(u, fd) + sum(inner_abs(c, t) for c, t in zip(cts, v, strict=True))
+    assert_close(rhs, lhs, prim.sample.tol, scale, f"{prim.name} <J^T u, v> vs <u, J v>")
+
+
+@each_primitive
+@given(data=st.data())
+def test_jvp_matches_finite_differences(prim, data):
+    g = Draw(data)
+    args, params = _sample(prim, g)
+    v = directions(g, args)
+
+    t_out = _jvp(prim, args, params, v)
+    if prim.name in ZERO_GRADIENT:
+        fd = np.zeros(np.shape(t_out))
+    else:
+        fd = numeric_jvp(prim, args, params, v)
+    scale = float(np.max(np.abs(fd))) if fd.size else 0.0
+    assert_close(t_out, fd, prim.sample.tol, scale, f"{prim.name} J v")
+
+
+@each_primitive
+@given(data=st.data())
+def test_jvp_and_vjp_agree(prim, data):
+    if prim.name in NOT_A_DERIVATIVE:
+        pytest.skip(NOT_A_DERIVATIVE[prim.name])
+    g = Draw(data)
+    args, params = _sample(prim, g)
+    out = prim(*args, **params)
+    u = direction(g, np.shape(out))
+    v = directions(g, args)
+
+    t_out = _jvp(prim, args, params, v)
+    cts = _vjp(prim, args, params, u)
+    lhs = inner(u, t_out)
+    rhs = sum(inner(c, t) for c, t in zip(cts, v, strict=True))
+    scale = inner_abs(u, t_out) + sum(inner_abs(c, t) for c, t in zip(cts, v, strict=True))
+    assert_close(rhs, lhs, AGREE_TOL, scale, f"{prim.name} <J^T u, v> (VJP) vs <u, J v> (JVP)")
+
+
+# --- second order --------------------------------------------------------------
+
+
+@each_primitive
+@given(data=st.data())
+def test_second_order(prim, data):
+    if not prim.sample.second_order:
+        return  # declared piecewise linear or constant: nothing to check
+    if prim.name in NOT_A_DERIVATIVE:
+        pytest.skip(NOT_A_DERIVATIVE[prim.name])
+    g = Draw(data)
+    args, params = _sample(prim, g)
+    out = prim(*args, **params)
+    u = direction(g, np.shape(out))
+    v = directions(g, args)
+    w = directions(g, args)
+
+    def h(*point):  # x -> <J(x)^T u, v>, with first-order backward
+        return sum(inner(c, t) for c, t in zip(_vjp(prim, point, params, u), v, strict=True))
+
+    # The same function as a graph (create_graph), differentiated again.
+    leaves, node = _apply_on_leaves(prim, args, params)
+    grads = fg.backward(node, cotangent=u, wrt=list(leaves.values()), create_graph=True)
+    first = {i: grads[leaf] for i, leaf in leaves.items()}
+    for i, c in first.items():
+        c_value = c.value if type(c) is Node else c
+        assert c_value.shape == np.shape(args[i]) and c_value.dtype == args[i].dtype
+    expected_first = _vjp(prim, args, params, u)
+    for i, c in first.items():
+        assert_close(
+            c.value if type(c) is Node else c,
+            expected_first[i],
+            AGREE_TOL,
+            float(np.max(np.abs(expected_first[i]), initial=0.0)),
+            f"{prim.name}: create_graph gradient vs first-order gradient",
+        )
+
+    s = None
+    for i, c in first.items():
+        if type(c) is Node:  # a plain array does not depend on the leaves
+            term = sum_(multiply(c, v[i]), axis=None, keepdims=False)
+            s = term if s is None else add(s, term)
+    if s is None:
+        analytic, scale = 0.0, 0.0
+    else:
+        hess = fg.backward(s, wrt=list(leaves.values()))
+        analytic = sum(inner(hess[leaves[i]], w[i]) for i in leaves)
+        scale = sum(inner_abs(hess[leaves[i]], w[i]) for i in leaves)
+    numeric = numeric_derivative(h, args, w)
+    assert_close(
+        analytic,
+        numeric,
+        prim.sample.tol,
+        scale,
+        f"{prim.name} second order: d/dx <J(x)^T u, v> in direction w",
+    )
+
+
+# --- forward against NumPy -----------------------------------------------------
+
+
+def _softmax(x, *, axis=-1):
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def _logsumexp(x, *, axis=None, keepdims=False):
+    m = np.max(x, axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+    return out if keepdims else np.squeeze(out, axis=axis)
+
+
+def _log_softmax(x, *, axis=-1):
+    return x - _logsumexp(x, axis=axis, keepdims=True)
+
+
+def _scatter_add(values, *, index, shape):
+    out = np.zeros(shape, dtype=values.dtype)
+    np.add.at(out, index, values)
+    return out
+
+
+def _wrapped_function(*leaves, fn, args_def, index, **_):
+    # custom_vjp_call, custom_jvp_call, checkpoint_call: the user's function itself.
+    f = getattr(fn, "fun", fn)
+    out = f(*fg.tree.tree_unflatten(args_def, list(leaves)))
+    return fg.tree.tree_leaves(out)[index]
+
+
+# Names NumPy spells differently, or does not have. Everything else is looked
+# up as `numpy.<name>`, then `numpy.linalg.<name>`, and called with the same
+# arguments and keyword parameters as the primitive.
+NUMPY_REFERENCE = {
+    "identity": lambda x: x,  # numpy.identity makes an identity matrix
+    "stop_gradient": lambda x: x,
+    "hook": lambda x, *, fns: x,
+    "astype": lambda x, *, dtype: x.astype(dtype),
+    "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
+    "relu": lambda x: np.maximum(x, 0.0),
+    "softplus": lambda x: np.log1p(np.exp(x)),
+    "softmax": _softmax,
+    "log_softmax": _log_softmax,
+    "logsumexp": _logsumexp,
+    "getitem": lambda x, *, index: x[index],
+    "scatter_add": _scatter_add,
+    "concatenate": lambda *arrays, axis: np.concatenate(arrays, axis=axis),
+    "stack": lambda *arrays, axis: np.stack(arrays, axis=axis),
+    "einsum": lambda *ops, subscripts, optimize: np.einsum(subscripts, *ops, optimize=optimize),
+    "logabsdet": lambda x: np.linalg.slogdet(x)[1],
+    "custom_vjp_call": _wrapped_function,
+    "custom_jvp_call": _wrapped_function,
+    "checkpoint_call": _wrapped_function,
+}
+
+# Primitives with no NumPy counterpart to compare with, and why.
+NO_REFERENCE: dict[str, str] = {}
+
+
+def _reference(name):
+    if name in NUMPY_REFERENCE:
+        return NUMPY_REFERENCE[name]
+    return getattr(np, name, None) or getattr(np.linalg, name, None)
+
+
+@each_primitive
+@given(data=st.data())
+def test_forward_matches_numpy(prim, data):
+    if prim.name in NO_REFERENCE:
+        assert NO_REFERENCE[prim.name], f"{prim.name}: say why it has no NumPy reference"
+        return
+    ref = _reference(prim.name)
+    assert ref is not None, (
+        f"{prim.name}: no NumPy counterpart; add one to NUMPY_REFERENCE in "
+        f"tests/ops/test_rules.py, or list it in NO_REFERENCE with the reason"
+    )
+    args, params = _sample(prim, Draw(data))
+    expected = np.asarray(ref(*args, **params))
+    actual = prim(*args, **params)
+    assert isinstance(actual, (np.ndarray, np.generic)), f"{prim.name} returned {type(actual)}"
+    assert np.shape(actual) == expected.shape, (
+        f"{prim.name}: shape {np.shape(actual)} != {expected.shape}"
+    )
+    assert np.asarray(actual).dtype == expected.dtype, (
+        f"{prim.name}: dtype {actual.dtype} != {expected.dtype}"
+    )
+    np.testing.assert_allclose(actual, expected, rtol=1e-10, atol=1e-12, err_msg=prim.name)
+
+    _, node = _apply_on_leaves(prim, args, params)  # the same value when recording a graph
+    np.testing.assert_array_equal(node.value, actual, err_msg=prim.name)
+    if isinstance(node.value, np.ndarray):
+        assert not node.value.flags.writeable, f"{prim.name}: the node's value is writeable"
+
+
+# --- dtypes --------------------------------------------------------------------
+
+
+@each_primitive
+@given(data=st.data())
+def test_dtype_preserved(prim, data):
+    g = Draw(data)
+    args64, params = _sample(prim, g)
+    args = _as_float32(args64)
+    out = prim(*args, **params)
+    expected = np.dtype(params["dtype"]) if "dtype" in params else np.dtype(np.float32)
+    assert np.asarray(out).dtype == expected, (
+        f"{prim.name}: float32 in, {np.asarray(out).dtype} out"
+    )
+
+    u = direction(g, np.shape(out), expected)
+    cts = _vjp(prim, args, params, u)
+    _check_cotangents(prim, args, cts)  # shapes, and float32 gradients
+    t_out = _jvp(prim, args, params, directions(g, args))
+    assert t_out.dtype == expected
+
+    # Same gradients as in float64, to float32 accuracy.
+    cts64 = _vjp(prim, args64, params, u.astype(np.float64))
+    for c, c64 in zip(cts, cts64, strict=True):
+        if c is not None:
+            assert_close(
+                c,
+                c64,
+                1e-3,
+                float(np.max(np.abs(c64), initial=0.0)),
+                f"{prim.name}: float32 gradient vs float64",
+            )
+
+
+@each_primitive
+@given(data=st.data())
+def test_vjp_rules_do_not_upcast_float32(prim, data):
+    # The engine casts every cotangent back to its input's dtype, which would
+    # hide a rule that computes in float64 (twice the memory and time).
+    g = Draw(data)
+    args64, params = _sample(prim, g)
+    args = _as_float32(args64)
+    out = prim(*args, **params)
+    if np.asarray(out).dtype != np.float32:
+        return  # a dtype-changing primitive (astype): its rule works in the output dtype
+    if _pins_float64(params):
+        return  # the sample stores float64 data in params (custom_vjp_call's residuals)
+    ct = direction(g, np.shape(out), np.float32)
+    if type(prim.vjp) is tuple:
+        results = [None if r is None else r(ct, out, *args, **params) for r in prim.vjp]
+    else:
+        results = list(prim.vjp(ct, out, *args, **params))
+    for i, (a, c) in enumerate(zip(args, results, strict=True)):
+        if c is not None and is_float_array(a):
+            assert np.asarray(c).dtype == np.float32, (
+                f"{prim.name}: the VJP rule for argument {i} returned {np.asarray(c).dtype} "
+                f"for float32 inputs"
+            )
