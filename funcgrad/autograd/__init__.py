@@ -33,3 +33,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 
 __all__ = ["Variable", "backward", "enable_grad", "grad", "no_grad", "set_grad_enabled"]
+
+from funcgrad.autograd import anomaly, profiler  # noqa: E402
+from funcgrad.autograd.anomaly import detect_anomaly, set_detect_anomaly  # noqa: E402
+
+__all__ += ["anomaly", "detect_anomaly", "profiler", "set_detect_anomaly"]
+
+from funcgrad.autograd.function import Function  # noqa: E402
+from funcgrad.autograd.gradcheck import gradcheck, gradgradcheck  # noqa: E402
+
+__all__ += ["Function", "gradcheck", "gradgradcheck"]

@@ -1,7 +1,8 @@
 """`autograd.Variable`: PyTorch 0.3's wrapper, with 0.3's printing and `volatile`.
 
 A `Variable` is a `Tensor` that prints as 0.3 printed it
-(`Variable containing:` ... `[funcgrad.FloatTensor of size 1]`). Results of
+(`Variable containing:` ... `[funcgrad.FloatTensor of size 1]`); its
+`.data` is a `LegacyTensor`, printed without the header. Results of
 operations on Variables, and their gradients, are Variables too. A result
 that depends on a volatile Variable is volatile: it does not require grad,
 and calling `.backward()` on it raises, as in 0.3.
@@ -49,3 +50,22 @@ class Variable(Tensor):
     def volatile(self) -> bool:
         """Whether this Variable (or one it was computed from) is volatile."""
         return self._volatile
+
+
+class LegacyTensor(Tensor):
+    """What `Variable.data` is: 0.3's plain tensor, printed the 0.3 way without a header.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> from funcgrad.autograd import Variable
+        >>> Variable(torch.Tensor([1]), requires_grad=True).data
+        1
+        [funcgrad.FloatTensor of size 1]
+        <BLANKLINE>
+    """
+
+    __slots__ = ()
+    _legacy_print = "tensor"
+
+
+Variable._data_class = LegacyTensor
