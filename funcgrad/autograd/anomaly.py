@@ -31,7 +31,7 @@ import warnings
 from funcgrad.backend import xp_of
 from funcgrad.graph import Node
 from funcgrad.ops.registry import Primitive
-from funcgrad.tensor.engine import BackwardFunction
+from funcgrad.tensor.engine import grad_fn_of
 
 _walk_module = importlib.import_module("funcgrad.transforms.backward")
 
@@ -273,7 +273,7 @@ _OBSERVER = _AnomalyObserver()
 
 
 def _message(node: Node, index: int, what: str) -> str:
-    name = BackwardFunction(node).name()
+    name = grad_fn_of(node).name()
     # NOTE: PyTorch's wording, including its "0th", "1th", ... ordinals.
     head = f"Function '{name}' returned {what} values in its {index}th output."
     frames = _forward_stack(node)

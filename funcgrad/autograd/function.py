@@ -33,6 +33,7 @@ from funcgrad.errors import NotDifferentiableError, ShapeError, _with_link
 from funcgrad.graph import Node, leaf, make_node
 from funcgrad.ops.registry import Primitive, Sample, register
 from funcgrad.tensor import grad_mode
+from funcgrad.tensor import engine as _engine
 from funcgrad.tensor.engine import BackwardFunction
 from funcgrad.tensor.tensor import Tensor, _any_volatile, _new_like
 from funcgrad.transforms import _trace
@@ -610,3 +611,5 @@ class _SampleFunction(Function):
         x, y, out = ctx.saved_tensors
         # d/dx = exp(x) * scale + y = (out - x * y) + y
         return grad_output * (out - x * y + y), grad_output * x, None
+
+_engine._GRAD_FN_CLASSES[function_call] = FunctionBackward

@@ -44,7 +44,7 @@ import warnings
 
 from funcgrad.graph import Node
 from funcgrad.ops.registry import Primitive
-from funcgrad.tensor.engine import BackwardFunction
+from funcgrad.tensor.engine import _GRAD_FN_CLASSES, grad_fn_of
 
 # The module, not the function `funcgrad.transforms.backward` re-exported by
 # `funcgrad.transforms`.
@@ -159,7 +159,9 @@ def _backward_name(node: Node) -> str:
     prim = node.prim
     name = _BACKWARD_NAMES.get(prim)
     if name is None:
-        name = _BACKWARD_NAMES[prim] = BackwardFunction(node).name()
+        name = grad_fn_of(node).name()
+        if prim not in _GRAD_FN_CLASSES:  # Function nodes name themselves per class
+            _BACKWARD_NAMES[prim] = name
     return name
 
 

@@ -7,13 +7,35 @@ May import every layer below it: backend, graph, ops, transforms, numpy.
 
 from funcgrad.tensor import methods as _methods  # noqa: F401  (installs Tensor methods)
 from funcgrad.tensor.creation import (
-    arange, empty, empty_like, eye, from_numpy, full, full_like, is_tensor, linspace,
-    manual_seed, numel, ones, ones_like, rand, rand_like, randint, randn, randn_like,
-    tensor, zeros, zeros_like,
+    arange,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    is_tensor,
+    linspace,
+    manual_seed,
+    numel,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    tensor,
+    zeros,
+    zeros_like,
 )
 from funcgrad.tensor.device import device
 from funcgrad.tensor.grad_mode import (
-    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
     set_grad_enabled,
 )
 from funcgrad.tensor.tensor import Size, Tensor

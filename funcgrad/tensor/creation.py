@@ -60,7 +60,8 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor
         >>> torch.tensor(1.0, requires_grad=True)
         tensor(1., requires_grad=True)
     """
-    value = _to_array(data, default_float_dtype())
+    # Python floats go straight to the requested dtype (not through float32).
+    value = _to_array(data, to_dtype(dtype) if dtype is not None else default_float_dtype())
     value = np.array(value, copy=True)
     return _make(value, dtype, device, requires_grad, "funcgrad.tensor")
 
@@ -70,8 +71,19 @@ def from_numpy(array: np.ndarray) -> Tensor:
 
     Unlike PyTorch, the tensor does not share memory with `array`: funcgrad
     never writes into arrays, and a graph copies what it keeps.
+
+    Examples:
+        >>> import numpy as np
+        >>> import funcgrad as torch
+        >>> a = np.arange(3.0)
+        >>> t = torch.from_numpy(a)
+        >>> a[0] = 5.0
+        >>> t
+        tensor([0., 1., 2.], dtype=funcgrad.float64)
     """
-    return _fresh_leaf(Tensor, np.asarray(array), False)
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"funcgrad.from_numpy: expected np.ndarray (got {type(array).__name__})")
+    return _fresh_leaf(Tensor, np.array(array, copy=True), False)
 
 
 def _filled(fill, size, dtype, device, requires_grad, op):

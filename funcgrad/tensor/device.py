@@ -1,26 +1,59 @@
 """Devices of the imperative layer: `funcgrad.device('cpu')`, `'cuda'`, `'cuda:1'`.
 
-Moving a tensor keeps it in the graph. CUDA needs CuPy and an NVIDIA GPU;
-without them, `.cuda()` raises a clear error.
+CUDA needs CuPy and an NVIDIA GPU; without them, `.cuda()` raises a clear
+`RuntimeError`. Moving a tensor that requires grad is not supported yet
+(`NotImplementedError`): it needs a device-move primitive (TODO(#8)).
 """
 
 from __future__ import annotations
 
-import attrs
 
-
-@attrs.frozen
 class device:  # noqa: N801  (PyTorch's name)
     """A device: its type (`'cpu'` or `'cuda'`) and index (None, or the GPU number).
+
+    Accepts what `torch.device` accepts: `device('cuda:1')`,
+    `device('cuda', 1)`, `device('cpu')`, or another device.
 
     Examples:
         >>> import funcgrad as torch
         >>> torch.device("cuda:1")
         device(type='cuda', index=1)
+        >>> torch.device("cuda", 0) == torch.device("cuda:0")
+        True
+        >>> str(torch.device("cpu"))
+        'cpu'
     """
 
-    type: str
-    index: int | None = None
+    __slots__ = ("type", "index")
+
+    def __init__(self, type: str | device, index: int | None = None):  # noqa: A002
+        if isinstance(type, device):
+            kind, idx = type.type, type.index
+        else:
+            text = str(type)
+            kind, _, idx_text = text.partition(":")
+            if kind not in ("cpu", "cuda") or (idx_text and not idx_text.isdigit()):
+                raise ValueError(
+                    f"funcgrad.device: expected 'cpu', 'cuda' or 'cuda:N', got {type!r}"
+                )
+            idx = int(idx_text) if idx_text else None
+        if index is not None:
+            if idx is not None:
+                raise ValueError(
+                    f"funcgrad.device: the index is given twice ({type!r} and {index!r})"
+                )
+            idx = int(index)
+        object.__setattr__(self, "type", kind)
+        object.__setattr__(self, "index", idx)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("funcgrad.device is immutable")
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
 
     def __str__(self) -> str:
         return self.type if self.index is None else f"{self.type}:{self.index}"
@@ -39,13 +72,11 @@ def parse_device(d) -> device:
     """
     if isinstance(d, device):
         return d
-    if isinstance(d, int):
+    if isinstance(d, int) and not isinstance(d, bool):
         return device("cuda", d)
-    text = str(d)
-    kind, _, index = text.partition(":")
-    if kind not in ("cpu", "cuda") or (index and not index.isdigit()):
-        raise ValueError(f"funcgrad.device: expected 'cpu', 'cuda' or 'cuda:N', got {d!r}")
-    return device(kind, int(index) if index else None)
+    if isinstance(d, str):
+        return device(d)
+    raise ValueError(f"funcgrad.device: expected 'cpu', 'cuda' or 'cuda:N', got {d!r}")
 
 
 def device_of(value) -> device:

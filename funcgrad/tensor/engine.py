@@ -18,15 +18,18 @@ import weakref
 
 from funcgrad.backend import xp_of
 from funcgrad.graph import Node
+from funcgrad.tensor.tensor import Tensor, _new_like, owner_of
 from funcgrad.transforms import hooks as _hooks
 from funcgrad.transforms.backward import walk
-from funcgrad.tensor.tensor import Tensor, _new_like, owner_of
 
 # Non-leaf tensors with hooks or retain_grad: id(node) -> (node, weakref(tensor)).
 # Leaves need no entry: their node's params name their owner.
 _TRACKED: dict[int, tuple] = {}
-# Tensors that have hooks (so a walk with none anywhere pays nothing).
-_HOOKED: weakref.WeakSet = weakref.WeakSet()
+# Tensors that have hooks (so a walk with none anywhere pays nothing):
+# id(tensor) -> weakref(tensor).
+# NOTE: not a WeakSet: a set compares weak references with `==`, which on
+# tensors is elementwise and cannot be turned into a bool.
+_HOOKED: dict[int, weakref.ref] = {}
 _ids = itertools.count()
 
 
@@ -37,6 +40,12 @@ def track(t: Tensor) -> None:
         return
     key = id(node)
     _TRACKED[key] = (node, weakref.ref(t, lambda _, key=key: _TRACKED.pop(key, None)))
+
+
+def add_hooked(t: Tensor) -> None:
+    """Remember (weakly) a tensor that has hooks, so walks consult it."""
+    key = id(t)
+    _HOOKED[key] = weakref.ref(t, lambda _, key=key: _HOOKED.pop(key, None))
 
 
 def _tensor_of(node: Node):
@@ -55,12 +64,21 @@ def _tensor_hooks(order) -> dict:
     """Hook source: the tensor hooks on the nodes of a graph, as graph hooks."""
     if not _HOOKED:
         return {}
-    hooked = {id(t._node): t for t in list(_HOOKED) if t._node is not None and t._hooks}
+    hooked = {}
+    for ref in list(_HOOKED.values()):
+        t = ref()
+        if t is not None and t._node is not None and t._hooks:
+            hooked[id(t._node)] = t
     found = {}
     for node in order:
         t = hooked.get(id(node))
-        if t is not None and t._node is node:
-            found[node] = tuple(_as_graph_hook(fn, type(t)) for fn in t._hooks.values())
+        if t is None or t._node is not node:
+            # A leaf's hooks also apply to older leaf nodes it owned when this
+            # graph was recorded (before an in-place update under no_grad).
+            t = owner_of(node) if node.prim is None else None
+            if t is None or t._node is None or not t._hooks:
+                continue
+        found[node] = tuple(_as_graph_hook(fn, type(t)) for fn in t._hooks.values())
     return found
 
 
@@ -124,7 +142,7 @@ class BackwardFunction:
                 owner = owner_of(i)
                 out.append((AccumulateGrad(owner) if owner is not None else None, 0))
             else:
-                out.append((BackwardFunction(i), 0))
+                out.append((grad_fn_of(i), 0))
         return tuple(out)
 
     def __eq__(self, other) -> bool:
@@ -135,6 +153,15 @@ class BackwardFunction:
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {hex(id(self._node))}>"
+
+
+# grad_fn classes of primitives whose nodes name themselves (autograd.Function).
+_GRAD_FN_CLASSES: dict = {}
+
+
+def grad_fn_of(node: Node) -> BackwardFunction:
+    """Return the grad_fn object of a non-leaf node (named after its primitive or Function)."""
+    return _GRAD_FN_CLASSES.get(node.prim, BackwardFunction)(node)
 
 
 class AccumulateGrad:
@@ -163,8 +190,13 @@ def _wrap_grad(g, cls):
 
 
 def _roots_and_seeds(tensors, grad_tensors, create_graph, op):
+    if len(grad_tensors) != len(tensors):
+        raise RuntimeError(
+            f"{op}: got {len(grad_tensors)} gradients for {len(tensors)} tensors; pass one "
+            f"gradient (or None for a one-element tensor) per tensor"
+        )
     roots, seeds = [], []
-    for k, (t, g) in enumerate(zip(tensors, grad_tensors)):
+    for k, (t, g) in enumerate(zip(tensors, grad_tensors, strict=True)):
         if not isinstance(t, Tensor):
             raise TypeError(f"{op}: element {k} of tensors is a {type(t).__name__}, not a Tensor")
         if t._volatile:
@@ -203,39 +235,90 @@ def _roots_and_seeds(tensors, grad_tensors, create_graph, op):
     return tuple(roots), tuple(seeds)
 
 
+def _check_inputs(inputs, op: str) -> tuple:
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    for k, t in enumerate(inputs):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{op}: element {k} of inputs is a {type(t).__name__}, not a Tensor")
+        if t._node is None:
+            raise RuntimeError(
+                f"{op}: one of the differentiated Tensors (input {k}, shape "
+                f"{tuple(t.shape)}) does not require grad; set requires_grad=True on it"
+            )
+    return inputs
+
+
+def _nodes_by_tensor(order, inputs) -> dict:
+    """`{id(tensor): (tensor, [its nodes in the graph])}` for the tensors the graph touches.
+
+    A leaf may own several nodes of one graph: a value rebound by an in-place
+    update under `no_grad` (`x.data.fill_(0)`, `w -= lr * w.grad`) gets a new
+    leaf node, and graphs recorded before still hold the old one. Gradients
+    of all of them belong to the tensor, as in PyTorch.
+    """
+    found: dict[int, tuple] = {}
+    for node in order:
+        t = _tensor_of(node)
+        if t is None or t._node is None:
+            continue
+        entry = found.get(id(t))
+        if entry is None:
+            found[id(t)] = (t, [node])
+        elif node not in entry[1]:
+            entry[1].append(node)
+    if inputs is not None:  # non-leaf inputs need no hook or retain_grad to be found
+        in_graph = {id(n) for n in order}
+        for t in inputs:
+            if id(t._node) in in_graph and id(t) not in found:
+                found[id(t)] = (t, [t._node])
+    return found
+
+
+def _sum_grads(grads, nodes):
+    total = None
+    for node in nodes:
+        g = grads.get(node)
+        if g is not None:
+            total = g if total is None else total + g
+    return total
+
+
 def run_backward(tensors, grad_tensors, inputs=None, create_graph: bool = False) -> None:
     """Compute gradients of `tensors` and accumulate them into leaves' `.grad`.
 
-    Implements `Tensor.backward` and `autograd.backward`.
+    Implements `Tensor.backward` and `autograd.backward`. The order of
+    effects is: tensor hooks (inside the walk), then `retain_grad`, then
+    accumulation into the leaves' `.grad`, then post-accumulate hooks.
     """
+    from funcgrad.graph import toposort
+
     op = "funcgrad.autograd.backward"
     roots, seeds = _roots_and_seeds(tensors, grad_tensors, create_graph, op)
     if inputs is not None:
-        inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
-        targets = [t for t in inputs if t._node is not None]
-        wrt = tuple(t._node for t in targets)
-    else:
-        from funcgrad.graph import toposort
-
-        order = toposort(*roots)
-        targets = []
-        for node in order:
-            t = _tensor_of(node)
-            if t is not None and (node.prim is None or t._retains_grad):
-                targets.append(t)
-        wrt = tuple(t._node for t in targets)
+        inputs = _check_inputs(inputs, op)
+        if not inputs:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        chosen = {id(t) for t in inputs}
+    order = toposort(*roots)
+    targets = []
+    for t, nodes in _nodes_by_tensor(order, inputs).values():
+        if inputs is not None:
+            if id(t) in chosen:
+                targets.append((t, nodes))
+        elif t.is_leaf or t._retains_grad:
+            targets.append((t, nodes))
+    wrt = tuple(n for _, nodes in targets for n in nodes)
     grads = walk(roots, seeds, wrt, create_graph=create_graph)
     # retain_grad (non-leaves) first, then accumulation into leaves, then post hooks.
     leaves = []
-    for t in targets:
-        g = grads.get(t._node) if t._node in grads else None
+    for t, nodes in targets:
+        g = _sum_grads(grads, nodes)
         if g is None:
             continue
-        if not t.is_leaf:
-            if t._retains_grad or inputs is not None:
-                _accumulate(t, g, create_graph)
-            continue
-        leaves.append((t, g))
+        if t.is_leaf:
+            leaves.append((t, g))
+        else:
+            _accumulate(t, g, create_graph)
     for t, g in leaves:
         _accumulate(t, g, create_graph)
     for t, _ in leaves:
@@ -289,15 +372,25 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         grad_outputs = (grad_outputs,)
     op = "funcgrad.autograd.grad"
     roots, seeds = _roots_and_seeds(outputs, tuple(grad_outputs), create_graph, op)
-    for k, t in enumerate(inputs):
-        if t._node is None:
-            raise RuntimeError(f"One of the differentiated Tensors (input {k}, shape {tuple(t.shape)}) does not require grad")
-    wrt = tuple(t._node for t in inputs)
+    inputs = _check_inputs(inputs, op)
+    from funcgrad.graph import toposort
+
+    order = toposort(*roots)
+    in_graph = {id(n) for n in order}
+    # Each input's nodes in this graph: its node, and for a leaf any older
+    # leaf node it owned when the graph was recorded (see _nodes_by_tensor).
+    owned = _nodes_by_tensor(order, None)
+    nodes_of = []
+    for t in inputs:
+        nodes = [t._node] if id(t._node) in in_graph else []
+        if t.is_leaf and id(t) in owned:
+            nodes += [n for n in owned[id(t)][1] if n is not t._node]
+        nodes_of.append(nodes)
+    wrt = tuple(n for nodes in nodes_of for n in nodes)
     grads = walk(roots, seeds, wrt, create_graph=create_graph)
-    reached = _reached(roots, wrt)
     result = []
-    for k, t in enumerate(inputs):
-        if id(t._node) not in reached:
+    for k, (t, nodes) in enumerate(zip(inputs, nodes_of, strict=True)):
+        if not nodes:
             if materialize_grads:
                 result.append(_wrap_grad(xp_of(t._value).zeros_like(t._value), type(t)))
                 continue
@@ -309,12 +402,5 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 )
             result.append(None)
             continue
-        result.append(_wrap_grad(grads[t._node], type(t)))
+        result.append(_wrap_grad(_sum_grads(grads, nodes), type(t)))
     return tuple(result)
-
-
-def _reached(roots, wrt) -> set:
-    from funcgrad.graph import toposort
-
-    ids = {id(n) for n in toposort(*roots)}
-    return {id(n) for n in wrt if id(n) in ids}

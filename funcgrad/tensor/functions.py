@@ -15,7 +15,7 @@ from funcgrad import nn as _nn
 from funcgrad import numpy as fnp
 from funcgrad.tensor.tensor import Tensor, _apply, _new_like, _unwrap_value
 
-__all__ = ['abs', 'acos', 'add', 'argmax', 'argmin', 'asin', 'atan', 'atan2', 'bmm', 'cat', 'clamp', 'clip', 'concatenate', 'cos', 'cosh', 'cumsum', 'div', 'dot', 'einsum', 'exp', 'expand', 'expm1', 'flatten', 'flip', 'log', 'log1p', 'log_softmax', 'logsumexp', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mm', 'mul', 'neg', 'norm', 'outer', 'permute', 'pow', 'prod', 'reciprocal', 'relu', 'reshape', 'sigmoid', 'sign', 'sin', 'sinh', 'softmax', 'sqrt', 'square', 'squeeze', 'stack', 'std', 'sub', 'sum', 't', 'tan', 'tanh', 'transpose', 'unsqueeze', 'var', 'where']
+__all__ = ['abs', 'acos', 'add', 'all', 'allclose', 'any', 'argmax', 'argmin', 'asin', 'atan', 'atan2', 'bmm', 'cat', 'clamp', 'clip', 'concatenate', 'cos', 'cosh', 'cumsum', 'div', 'dot', 'einsum', 'equal', 'exp', 'expand', 'expm1', 'flatten', 'flip', 'log', 'log1p', 'log_softmax', 'logsumexp', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mm', 'mul', 'neg', 'norm', 'outer', 'permute', 'pow', 'prod', 'reciprocal', 'relu', 'reshape', 'sigmoid', 'sign', 'sin', 'sinh', 'softmax', 'sqrt', 'square', 'squeeze', 'stack', 'std', 'sub', 'sum', 't', 'tan', 'tanh', 'transpose', 'unsqueeze', 'var', 'where']
 
 _ValuesIndices = namedtuple("return_types", ["values", "indices"])
 
@@ -64,12 +64,16 @@ def add(input, other, *, alpha=1):  # noqa: A002
         >>> torch.add(torch.ones(2), torch.ones(2), alpha=3)
         tensor([4., 4.])
     """
-    return _apply(lambda a, b: a + b * alpha if alpha != 1 else a + b, input, other)
+    if alpha != 1:
+        return _apply(lambda a, b: fnp.add(a, fnp.multiply(b, alpha)), input, other)
+    return _apply(fnp.add, input, other)
 
 
 def sub(input, other, *, alpha=1):  # noqa: A002
     """Return `input - alpha * other`."""
-    return _apply(lambda a, b: a - b * alpha if alpha != 1 else a - b, input, other)
+    if alpha != 1:
+        return _apply(lambda a, b: fnp.subtract(a, fnp.multiply(b, alpha)), input, other)
+    return _apply(fnp.subtract, input, other)
 
 
 def mul(input, other):  # noqa: A002
@@ -196,6 +200,57 @@ def argmax(input, dim=None, keepdim=False):  # noqa: A002
 def argmin(input, dim=None, keepdim=False):  # noqa: A002
     """Return the indices of the minima (no gradient)."""
     return _new_like(Tensor, np.argmin(_unwrap_value(input), axis=dim, keepdims=keepdim), None)
+
+
+def _boolean_reduce(name):
+    def f(input, dim=None, keepdim=False):  # noqa: A002
+        value = getattr(np, name)(_unwrap_value(input), axis=dim, keepdims=keepdim)
+        return _new_like(Tensor, np.asarray(value), None)
+
+    f.__name__ = f.__qualname__ = name
+    return f
+
+
+all = _boolean_reduce("all")  # noqa: A001
+all.__doc__ = """Return whether every element (over `dim`, if given) is true, as a bool tensor.
+
+Examples:
+    >>> import funcgrad as torch
+    >>> torch.all(torch.tensor([1.0, 0.0]))
+    tensor(False)
+"""
+any = _boolean_reduce("any")  # noqa: A001
+any.__doc__ = """Return whether some element (over `dim`, if given) is true, as a bool tensor.
+
+Examples:
+    >>> import funcgrad as torch
+    >>> torch.any(torch.tensor([1.0, 0.0]))
+    tensor(True)
+"""
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:  # noqa: A002
+    """Return whether `|input - other| <= atol + rtol * |other|` everywhere (a Python bool).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.allclose(torch.tensor([1.0]), torch.tensor([1.0 + 1e-7]))
+        True
+    """
+    return bool(np.allclose(_unwrap_value(input), _unwrap_value(other), rtol=rtol, atol=atol,
+                            equal_nan=equal_nan))
+
+
+def equal(input, other) -> bool:  # noqa: A002
+    """Return whether two tensors have the same shape and elements (a Python bool).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.equal(torch.ones(2), torch.tensor([1.0, 1.0]))
+        True
+    """
+    a, b = _unwrap_value(input), _unwrap_value(other)
+    return a.shape == b.shape and bool(np.all(a == b))
 
 
 def cumsum(input, dim):  # noqa: A002

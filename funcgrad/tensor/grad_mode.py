@@ -32,35 +32,43 @@ def is_inference_mode_enabled() -> bool:
     return getattr(_state, "inference", False)
 
 
+def _saved() -> list:
+    """This thread's stack of modes saved by the `with` blocks now open."""
+    stack = getattr(_state, "saved", None)
+    if stack is None:
+        stack = _state.saved = []
+    return stack
+
+
 class _Mode:
-    """Base of the grad-mode context managers; also usable as a decorator."""
+    """Base of the grad-mode context managers; also usable as a decorator.
+
+    The mode to restore on exit is pushed on a per-thread stack (not kept on
+    the instance), so one instance can be nested, reused, shared between
+    threads, or decorate a recursive function.
+    """
 
     _enabled: bool = True
     _inference: bool | None = None
 
     def __enter__(self):
-        self._prev = (is_grad_enabled(), is_inference_mode_enabled())
+        _saved().append((is_grad_enabled(), is_inference_mode_enabled()))
         _state.enabled = self._enabled
         if self._inference is not None:
             _state.inference = self._inference
         return self
 
     def __exit__(self, *exc):
-        _state.enabled, _state.inference = self._prev
+        _state.enabled, _state.inference = _saved().pop()
         return False
 
     def __call__(self, fn):
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with self._fresh():
+            with self:
                 return fn(*args, **kwargs)
 
         return wrapper
-
-    def _fresh(self):
-        clone = self.__class__.__new__(self.__class__)
-        clone.__dict__.update(self.__dict__)
-        return clone
 
 
 class no_grad(_Mode):
@@ -146,12 +154,10 @@ class inference_mode(_Mode):
     """
 
     def __init__(self, mode: bool = True):
-        self._enabled = not mode and is_grad_enabled()
-        self._inference = bool(mode)
-        self._mode = mode
+        self._mode = bool(mode)
 
     def __enter__(self):
-        self._prev = (is_grad_enabled(), is_inference_mode_enabled())
+        _saved().append((is_grad_enabled(), is_inference_mode_enabled()))
         if self._mode:
             _state.enabled = False
             _state.inference = True

@@ -62,6 +62,10 @@ def _rebind(self: Tensor, result: Tensor) -> None:
         self._node = result._node
         self._value = result._node.value
         self._grad_fn = None
+        if self._retains_grad:  # retain_grad follows the tensor to its new node
+            from funcgrad.tensor.engine import track
+
+            track(self)
         if self._base is not None:
             self._base._set_value(self._value)
         return
@@ -101,6 +105,10 @@ _METHODS = {
     "maximum": F.maximum, "minimum": F.minimum, "atan2": F.atan2,
     "sum": F.sum, "mean": F.mean, "prod": F.prod, "var": F.var, "std": F.std,
     "max": F.max, "min": F.min, "argmax": F.argmax, "argmin": F.argmin,
+    "all": F.all, "any": F.any, "allclose": F.allclose, "equal": F.equal,
+    "contiguous": lambda self, *args, **kwargs: self,
+    "is_contiguous": lambda self, *args, **kwargs: True,
+    "nelement": lambda self: self.numel(),
     "cumsum": F.cumsum, "norm": F.norm, "logsumexp": F.logsumexp,
     "matmul": F.matmul, "mm": F.mm, "bmm": F.bmm, "dot": F.dot, "outer": F.outer,
     "softmax": F.softmax, "log_softmax": F.log_softmax,

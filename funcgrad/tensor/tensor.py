@@ -14,9 +14,9 @@ accumulate `.grad`, without any registry of tensors.
 from __future__ import annotations
 
 import weakref
+
 import numpy as np
 
-from funcgrad import numpy as fnp
 from funcgrad.backend import freeze
 from funcgrad.graph import Node, make_node
 from funcgrad.tensor import grad_mode
@@ -84,10 +84,19 @@ class Tensor:
         "_base", "_volatile", "_grad_fn", "__weakref__",
     )
     _printed_name = "tensor"
+    _data_class = None  # the class of `.data` (None: this tensor's own class)
+    # NumPy defers binary operators to the tensor (`np.float64(2) * t` is
+    # `t.__rmul__`), so NumPy scalars and arrays on the left act as on the right.
+    __array_priority__ = 1000
 
     def __init__(self, *data, dtype=None, device=None, requires_grad: bool = False):
         if len(data) == 1 and not isinstance(data[0], int):
-            value = _to_array(data[0], dtype or default_float_dtype())
+            # NOTE: the legacy constructor always gives the default float dtype
+            # (`Tensor([1])` is float32 in PyTorch), unlike `funcgrad.tensor`.
+            value = np.array(_to_array(data[0], dtype or default_float_dtype()),
+                             dtype=to_dtype(dtype) if dtype is not None else default_float_dtype())
+        elif not data:  # Tensor(): an empty tensor, as in PyTorch
+            value = np.zeros((0,), dtype=to_dtype(dtype) if dtype is not None else default_float_dtype())
         else:  # Tensor(2, 3): a new tensor of that shape (zeros here)
             value = np.zeros(tuple(int(d) for d in data), dtype=dtype or default_float_dtype())
         _init(self, value)
@@ -128,6 +137,10 @@ class Tensor:
                     f"gradients (got dtype {self._value.dtype} for a tensor of shape "
                     f"{tuple(self._value.shape)})"
                 )
+            # The leaf node holds a read-only value (a copy if the array was
+            # writeable), and so does the tensor: writing into
+            # `x.detach().numpy()` cannot change a value a gradient uses.
+            self._value = freeze(self._value)
             self._node = make_node(None, (), _owner_params(self), self._value)
         else:
             self._node = None
@@ -148,9 +161,9 @@ class Tensor:
         if node is None or node.prim is None:
             return None
         if self._grad_fn is None or self._grad_fn._node is not node:
-            from funcgrad.tensor.engine import BackwardFunction
+            from funcgrad.tensor.engine import grad_fn_of
 
-            self._grad_fn = BackwardFunction(node)
+            self._grad_fn = grad_fn_of(node)
         return self._grad_fn
 
     @property
@@ -192,7 +205,7 @@ class Tensor:
         It aliases this tensor: in-place operations on it (`x.data.fill_(0)`)
         change this tensor's values (recorded graphs keep the old ones).
         """
-        t = _new_like(type(self), self._value, None)
+        t = _new_like(self._data_class or type(self), self._value, None)
         t._base = self
         return t
 
@@ -242,13 +255,13 @@ class Tensor:
         """
         if self._node is None:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        from funcgrad.tensor.engine import _HOOKED, RemovableHandle
+        from funcgrad.tensor.engine import RemovableHandle, add_hooked
 
         if self._hooks is None:
             self._hooks = {}
         handle = RemovableHandle(self._hooks)
         self._hooks[handle.id] = hook
-        _HOOKED.add(self)
+        add_hooked(self)
         return handle
 
     def register_post_accumulate_grad_hook(self, hook):
@@ -303,6 +316,10 @@ class Tensor:
                 node = make_node(node.prim, node.inputs, node.params, value)
             self._node = node
             value = node.value
+            if self._retains_grad:  # retain_grad follows the tensor to its new node
+                from funcgrad.tensor.engine import track
+
+                track(self)
         self._value = value
         if self._base is not None:
             self._base._set_value(value)
@@ -549,6 +566,10 @@ def _unwrap(x, record: bool):
         if record and x._node is not None:
             return x._node
         return x._value
+    if isinstance(x, np.generic) and x.dtype.kind in "biufc":
+        # NOTE: a NumPy scalar acts as a Python number (PyTorch's rule), so
+        # `x * np.float64(2)` stays float32 for a float32 `x`.
+        return x.item()
     if isinstance(x, (list, tuple)):
         return type(x)(_unwrap(v, record) for v in x)
     return x
@@ -589,6 +610,39 @@ def _wrap(result, cls, volatile: bool = False):
 
 def _apply(fn, *args, **kwargs):
     """Run `fn` (a funcgrad.numpy function) on tensors' nodes or values and wrap the result."""
+    # NOTE: the hot path of every operation: tensors and numbers are handled
+    # in one pass; sequences of tensors (cat, stack) and volatile Variables
+    # take the general path below.
+    record = _grad_enabled()
+    cls = Tensor
+    unwrapped = []
+    append = unwrapped.append
+    for a in args:
+        if isinstance(a, Tensor):
+            if a._volatile:
+                break
+            if cls is Tensor and type(a) is not Tensor:
+                cls = type(a)
+            node = a._node
+            append(node if record and node is not None else a._value)
+        elif type(a) is float or type(a) is int:
+            append(a)
+        elif isinstance(a, (list, tuple)):
+            break
+        else:
+            append(_unwrap(a, record))
+    else:
+        result = fn(*unwrapped, **{k: _unwrap(v, record) for k, v in kwargs.items()}) if kwargs \
+            else fn(*unwrapped)
+        if type(result) is Node:
+            t = object.__new__(cls)
+            _init(t, result.value, result)
+            return t
+        return _wrap(result, cls)
+    return _apply_general(fn, args, kwargs)
+
+
+def _apply_general(fn, args, kwargs):
     volatile = _any_volatile(args)
     record = not volatile and _grad_enabled()
     unwrapped = [_unwrap(a, record) for a in args]

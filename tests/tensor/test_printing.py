@@ -1,0 +1,116 @@
+"""How tensors print: PyTorch's layout, checked against fixed strings and against PyTorch itself."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import funcgrad as torch
+from funcgrad.autograd import Variable
+
+
+@pytest.mark.parametrize("make, expected", [
+    (lambda: torch.tensor(27.0), "tensor(27.)"),
+    (lambda: torch.tensor(4.5), "tensor(4.5000)"),
+    (lambda: torch.tensor([6.0, 10.0]), "tensor([ 6., 10.])"),
+    (lambda: torch.tensor([-1.0, 0.5, 1.0]), "tensor([-1.0000,  0.5000,  1.0000])"),
+    (lambda: torch.tensor([0.1, 1.0, 0.0001]), "tensor([1.0000e-01, 1.0000e+00, 1.0000e-04])"),
+    (lambda: torch.tensor([1.0, 2000.0]), "tensor([1.0000e+00, 2.0000e+03])"),
+    (lambda: torch.tensor([1.0, float("inf"), float("nan")]), "tensor([1., inf, nan])"),
+    (lambda: torch.tensor([0.0, 0.0]), "tensor([0., 0.])"),
+    (lambda: torch.tensor([1, 2, 30]), "tensor([ 1,  2, 30])"),
+    (lambda: torch.tensor([True, False]), "tensor([ True, False])"),
+    (lambda: torch.tensor([1, 2], dtype=torch.int32), "tensor([1, 2], dtype=funcgrad.int32)"),
+    (lambda: torch.tensor([1.0], dtype=torch.float64), "tensor([1.], dtype=funcgrad.float64)"),
+    (lambda: torch.tensor([]), "tensor([])"),
+    (lambda: torch.zeros(0, 3), "tensor([], size=(0, 3))"),
+    (lambda: torch.tensor([], dtype=torch.int64), "tensor([], dtype=funcgrad.int64)"),
+    (lambda: torch.ones(2, 2, requires_grad=True),
+     "tensor([[1., 1.],\n        [1., 1.]], requires_grad=True)"),
+    (lambda: torch.ones(2, 1, 2),
+     "tensor([[[1., 1.]],\n\n        [[1., 1.]]])"),
+    (lambda: torch.tensor(1.0, requires_grad=True) * 2, "tensor(2., grad_fn=<MultiplyBackward0>)"),
+])
+def test_repr(make, expected):
+    assert repr(make()) == expected
+
+
+def test_long_vectors_wrap_at_80_columns_and_large_ones_are_summarised():
+    text = repr(torch.arange(30.0))
+    assert text == (
+        "tensor([ 0.,  1.,  2.,  3.,  4.,  5.,  6.,  7.,  8.,  9., 10., 11., 12., 13.,\n"
+        "        14., 15., 16., 17., 18., 19., 20., 21., 22., 23., 24., 25., 26., 27.,\n"
+        "        28., 29.])"
+    )
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert repr(torch.arange(2000)) == "tensor([   0,    1,    2,  ..., 1997, 1998, 1999])"
+
+
+def test_str_and_format():
+    t = torch.tensor(2.5)
+    assert str(t) == repr(t)
+    assert f"{t:.2f}" == "2.50"
+    assert f"{torch.ones(2)}" == "tensor([1., 1.])"
+
+
+def test_variable_prints_the_03_way():
+    v = Variable(torch.Tensor([[1, 2], [3, 4]]))
+    assert repr(v) == "Variable containing:\n1 2\n3 4\n[funcgrad.FloatTensor of size 2x2]\n"
+    assert repr(Variable(torch.Tensor([1.5, -2]))) == (
+        "Variable containing:\n 1.5000\n-2.0000\n[funcgrad.FloatTensor of size 2]\n"
+    )
+    assert repr(Variable(torch.tensor([1.0], dtype=torch.float64))) == (
+        "Variable containing:\n1\n[funcgrad.DoubleTensor of size 1]\n"
+    )
+
+
+def test_grad_fn_repr():
+    y = torch.ones(1, requires_grad=True) + 1
+    assert re.fullmatch(r"<AddBackward0 object at 0x[0-9a-f]+>", repr(y.grad_fn))
+
+
+# --- PyTorch as an oracle ----------------------------------------------------------------
+
+
+def _normalise(text: str) -> str:
+    # "funcgrad." is longer than "torch.", so suffixes may wrap at another place.
+    text = text.replace("torch.", "funcgrad.")
+    return re.sub(r",\n\s+(?=(dtype|requires_grad|grad_fn|size)=)", ", ", text)
+
+
+_ARRAYS = {
+    "normal": lambda rng, shape: rng.standard_normal(shape),
+    "integral": lambda rng, shape: np.round(rng.standard_normal(shape) * 20),
+    "large": lambda rng, shape: rng.standard_normal(shape) * 1e5,
+    "tiny": lambda rng, shape: rng.standard_normal(shape) * 1e-5,
+    "huge": lambda rng, shape: rng.standard_normal(shape) * 1e9,
+    "inf": lambda rng, shape: np.where(rng.random(shape) > 0.5, np.inf, -2.5),
+    "zeros": lambda rng, shape: np.zeros(shape),
+}
+
+
+@settings(max_examples=40)
+@given(
+    kind=st.sampled_from(sorted(_ARRAYS)),
+    shape=st.sampled_from([(), (1,), (3,), (2, 2), (2, 3, 4), (25,), (1001,), (40, 40), (3, 1, 2)]),
+    dtype=st.sampled_from(["float32", "float64", "float16", "int64", "int32", "bool"]),
+    requires_grad=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_repr_matches_pytorch(kind, shape, dtype, requires_grad, seed):
+    torch_ = pytest.importorskip("torch")
+    rng = np.random.default_rng(seed)
+    with np.errstate(all="ignore"):
+        a = _ARRAYS[kind](rng, shape)
+        if dtype == "bool":
+            a = a > 0
+        elif dtype.startswith("int"):
+            a = np.nan_to_num(np.round(a), posinf=7, neginf=-7).clip(-1e6, 1e6)
+        a = np.asarray(a).astype(dtype)
+    requires_grad = requires_grad and a.dtype.kind == "f"
+    expected = repr(torch_.tensor(a, requires_grad=requires_grad))
+    assert _normalise(repr(torch.tensor(a, requires_grad=requires_grad))) == _normalise(expected)
