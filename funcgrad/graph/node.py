@@ -14,6 +14,7 @@ any attrs instance.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -41,6 +42,8 @@ class Node:
         inputs: The primitive's inputs: nodes, or constants.
         params: The primitive's static parameters (axis, shape, ...), read-only.
         value: The read-only array this node computed.
+        seq: The node's creation number. A node is made after its inputs,
+            so sorting nodes by `seq` puts them in topological order.
 
     Examples:
         >>> import funcgrad as fg
@@ -54,6 +57,7 @@ class Node:
     inputs: tuple
     params: Mapping[str, Any]
     value: Any
+    seq: int = attrs.field(factory=lambda: _next_seq(), repr=False)
 
     # NumPy must hand `array * node` to `Node.__rmul__` instead of looping.
     __array_ufunc__ = None
@@ -111,11 +115,13 @@ class Node:
         return numpy.asarray(self.value, dtype=dtype)
 
 
+_next_seq = itertools.count().__next__
 _new = object.__new__
 _set_prim = Node.__dict__["prim"].__set__
 _set_inputs = Node.__dict__["inputs"].__set__
 _set_params = Node.__dict__["params"].__set__
 _set_value = Node.__dict__["value"].__set__
+_set_seq = Node.__dict__["seq"].__set__
 
 
 def make_node(prim, inputs: tuple, params: Mapping[str, Any], value) -> Node:
@@ -138,6 +144,7 @@ def make_node(prim, inputs: tuple, params: Mapping[str, Any], value) -> Node:
     _set_inputs(node, inputs)
     _set_params(node, params if type(params) is MappingProxyType else MappingProxyType(params))
     _set_value(node, value)
+    _set_seq(node, _next_seq())
     return node
 
 

@@ -7,15 +7,18 @@ is as easy as a chain of ten.
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from funcgrad.graph.node import Node
 
 
 def toposort(*roots: Node) -> list[Node]:
     """Return every node reachable from `roots`, inputs before the nodes using them.
 
-    An iterative depth-first search that emits a node after all of its
-    inputs (post-order). Each node appears once, however many paths lead to
-    it.
+    Nodes are numbered as they are made (`Node.seq`), and a node is always
+    made after its inputs, so creation order is a topological order: an
+    iterative search collects the reachable nodes and a sort by `seq`
+    orders them. Each node appears once, however many paths lead to it.
 
     Args:
         *roots: Output nodes.
@@ -31,21 +34,20 @@ def toposort(*roots: Node) -> list[Node]:
         >>> [n.prim.name if n.prim else "leaf" for n in toposort(y)]
         ['leaf', 'sin', 'multiply']
     """
-    order: list[Node] = []
-    visited: set[int] = set()
-    # Entries are (node, expanded): a node is pushed once to expand its
-    # inputs and once more, beneath them, to be emitted after them.
-    stack = [(root, False) for root in reversed(roots)]
+    nodes = list(dict.fromkeys(roots))
+    seen = {id(n) for n in nodes}
+    stack = list(nodes)
+    # Collect: each node is pushed once, when first seen.
     while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
-            continue
-        if id(node) in visited:
-            continue
-        visited.add(id(node))
-        stack.append((node, True))
-        for inp in reversed(node.inputs):
-            if type(inp) is Node and id(inp) not in visited:
-                stack.append((inp, False))
-    return order
+        for inp in stack.pop().inputs:
+            if type(inp) is Node:
+                key = id(inp)
+                if key not in seen:
+                    seen.add(key)
+                    stack.append(inp)
+                    nodes.append(inp)
+    nodes.sort(key=_creation_order)
+    return nodes
+
+
+_creation_order = attrgetter("seq")

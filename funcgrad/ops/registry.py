@@ -40,7 +40,9 @@ from funcgrad.graph.node import (
     _set_inputs,
     _set_params,
     _set_prim,
+    _set_seq,
     _set_value,
+    _next_seq,
 )
 
 
@@ -140,17 +142,20 @@ class Primitive:
         node's inputs without copying, and builds the node through its slot
         descriptors.
         """
-        values = []
-        for a in args:
-            t = type(a)
-            if t is Node:
-                values.append(a.value)
-            elif t is float or t is int:
-                values.append(a)  # kept weak: float32 * 2.0 stays float32 (NEP 50)
-            else:
-                args = tuple(x if type(x) is Node else _constant(x) for x in args)
-                values = [x.value if type(x) is Node else x for x in args]
-                break
+        if len(args) == 1:
+            values = (args[0].value,)  # the one argument is the node
+        else:
+            values = []
+            for a in args:
+                t = type(a)
+                if t is Node:
+                    values.append(a.value)
+                elif t is float or t is int:
+                    values.append(a)  # kept weak: float32 * 2.0 stays float32 (NEP 50)
+                else:
+                    args = tuple(x if type(x) is Node else _constant(x) for x in args)
+                    values = [x.value if type(x) is Node else x for x in args]
+                    break
         xp = _numpy if _modules.get("cupy") is None else xp_of(*values)
         try:
             out = self.forward(xp, *values, **params)
@@ -167,6 +172,7 @@ class Primitive:
         _set_inputs(node, args)
         _set_params(node, _Frozen(params) if params else _EMPTY)
         _set_value(node, out)
+        _set_seq(node, _next_seq())
         return node
 
     def __repr__(self) -> str:

@@ -183,6 +183,7 @@ def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
         cts[key] = cts[key] + ct if key in cts else ct
     pop = cts.pop
     grads: dict[Node, object] = {}
+    observers = _OBSERVERS
 
     for node in reversed(order):
         ct = pop(id(node), None)
@@ -196,8 +197,8 @@ def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
         if wanted is not None and id(node) in wanted:
             grads[node] = ct  # an inner node asked for; keep walking past it
 
-        if _OBSERVERS:
-            tokens = [ob.before_vjp(node) for ob in _OBSERVERS]
+        if observers:
+            tokens = [ob.before_vjp(node) for ob in observers]
         inputs = node.inputs
         params = node.params
         if create_graph:
@@ -244,11 +245,11 @@ def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
             key = id(inp)
             prev = pop(key, None)
             cts[key] = c if prev is None else prev + c
-            if _OBSERVERS:
-                for ob in _OBSERVERS:
+            if observers:
+                for ob in observers:
                     ob.cotangent(node, i, c)
-        if _OBSERVERS:
-            for ob, token in zip(_OBSERVERS, tokens):
+        if observers:
+            for ob, token in zip(observers, tokens):
                 ob.after_vjp(node, token)
 
     if wrt is not None:
