@@ -127,8 +127,9 @@ class Primitive:
         for a in args:
             if type(a) is Node:
                 return self.bind(args, params)
+        xp = _numpy if _modules.get("cupy") is None else xp_of(*args)
         try:
-            return self.forward(xp_of(*args), *args, **params)
+            return self.forward(xp, *args, **params)
         except FuncgradError:
             raise
         except Exception as e:  # NumPy's message, with the op named

@@ -206,8 +206,12 @@ def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
             out = node
         else:
             out = node.value
-            if len(inputs) == 1:
+            n_in = len(inputs)
+            if n_in == 1:
                 args = (inputs[0].value,)  # a node's only input is a node
+            elif n_in == 2:
+                a, b = inputs
+                args = (a.value if type(a) is Node else a, b.value if type(b) is Node else b)
             else:
                 args = [i.value if type(i) is Node else i for i in inputs]
         rules = prim.vjp
