@@ -17,7 +17,7 @@ from funcgrad.errors import (
     ShapeError,
     TreeStructureError,
 )
-from funcgrad.graph import Node, leaf, toposort
+from funcgrad.graph import Node, leaf, to_dot, to_mermaid, toposort
 from funcgrad.transforms import (
     GradMap,
     backward,
@@ -117,6 +117,8 @@ __all__ = [
     "leaf",
     "linearize",
     "numpy",
+    "to_dot",
+    "to_mermaid",
     "toposort",
     "tree",
     "value_and_grad",

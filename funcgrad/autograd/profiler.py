@@ -422,8 +422,10 @@ class FunctionEventAvg:
         count: How many events were added.
         input_shapes: The shapes grouped by (with `group_by_input_shape`),
             else None.
-        cpu_time_total, self_cpu_time_total, cuda_time_total,
-            self_cuda_time_total: Sums over the events (µs).
+        cpu_time_total: Sum over the events (µs).
+        self_cpu_time_total: Sum over the events (µs).
+        cuda_time_total: Sum over the events (µs).
+        self_cuda_time_total: Sum over the events (µs).
 
     Examples:
         >>> import funcgrad as torch
@@ -770,9 +772,14 @@ class profile:
         use_device: Same as `use_cuda` (`"cuda"`).
         record_shapes: Record the shapes of each operation's arguments
             (`key_averages(group_by_input_shape=True)` groups by them).
-        with_flops, profile_memory, with_stack, with_modules, use_kineto,
-            use_cpu, experimental_config, acc_events: Accepted for
-            compatibility with PyTorch; ignored.
+        with_flops: Accepted for compatibility with PyTorch; ignored.
+        profile_memory: Accepted for compatibility with PyTorch; ignored.
+        with_stack: Accepted for compatibility with PyTorch; ignored.
+        with_modules: Accepted for compatibility with PyTorch; ignored.
+        use_kineto: Accepted for compatibility with PyTorch; ignored.
+        use_cpu: Accepted for compatibility with PyTorch; ignored.
+        experimental_config: Accepted for compatibility with PyTorch; ignored.
+        acc_events: Accepted for compatibility with PyTorch; ignored.
 
     Examples:
         >>> import funcgrad as torch

@@ -1,0 +1,173 @@
+"""MkDocs hooks of the funcgrad site (listed under `hooks:` in mkdocs.yml).
+
+Two placeholders in a page's Markdown are filled in at build time, so what
+the site shows is computed by the library itself and cannot drift from it:
+
+* `<!-- draw: EXPR -->` becomes a Mermaid diagram. The page's Python code
+  blocks are run first, in order, with Sybil (exactly as the doc tests run
+  them, see `tests/docs/`), and EXPR, a call such as
+  `fg.to_mermaid(y, names={x: "x"})`, is evaluated in their namespace.
+* `<!-- primitives-table -->` becomes the table of every primitive in the
+  registry (name, one-line doc, parameters, the forms of its rules).
+
+The same module gives the doc tests their Sybil configuration
+(`make_sybil`), so pages are tested and built by one set of parsers.
+"""
+
+from __future__ import annotations
+
+import doctest
+import html
+import re
+import sys
+from pathlib import Path
+
+# The repository root, so the hook finds funcgrad without an install too.
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+DRAW = re.compile(r"^(?P<indent>[ \t]*)<!--\s*draw:\s*(?P<expr>.+?)\s*-->[ \t]*$", re.MULTILINE)
+PRIMITIVES_TABLE = re.compile(r"^<!--\s*primitives-table\s*-->[ \t]*$", re.MULTILINE)
+DOCTEST_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+
+
+# --- running a page's examples (shared with tests/docs) -------------------------
+
+
+class DrawParser:
+    """Sybil parser for `<!-- draw: EXPR -->`: evaluates EXPR, which must give Mermaid text.
+
+    The result is kept in the document's namespace under `__diagrams__`,
+    keyed by the position of the comment, for the build to pick up.
+    """
+
+    def __call__(self, document):
+        from sybil import Region
+
+        for m in DRAW.finditer(document.text):
+            yield Region(m.start(), m.end(), m["expr"], self.evaluate)
+
+    @staticmethod
+    def evaluate(example):
+        value = eval(example.parsed, example.namespace)  # noqa: S307 (the page's own code)
+        if not isinstance(value, str) or not value.startswith("flowchart"):
+            return f"draw: {example.parsed} gave {type(value).__name__}, not Mermaid flowchart text"
+        example.namespace.setdefault("__diagrams__", {})[example.start] = value
+        return None
+
+
+def make_sybil():
+    """Return the Sybil that runs a page: Python blocks, doctest blocks, skips, drawings."""
+    from sybil import Sybil
+    from sybil.parsers.markdown import PythonCodeBlockParser, SkipParser
+
+    return Sybil(
+        parsers=[
+            PythonCodeBlockParser(doctest_optionflags=DOCTEST_FLAGS),
+            SkipParser(),
+            DrawParser(),
+        ],
+        patterns=["*.md"],
+    )
+
+
+def run_document(path: Path) -> list[str]:
+    """Run every example of a Markdown page in order; return its diagrams in page order.
+
+    Raises:
+        AssertionError: naming the page and line of the first example that
+            fails (with the exception or the doctest difference).
+    """
+    document = make_sybil().parse(Path(path))
+    for example in document.examples():
+        try:
+            example.evaluate()
+        except Exception as e:
+            raise AssertionError(
+                f"{path}, line {example.line}: the example failed:\n{type(e).__name__}: {e}"
+            ) from e
+    diagrams = document.namespace.get("__diagrams__", {})
+    return [diagrams[k] for k in sorted(diagrams)]
+
+
+# --- the primitives table --------------------------------------------------------
+
+
+def _rule_form(rule, kind: str) -> str:
+    from funcgrad.ops import registry
+
+    if rule is registry.LINEAR:
+        return "`LINEAR`"
+    if rule is registry.ELEMENTWISE:
+        return "`ELEMENTWISE`"
+    if type(rule) is tuple:
+        if any(r is None for r in rule):
+            none = ", ".join(str(i) for i, r in enumerate(rule) if r is None)
+            return f"per input (none for input {none})"
+        return "per input"
+    return "one rule, all inputs" if kind == "vjp" else "one rule, all tangents"
+
+
+def primitives_table() -> str:
+    """Return the Markdown table of every registered primitive, in registration order."""
+    import funcgrad  # noqa: F401  (registers every primitive)
+    from funcgrad.ops import registry
+
+    rows = [
+        "| primitive | computes | parameters | VJP rule | JVP rule | `grad_fn` |",
+        "|---|---|---|---|---|---|",
+    ]
+    for prim in registry.primitives():
+        params = ", ".join(f"`{p}`" for p in prim.params) or "—"
+        doc = html.escape(prim.doc).replace("|", "\\|") or "—"
+        rows.append(
+            f"| `{prim.name}` | {doc} | {params} | {_rule_form(prim.vjp, 'vjp')} "
+            f"| {_rule_form(prim.jvp, 'jvp')} | `{grad_fn_name(prim)}` |"
+        )
+    return "\n".join(rows)
+
+
+def grad_fn_name(prim) -> str:
+    """The imperative layer's `grad_fn` name of a primitive (asked of the layer itself)."""
+    import importlib
+    from types import SimpleNamespace
+
+    engine = importlib.import_module("funcgrad.tensor.engine")
+    return engine.BackwardFunction(SimpleNamespace(prim=prim)).name()
+
+
+# --- MkDocs events -----------------------------------------------------------------
+
+_CACHE: dict[tuple[str, float], list[str]] = {}
+
+
+def _diagrams_of(path: str) -> list[str]:
+    key = (path, Path(path).stat().st_mtime)
+    if key not in _CACHE:
+        _CACHE[key] = run_document(Path(path))
+    return _CACHE[key]
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    if PRIMITIVES_TABLE.search(markdown):
+        markdown = PRIMITIVES_TABLE.sub(lambda m: primitives_table(), markdown)
+    if DRAW.search(markdown):
+        diagrams = iter(_diagrams_of(page.file.abs_src_path))
+
+        def replace(m: re.Match) -> str:
+            indent = m["indent"]
+            try:
+                text = next(diagrams)
+            except StopIteration:
+                raise RuntimeError(
+                    f"{page.file.src_path}: more draw comments than diagrams"
+                ) from None
+            body = "\n".join(indent + line for line in text.splitlines())
+            caption = (
+                f'{indent}<p class="fg-caption">Drawn by <code>{html.escape(m["expr"])}</code></p>'
+            )
+            return f"{indent}```mermaid\n{body}\n{indent}```\n\n{caption}"
+
+        markdown = DRAW.sub(replace, markdown)
+    return markdown
