@@ -29,23 +29,36 @@ class OpError(FuncgradError, ValueError):
     """An operation was given arguments it cannot work with.
 
     Raised when a primitive's forward fails on its inputs, for example shapes
-    that do not broadcast or a matmul whose inner dimensions differ. The
-    message names the operation and the shapes and dtypes of its arguments.
+    that do not broadcast, a matmul whose inner dimensions differ or an axis
+    out of range. The message names the operation and the shapes and dtypes
+    of its arguments (`funcgrad.add(float64[2], float64[3])`), says what is
+    wrong and, for the common cases, how to fix the call; NumPy's own
+    exception is kept as the cause (`__cause__`).
 
     Examples:
         >>> import numpy as np, funcgrad.numpy as fnp
         >>> fnp.add(np.ones(2), np.ones(3))
         Traceback (most recent call last):
         ...
-        funcgrad.errors.OpError: funcgrad.add: ...
+        funcgrad.errors.OpError: funcgrad.add(float64[2], float64[3]): the shapes (2,) and (3,) do not broadcast. ...
     """
 
 
 class NonScalarOutputError(FuncgradError, ValueError):
     """A gradient of a non-scalar output was asked for without a cotangent.
 
+    `grad`, `value_and_grad` and `backward` without a cotangent need a
+    scalar (shape `()`) output; the message names the output's shape.
+
     Fix: reduce the output first (`out.sum()`), pass a cotangent of the
-    output's shape (`backward(out, cotangent)` / `vjp`), or use `jacobian`.
+    output's shape (`backward(out, cotangent)`, `vjp`), or use `jacobian`.
+
+    Examples:
+        >>> import numpy as np, funcgrad as fg
+        >>> fg.grad(lambda x: x * 2.0)(np.ones(2))
+        Traceback (most recent call last):
+        ...
+        funcgrad.errors.NonScalarOutputError: funcgrad.grad: f must return a scalar, but returned shape (2,) ...
     """
 
 
@@ -53,32 +66,100 @@ class DtypeError(FuncgradError, TypeError):
     """A value has a dtype that cannot be differentiated.
 
     Gradients exist only for floating-point values (float16, float32,
-    float64). Fix: convert the input with `x.astype(float)` or pass `3.0`
-    instead of `3`.
+    float64). funcgrad raises this for an integer or boolean argument that
+    `grad`, `vjp` or `jvp` is asked to differentiate, and for an integer
+    `leaf`, rather than returning zeros (or JAX's `float0`): a silently
+    zero gradient for `3` instead of `3.0` is a bug that is hard to find.
+    Integer arguments that are not differentiated (not in `argnums`) are fine.
+
+    Fix: convert the input with `x.astype(float)` or pass `3.0` instead of `3`.
+
+    Examples:
+        >>> import funcgrad as fg
+        >>> fg.grad(lambda x: x * x)(3)
+        Traceback (most recent call last):
+        ...
+        funcgrad.errors.DtypeError: funcgrad.grad: argument 0 has dtype int64 (shape ()); ...
     """
 
 
 class ShapeError(FuncgradError, ValueError):
-    """A cotangent, tangent or rule result has the wrong shape or count."""
+    """A cotangent, tangent, hook or custom rule has the wrong shape, dtype or count.
+
+    Raised for a cotangent or tangent whose shape is not its output's or
+    primal's, a hook that returns another shape or dtype than the gradient
+    it replaces, and a `custom_vjp` rule or `autograd.Function.backward`
+    that returns the wrong number of cotangents or a wrong shape. The
+    message names the function and both shapes.
+
+    Fix: return (or pass) an array of the expected shape and dtype, one per
+    input, `None` for inputs that get no gradient.
+
+    Examples:
+        >>> import numpy as np, funcgrad as fg
+        >>> fg.backward(fg.leaf(np.ones(2)) * 2.0, np.ones(3))
+        Traceback (most recent call last):
+        ...
+        funcgrad.errors.ShapeError: funcgrad.backward: the cotangent has shape (3,), but the output has shape (2,); ...
+    """
 
 
 class TreeStructureError(FuncgradError, ValueError):
     """Two pytrees that must have the same structure do not.
 
-    The message names the path at which the two structures first differ.
+    The message names the path at which the two structures first differ
+    and what is there in each (a tuple of 2 versus a list of 2, a dict with
+    other keys ...).
+
+    Fix: build the second tree like the first (same containers, same keys).
+
+    Examples:
+        >>> import funcgrad as fg
+        >>> fg.tree.tree_map(lambda a, b: a + b, {"w": 1.0}, {"v": 1.0})
+        Traceback (most recent call last):
+        ...
+        funcgrad.errors.TreeStructureError: funcgrad.tree.tree_map: the first and second trees differ at the root: ...
     """
 
 
 class ReadOnlyError(FuncgradError, ValueError):
-    """Code tried to write into an array that a graph holds.
+    """Code tried to change a value that a graph holds.
 
     Values held by graph nodes are read-only so that a gradient can never
-    use a changed value. Fix: copy the array first (`arr.copy()`).
+    use a changed value. On NumPy arrays the read-only flag does the
+    checking, so a write raises NumPy's own
+    `ValueError: assignment destination is read-only` (this class is a
+    `ValueError` too); `ReadOnlyError` itself is reserved for arrays with no
+    such flag (CuPy, where a version counter catches the write).
+
+    Fix: copy the array first (`arr.copy()`), or for a tensor use an
+    in-place tensor operation (`x.data.fill_(0)`), which rebinds the tensor
+    to a new value and leaves recorded graphs untouched.
+
+    Examples:
+        >>> import numpy as np, funcgrad as fg
+        >>> x = fg.leaf(np.ones(2))
+        >>> x.value[0] = 5.0
+        Traceback (most recent call last):
+        ...
+        ValueError: assignment destination is read-only
     """
 
 
 class NotDifferentiableError(FuncgradError, NotImplementedError):
-    """A gradient was asked of an operation that has no rule for it.
+    """A gradient was asked of an operation that has no rule for it there.
+
+    For example the gradient of `det` at an exactly singular matrix (its
+    rule needs the inverse), or forward mode through a `custom_vjp` whose
+    backward rule is written with raw NumPy. The message names the
+    operation and the argument.
 
     Fix: wrap the computation in `funcgrad.custom_vjp` and give the rule.
+
+    Examples:
+        >>> import numpy as np, funcgrad as fg, funcgrad.numpy as fnp
+        >>> fg.grad(fnp.linalg.det)(np.zeros((2, 2)))
+        Traceback (most recent call last):
+        ...
+        funcgrad.errors.NotDifferentiableError: funcgrad.det: no gradient rule at a singular matrix ...
     """

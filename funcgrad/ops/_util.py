@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import math
+
+import numpy
+
 from funcgrad.graph import Node
+
+_ndarray = numpy.ndarray
+_vdot = numpy.vdot
+_isfinite = math.isfinite
 
 
 def value_of(x):
@@ -12,6 +20,29 @@ def value_of(x):
     comparisons, shapes), which must not extend the graph.
     """
     return x.value if type(x) is Node else x
+
+
+def all_finite(v) -> bool:
+    """Return whether every entry of the array (or number) `v` is finite, cheaply.
+
+    A quick test for the hot path of the VJP rules: the sum of squares of a
+    NumPy array (one BLAS call) is finite when every entry is; it can also
+    overflow for entries above about 1e154 (1e19 in float32), so `False`
+    means "look closer", never "certainly not finite".
+
+    Examples:
+        >>> import numpy as np
+        >>> all_finite(np.ones(3)), all_finite(np.array([1.0, np.nan])), all_finite(2.0)
+        (True, False, True)
+    """
+    if type(v) is _ndarray:
+        return _isfinite(_vdot(v, v).real)  # vdot flattens; .real: complex arrays too
+    try:
+        return _isfinite(v)  # Python and NumPy scalars
+    except TypeError:  # a CuPy array, or anything else with an array interface
+        from funcgrad.backend import xp_of
+
+        return bool(xp_of(v).isfinite(v).all())
 
 
 def shape_of(x) -> tuple[int, ...]:
@@ -49,3 +80,52 @@ def attach(methods: dict) -> None:
     """
     for name, fn in methods.items():
         setattr(Node, name, fn)
+
+
+# --- error messages (built only when a forward fails) ---------------------------
+
+
+def describe(v) -> str:
+    """Return `dtype[shape]` for an array or node (`repr` for anything else), as in messages."""
+    v = v.value if type(v) is Node else v
+    shape = getattr(v, "shape", None)
+    if shape is None:
+        return repr(v)
+    return f"{getattr(v, 'dtype', '?')}{list(shape)}"
+
+
+def op_error(op: str, args, params: dict, explanation: str):
+    """Return an `OpError` for a failed forward: the call, what is wrong, and what to do.
+
+    Raise it `from` the array module's exception, which keeps NumPy's own
+    words as the cause.
+
+    Args:
+        op: The primitive's name.
+        args: Its arguments (arrays or nodes).
+        params: Its static parameters.
+        explanation: What is wrong with them and how to fix the call.
+    """
+    from funcgrad.errors import OpError
+
+    shown = ", ".join(describe(a) for a in args)
+    extra = "".join(f", {k}={v!r}" for k, v in params.items())
+    return OpError(f"funcgrad.{op}({shown}{extra}): {explanation}")
+
+
+def broadcast_hint(error: Exception, *args) -> str:
+    """Say which shapes do not broadcast and how to make them (or repeat `error` if that is not it)."""
+    if "broadcast" not in str(error):
+        return failure(error)
+    shapes = " and ".join(str(tuple(shape_of(a))) for a in args)
+    return (
+        f"the shapes {shapes} do not broadcast. Shapes broadcast when, aligned from the "
+        f"right, each pair of sides is equal or 1: reshape an operand (x.reshape(...), "
+        f"x[:, None]) or reduce it first so that they do"
+    )
+
+
+def failure(error: Exception) -> str:
+    """`failed: <the first line of the array module's message>`."""
+    text = str(error).strip()
+    return f"failed: {text.splitlines()[0] if text else type(error).__name__}"

@@ -2,12 +2,25 @@
 
 Binary rules return output-shaped cotangents; the engine sums them back to
 each input's (possibly broadcast) shape.
+
+Zero cotangents stay zero. A rule of the form `ct * d(x)` gives an exact 0
+wherever `ct` is exactly 0, even where the derivative `d(x)` is infinite or
+NaN (`sqrt` and `log` at 0, any rule at a NaN value): 0 * inf would be NaN.
+So the unselected branch of `where` (or of a mask, `relu`, `clip`, indexing)
+never poisons a gradient: `grad(lambda x: sum(where(x > 0, sqrt(x), 0.0)))`
+is 0, not NaN, at x <= 0, with no "double where". See `keep_zeros`.
 """
 
 from __future__ import annotations
 
-from funcgrad.ops._util import value_of
+import math
+
+import numpy
+
+from funcgrad.graph import Node
+from funcgrad.ops._util import all_finite, broadcast_hint, op_error, value_of
 from funcgrad.ops.registry import ELEMENTWISE, LINEAR, Primitive, Sample, register
+
 
 # fmt: off
 def _unary(low=-3.0, high=3.0, **kw):
@@ -24,11 +37,118 @@ def _binary(low=-3.0, high=3.0, low2=None, high2=None, **kw):
 # fmt: on
 
 
+# --- zero cotangents --------------------------------------------------------
+
+_ndarray = numpy.ndarray
+_vdot = numpy.vdot
+_isfinite = math.isfinite
+_SCALARS = (numpy.generic, float, int)
+
+
+def keep_zeros(ct, r, axis=None):
+    """Return a rule's result `r` with an exact 0 wherever the cotangent `ct` is exactly 0.
+
+    `r` must be linear in `ct` (`ct * d`, `ct / d`, `-ct * out / y` ...), so
+    0 is the right answer there; IEEE arithmetic says NaN when `d` is
+    infinite or NaN (0 * inf, 0 / 0). With `axis`, `r` is a reduction's
+    input-shaped result and a whole slice is 0 when `ct`'s slice is all 0.
+
+    NOTE: the hot path pays one test (`all_finite`, a single BLAS call on
+    NumPy arrays) and returns `r` itself; `where` runs only when `r` has a
+    non-finite entry. So gradients that are finite are untouched, and so are
+    their derivatives (second order): the mask appears only where the
+    product was undefined. Works on arrays and on nodes (`create_graph`).
+
+    Examples:
+        >>> import numpy as np
+        >>> ct, d = np.array([0.0, 1.0]), np.array([np.inf, np.inf])
+        >>> keep_zeros(ct, ct * d)
+        array([ 0., inf])
+    """
+    v = r.value if type(r) is Node else r
+    if type(v) is _ndarray:
+        # all_finite, inlined: this is the hot path (dot is cheaper than vdot in 1-D)
+        if _isfinite((v.dot(v) if v.ndim == 1 else _vdot(v, v)).real):
+            return r
+    elif type(r) is Node or isinstance(v, _SCALARS):
+        if all_finite(v):
+            return r
+    else:
+        # NOTE: first order on a GPU: mask without looking, so that nothing
+        # waits for the device (no second order to keep intact here).
+        return where(_zeros_of(ct, axis), 0.0, r)
+    zero = _zeros_of(ct, axis)
+    if not zero.any():
+        return r  # non-finite where ct is not 0: a real inf or NaN, kept
+    return where(zero, 0.0, r)
+
+
+def _zeros_of(ct, axis):
+    zero = value_of(ct) == 0
+    if type(zero) is bool:  # ct was a Python number
+        zero = numpy.bool_(zero)
+    if axis is not None:
+        zero = zero.all(axis=axis, keepdims=True)
+    return zero
+
+
 # --- arithmetic -----------------------------------------------------------
+
+# NOTE: binary forwards are `def`s with try/except rather than lambdas: the
+# same cost when they succeed (try is free in Python 3.11), and a message
+# that says how to make the shapes broadcast when they fail.
+
+def _add_forward(xp, x, y):
+    try:
+        return xp.add(x, y)
+    except ValueError as e:
+        raise op_error("add", (x, y), {}, broadcast_hint(e, x, y)) from e
+
+
+def _subtract_forward(xp, x, y):
+    try:
+        return xp.subtract(x, y)
+    except ValueError as e:
+        raise op_error("subtract", (x, y), {}, broadcast_hint(e, x, y)) from e
+
+
+def _multiply_forward(xp, x, y):
+    try:
+        return xp.multiply(x, y)
+    except ValueError as e:
+        raise op_error("multiply", (x, y), {}, broadcast_hint(e, x, y)) from e
+
+
+def _divide_forward(xp, x, y):
+    try:
+        return xp.divide(x, y)
+    except ValueError as e:
+        raise op_error("divide", (x, y), {}, broadcast_hint(e, x, y)) from e
+
+
+def _power_forward(xp, x, y):
+    try:
+        return xp.power(x, y)
+    except ValueError as e:
+        raise op_error("power", (x, y), {}, broadcast_hint(e, x, y)) from e
+
+
+def _binary_forward(name):
+    """A forward for the less frequent binary ufuncs (one attribute lookup more)."""
+
+    def forward(xp, x, y):
+        try:
+            return getattr(xp, name)(x, y)
+        except ValueError as e:
+            raise op_error(name, (x, y), {}, broadcast_hint(e, x, y)) from e
+
+    forward.__name__ = f"_{name}_forward"
+    return forward
+
 
 add = register(Primitive(
     name="add",
-    forward=lambda xp, x, y: xp.add(x, y),
+    forward=_add_forward,
     vjp=(lambda ct, out, x, y: ct, lambda ct, out, x, y: ct),
     jvp=LINEAR,
     sample=_binary(),
@@ -37,17 +157,25 @@ add = register(Primitive(
 
 subtract = register(Primitive(
     name="subtract",
-    forward=lambda xp, x, y: xp.subtract(x, y),
+    forward=_subtract_forward,
     vjp=(lambda ct, out, x, y: ct, lambda ct, out, x, y: -ct),
     jvp=LINEAR,
     sample=_binary(),
     doc="x - y",
 ))
 
+
+def _times(ct, d):
+    # ct * d; a Python number d needs no guard (ct * 2.0 is not finite only where ct is not)
+    if type(d) is float or type(d) is int:
+        return ct * d
+    return keep_zeros(ct, ct * d)
+
+
 multiply = register(Primitive(
     name="multiply",
-    forward=lambda xp, x, y: xp.multiply(x, y),
-    vjp=(lambda ct, out, x, y: ct * y, lambda ct, out, x, y: ct * x),
+    forward=_multiply_forward,
+    vjp=(lambda ct, out, x, y: _times(ct, y), lambda ct, out, x, y: _times(ct, x)),
     jvp=ELEMENTWISE,
     sample=_binary(),
     doc="x * y",
@@ -55,8 +183,9 @@ multiply = register(Primitive(
 
 divide = register(Primitive(
     name="divide",
-    forward=lambda xp, x, y: xp.divide(x, y),
-    vjp=(lambda ct, out, x, y: ct / y, lambda ct, out, x, y: -ct * out / y),
+    forward=_divide_forward,
+    vjp=(lambda ct, out, x, y: keep_zeros(ct, ct / y),
+         lambda ct, out, x, y: keep_zeros(ct, -ct * out / y)),
     jvp=ELEMENTWISE,
     sample=_binary(low2=0.5, high2=3.0),
     doc="x / y",
@@ -73,24 +202,29 @@ negative = register(Primitive(
 
 
 def _power_vjp_base(ct, out, x, y):
-    # d/dx x**y = y * x**(y - 1)
-    return ct * y * power(x, y - 1)
+    # d/dx x**y = y * x**(y - 1); 0 where y == 0 (x**0 == 1 is constant, also at
+    # x == 0, where 0 * 0**-1 would be NaN). At x == 0 with 0 < y < 1 it is
+    # inf, as the math says (x**0.5 at 0).
+    if type(y) is float or type(y) is int:
+        return ct * 0.0 if y == 0 else keep_zeros(ct, ct * (y * power(x, y - 1)))
+    return keep_zeros(ct, ct * keep_zeros(y, y * power(x, y - 1)))
 
 
 def _power_vjp_exponent(ct, out, x, y):
-    # d/dy x**y = log(x) * x**y; taken as 0 where x <= 0 (x**y is 0 at x == 0)
+    # d/dy x**y = log(x) * x**y; taken as 0 where x <= 0 (x**y is 0 or inf at
+    # x == 0, and not real for x < 0); a NaN x stays NaN
     x_v = value_of(x)
-    safe_x = where(x_v > 0, x, 1.0)
-    return ct * out * log(safe_x)
+    log_x = log(where((x_v > 0) | (x_v != x_v), x, 1.0))
+    return keep_zeros(ct, ct * keep_zeros(log_x, log_x * out))
 
 
 power = register(Primitive(
     name="power",
-    forward=lambda xp, x, y: xp.power(x, y),
+    forward=_power_forward,
     vjp=(_power_vjp_base, _power_vjp_exponent),
     jvp=ELEMENTWISE,
     sample=_binary(low=0.5, high=2.0, low2=-2.0, high2=2.0),
-    doc="x ** y",
+    doc="x ** y (d/dx taken as 0 where y == 0, d/dy as 0 where x <= 0)",
 ))
 
 
@@ -99,7 +233,7 @@ power = register(Primitive(
 exp = register(Primitive(
     name="exp",
     forward=lambda xp, x: xp.exp(x),
-    vjp=(lambda ct, out, x: ct * out,),
+    vjp=(lambda ct, out, x: keep_zeros(ct, ct * out),),
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="e ** x",
@@ -108,16 +242,16 @@ exp = register(Primitive(
 log = register(Primitive(
     name="log",
     forward=lambda xp, x: xp.log(x),
-    vjp=(lambda ct, out, x: ct / x,),
+    vjp=(lambda ct, out, x: keep_zeros(ct, ct / x),),
     jvp=ELEMENTWISE,
     sample=_unary(0.1, 10.0),
-    doc="natural logarithm",
+    doc="natural logarithm (gradient inf at 0)",
 ))
 
 log1p = register(Primitive(
     name="log1p",
     forward=lambda xp, x: xp.log1p(x),
-    vjp=(lambda ct, out, x: ct / (x + 1.0),),
+    vjp=(lambda ct, out, x: keep_zeros(ct, ct / (x + 1.0)),),
     jvp=ELEMENTWISE,
     sample=_unary(-0.9, 3.0),
     doc="log(1 + x), accurate near 0",
@@ -126,7 +260,7 @@ log1p = register(Primitive(
 expm1 = register(Primitive(
     name="expm1",
     forward=lambda xp, x: xp.expm1(x),
-    vjp=(lambda ct, out, x: ct * (out + 1.0),),
+    vjp=(lambda ct, out, x: keep_zeros(ct, ct * (out + 1.0)),),
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="exp(x) - 1, accurate near 0",
@@ -135,10 +269,11 @@ expm1 = register(Primitive(
 sqrt = register(Primitive(
     name="sqrt",
     forward=lambda xp, x: xp.sqrt(x),
-    vjp=(lambda ct, out, x: ct / (out * 2.0),),
+    # NOTE: inf at 0 (the math), but 0 where ct is 0: see keep_zeros.
+    vjp=(lambda ct, out, x: keep_zeros(ct, ct / (out * 2.0)),),
     jvp=ELEMENTWISE,
     sample=_unary(0.1, 10.0),
-    doc="square root",
+    doc="square root (gradient inf at 0)",
 ))
 
 
@@ -148,7 +283,7 @@ absolute = register(Primitive(
     name="abs",
     forward=lambda xp, x: xp.abs(x),
     # NOTE: at 0 the gradient is sign(0) = 0, the subgradient PyTorch and JAX use.
-    vjp=(lambda ct, out, x: ct * sign(value_of(x)),),
+    vjp=(lambda ct, out, x: keep_zeros(ct, ct * sign(value_of(x))),),
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="|x| (gradient 0 at 0)",
@@ -169,7 +304,7 @@ sign = register(Primitive(
 sin = register(Primitive(
     name="sin",
     forward=lambda xp, x: xp.sin(x),
-    vjp=(lambda ct, out, x: ct * cos(x),),
+    vjp=(lambda ct, out, x: keep_zeros(ct, ct * cos(x)),),
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="sine",
@@ -178,7 +313,7 @@ sin = register(Primitive(
 cos = register(Primitive(
     name="cos",
     forward=lambda xp, x: xp.cos(x),
-    vjp=(lambda ct, out, x: -ct * sin(x),),
+    vjp=(lambda ct, out, x: keep_zeros(ct, -ct * sin(x)),),
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="cosine",
@@ -187,7 +322,7 @@ cos = register(Primitive(
 tan = register(Primitive(
     name="tan",
     forward=lambda xp, x: xp.tan(x),
-    vjp=(lambda ct, out, x: ct * (out * out + 1.0),),  # 1 + tan(x)**2
+    vjp=(lambda ct, out, x: keep_zeros(ct, ct * (out * out + 1.0)),),  # 1 + tan(x)**2
     jvp=ELEMENTWISE,
     sample=_unary(-1.2, 1.2),
     doc="tangent",
@@ -196,7 +331,7 @@ tan = register(Primitive(
 tanh = register(Primitive(
     name="tanh",
     forward=lambda xp, x: xp.tanh(x),
-    vjp=(lambda ct, out, x: ct * (1.0 - out * out),),
+    vjp=(lambda ct, out, x: keep_zeros(ct, ct * (1.0 - out * out)),),
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="hyperbolic tangent",
@@ -205,7 +340,7 @@ tanh = register(Primitive(
 sinh = register(Primitive(
     name="sinh",
     forward=lambda xp, x: xp.sinh(x),
-    vjp=(lambda ct, out, x: ct * cosh(x),),
+    vjp=(lambda ct, out, x: keep_zeros(ct, ct * cosh(x)),),
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="hyperbolic sine",
@@ -214,7 +349,7 @@ sinh = register(Primitive(
 cosh = register(Primitive(
     name="cosh",
     forward=lambda xp, x: xp.cosh(x),
-    vjp=(lambda ct, out, x: ct * sinh(x),),
+    vjp=(lambda ct, out, x: keep_zeros(ct, ct * sinh(x)),),
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="hyperbolic cosine",
@@ -223,7 +358,7 @@ cosh = register(Primitive(
 arcsin = register(Primitive(
     name="arcsin",
     forward=lambda xp, x: xp.arcsin(x),
-    vjp=(lambda ct, out, x: ct / sqrt(1.0 - x * x),),
+    vjp=(lambda ct, out, x: keep_zeros(ct, ct / sqrt(1.0 - x * x)),),
     jvp=ELEMENTWISE,
     sample=_unary(-0.9, 0.9),
     doc="inverse sine",
@@ -232,7 +367,7 @@ arcsin = register(Primitive(
 arccos = register(Primitive(
     name="arccos",
     forward=lambda xp, x: xp.arccos(x),
-    vjp=(lambda ct, out, x: -ct / sqrt(1.0 - x * x),),
+    vjp=(lambda ct, out, x: keep_zeros(ct, -ct / sqrt(1.0 - x * x)),),
     jvp=ELEMENTWISE,
     sample=_unary(-0.9, 0.9),
     doc="inverse cosine",
@@ -241,7 +376,7 @@ arccos = register(Primitive(
 arctan = register(Primitive(
     name="arctan",
     forward=lambda xp, x: xp.arctan(x),
-    vjp=(lambda ct, out, x: ct / (x * x + 1.0),),
+    vjp=(lambda ct, out, x: keep_zeros(ct, ct / (x * x + 1.0)),),
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="inverse tangent",
@@ -249,10 +384,10 @@ arctan = register(Primitive(
 
 arctan2 = register(Primitive(
     name="arctan2",
-    forward=lambda xp, y, x: xp.arctan2(y, x),
+    forward=_binary_forward("arctan2"),
     vjp=(
-        lambda ct, out, y, x: ct * x / (x * x + y * y),
-        lambda ct, out, y, x: -ct * y / (x * x + y * y),
+        lambda ct, out, y, x: keep_zeros(ct, ct * x / (x * x + y * y)),
+        lambda ct, out, y, x: keep_zeros(ct, -ct * y / (x * x + y * y)),
     ),
     jvp=ELEMENTWISE,
     sample=_binary(low=0.3, high=3.0),
@@ -266,7 +401,7 @@ sigmoid = register(Primitive(
     name="sigmoid",
     # exp(-log(1 + exp(-x))) never overflows
     forward=lambda xp, x: xp.exp(-xp.logaddexp(0.0, -x)),
-    vjp=(lambda ct, out, x: ct * out * (1.0 - out),),
+    vjp=(lambda ct, out, x: keep_zeros(ct, ct * (out * (1.0 - out))),),
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="1 / (1 + exp(-x)), stable for large |x|",
@@ -284,7 +419,7 @@ relu = register(Primitive(
 softplus = register(Primitive(
     name="softplus",
     forward=lambda xp, x: xp.logaddexp(0.0, x),
-    vjp=(lambda ct, out, x: ct * sigmoid(x),),
+    vjp=(lambda ct, out, x: keep_zeros(ct, ct * sigmoid(x)),),
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="log(1 + exp(x)), stable for large |x|",
@@ -302,7 +437,7 @@ def _winner_vjp(ct, x, y):
 
 maximum = register(Primitive(
     name="maximum",
-    forward=lambda xp, x, y: xp.maximum(x, y),
+    forward=_binary_forward("maximum"),
     vjp=(
         lambda ct, out, x, y: _winner_vjp(ct, x, y),
         lambda ct, out, x, y: _winner_vjp(ct, y, x),
@@ -314,7 +449,7 @@ maximum = register(Primitive(
 
 minimum = register(Primitive(
     name="minimum",
-    forward=lambda xp, x, y: xp.minimum(x, y),
+    forward=_binary_forward("minimum"),
     vjp=(
         lambda ct, out, x, y: _winner_vjp(ct, y, x),
         lambda ct, out, x, y: _winner_vjp(ct, x, y),
@@ -357,9 +492,16 @@ def _where_sample(g):
     return (cond, g.array(s1, -3.0, 3.0), g.array(s2, -3.0, 3.0)), {}
 
 
+def _where_forward(xp, cond, x, y):
+    try:
+        return xp.where(cond, x, y)
+    except ValueError as e:
+        raise op_error("where", (cond, x, y), {}, broadcast_hint(e, cond, x, y)) from e
+
+
 where = register(Primitive(
     name="where",
-    forward=lambda xp, cond, x, y: xp.where(cond, x, y),
+    forward=_where_forward,
     # The unselected branch gets an exact 0, never 0 * (its derivative).
     vjp=(
         None,

@@ -15,8 +15,8 @@ import functools
 import string
 
 from funcgrad.backend import as_value
-from funcgrad.errors import OpError
-from funcgrad.ops._util import attach, shape_of
+from funcgrad.errors import NotDifferentiableError, OpError
+from funcgrad.ops._util import attach, describe, failure, op_error, shape_of
 from funcgrad.ops.elementwise import multiply
 from funcgrad.ops.reduce import sum_
 from funcgrad.ops.registry import LINEAR, Primitive, Sample, register
@@ -126,9 +126,35 @@ def _matmul_vjp_y(ct, out, x, y):
     return matmul(_mT(x), ct)
 
 
+def _matmul_forward(xp, x, y):
+    try:
+        return xp.matmul(x, y)
+    except ValueError as e:
+        raise op_error("matmul", (x, y), {}, _matmul_hint(e, x, y)) from e
+
+
+def _matmul_hint(error, x, y):
+    xs, ys = shape_of(x), shape_of(y)
+    if not xs or not ys:
+        return "matmul needs operands with at least one axis; multiply by a scalar with * instead"
+    if "core dimension" not in str(error) and "broadcast" not in str(error):
+        return failure(error)
+    k_x, k_y = xs[-1], ys[-2] if len(ys) > 1 else ys[-1]
+    if k_x != k_y:
+        return (
+            f"x @ y contracts the last axis of x (size {k_x}) with the "
+            f"{'second-to-last' if len(ys) > 1 else 'only'} axis of y (size {k_y}); make "
+            f"them equal: transpose an operand (y.T, swapaxes) or swap the arguments"
+        )
+    return (
+        f"the leading (batch) axes {xs[:-2]} and {ys[:-2]} must broadcast: aligned from "
+        f"the right, each pair of sides equal or 1"
+    )
+
+
 matmul = register(Primitive(
     name="matmul",
-    forward=lambda xp, x, y: xp.matmul(x, y),
+    forward=_matmul_forward,
     vjp=(_matmul_vjp_x, _matmul_vjp_y),
     jvp=(lambda x_t, out, x, y: matmul(x_t, y), lambda y_t, out, x, y: matmul(x, y_t)),
     sample=Sample(_matmul_sample),
@@ -316,6 +342,21 @@ einsum = register(Primitive(
 
 # --- inverse and solve -----------------------------------------------------------
 
+def _in_float32_for_half(xp, fn, *arrays):
+    """Apply a `xp.linalg` function; float16 operands are computed in float32.
+
+    NOTE: NumPy's linalg has no float16 loops (it raises). Computing in
+    float32 and rounding the result back keeps DESIGN's rule that no
+    operation changes a float dtype: float16 in, float16 out.
+    """
+    half = xp.float16
+    if all(getattr(a, "dtype", None) != half for a in arrays):  # the usual case: no lookup
+        return fn(*arrays)
+    if xp.result_type(*(xp.asarray(a) for a in arrays)) != half:
+        return fn(*arrays)
+    return fn(*(xp.asarray(a, dtype=xp.float32) for a in arrays)).astype(half)
+
+
 def _square_sample(g, max_side=4):
     n = g.integers(1, max_side)
     batch = g.shape(min_dims=0, max_dims=2, max_side=3) if g.boolean() else ()
@@ -324,7 +365,7 @@ def _square_sample(g, max_side=4):
 
 inv = register(Primitive(
     name="inv",
-    forward=lambda xp, x: xp.linalg.inv(x),
+    forward=lambda xp, x: _in_float32_for_half(xp, xp.linalg.inv, x),
     # d(X^-1) = -X^-1 dX X^-1
     vjp=(lambda ct, out, x: -matmul(_mT(out), matmul(ct, _mT(out))),),
     jvp=(lambda x_t, out, x: -matmul(out, matmul(x_t, out)),),
@@ -362,7 +403,7 @@ def _solve_jvp_a(a_t, out, a, b):
 
 solve = register(Primitive(
     name="solve",
-    forward=lambda xp, a, b: xp.linalg.solve(a, b),
+    forward=lambda xp, a, b: _in_float32_for_half(xp, xp.linalg.solve, a, b),
     vjp=_solve_vjp,
     jvp=(_solve_jvp_a, lambda b_t, out, a, b: solve(a, b_t)),
     sample=Sample(_solve_sample),
@@ -384,10 +425,13 @@ def _inv_transpose(x, op):
     try:
         return _mT(inv(x))
     except OpError as e:
-        raise OpError(
-            f"funcgrad.{op}: the derivative at a singular matrix (shape "
-            f"{shape_of(x)}) is not implemented; it needs inv(x), which failed: "
-            f"{str(e).splitlines()[0]}"
+        # NOTE: NotDifferentiableError (a NotImplementedError): the derivative
+        # exists (the adjugate) but funcgrad has no rule for it here.
+        raise NotDifferentiableError(
+            f"funcgrad.{op}: no gradient rule at a singular matrix (argument 0, "
+            f"{describe(x)}): the rule needs inv(x), which failed "
+            f"({str(e).splitlines()[0]}). Give your own rule with funcgrad.custom_vjp "
+            f"(the adjugate, for det), or keep the matrix away from singular"
         ) from e
 
 
@@ -404,7 +448,7 @@ def _det_vjp(ct, out, x):
 
 det = register(Primitive(
     name="det",
-    forward=lambda xp, x: xp.linalg.det(x),
+    forward=lambda xp, x: _in_float32_for_half(xp, xp.linalg.det, x),
     vjp=(_det_vjp,),
     jvp=(lambda x_t, out, x: out * _trace_of_product(_inv_transpose(x, "det"), x_t),),
     sample=Sample(_det_sample),
@@ -414,7 +458,7 @@ det = register(Primitive(
 
 logabsdet = register(Primitive(
     name="logabsdet",
-    forward=lambda xp, x: xp.linalg.slogdet(x)[1],
+    forward=lambda xp, x: _in_float32_for_half(xp, lambda a: xp.linalg.slogdet(a)[1], x),
     # d log|det X| = tr(X^-1 dX)
     vjp=(lambda ct, out, x: multiply(reshape(ct, shape=(*shape_of(ct), 1, 1)),
                                      _inv_transpose(x, "logabsdet")),),
@@ -444,7 +488,8 @@ cholesky = register(Primitive(
     name="cholesky",
     # NOTE: factors (x + x^T) / 2, as JAX does, so the function (and its
     # gradient) is symmetric in x; NumPy reads only the lower triangle.
-    forward=lambda xp, x: xp.linalg.cholesky((x + xp.swapaxes(x, -1, -2)) * 0.5),
+    forward=lambda xp, x: _in_float32_for_half(
+        xp, xp.linalg.cholesky, (x + xp.swapaxes(x, -1, -2)) * 0.5),
     vjp=(_cholesky_vjp,),
     jvp=(_cholesky_jvp,),
     sample=Sample(lambda g: ((_spd(g, _square_sample(g)),), {})),

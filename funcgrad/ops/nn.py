@@ -9,7 +9,7 @@ zeros and log_softmax -inf, and a zero gradient rather than NaN.
 from __future__ import annotations
 
 from funcgrad.ops._util import shape_of, value_of
-from funcgrad.ops.elementwise import exp, where
+from funcgrad.ops.elementwise import exp, keep_zeros, where
 from funcgrad.ops.reduce import _axis_sample, keep_reduced_dims, sum_
 from funcgrad.ops.registry import Primitive, Sample, register
 
@@ -40,7 +40,8 @@ def _logsumexp_forward(xp, x, *, axis, keepdims):
 # NOTE: d logsumexp / dx = softmax(x), recomputed from x rather than taken as
 # exp(x - out): in float32, an out near 1000 has lost the digits that matter.
 def _logsumexp_vjp(ct, out, x, *, axis, keepdims):
-    return keep_reduced_dims(ct, shape_of(x), axis, keepdims) * softmax(x, axis=axis)
+    ct = keep_reduced_dims(ct, shape_of(x), axis, keepdims)
+    return keep_zeros(ct, ct * softmax(x, axis=axis))
 
 
 def _logsumexp_jvp(x_t, out, x, *, axis, keepdims):
@@ -77,8 +78,9 @@ def _softmax_forward(xp, x, *, axis):
 
 
 def _softmax_vjp(ct, out, x, *, axis):
-    # J = diag(p) - p p^T is symmetric, so this is the JVP too
-    return out * (ct - sum_(ct * out, axis=axis, keepdims=True))
+    # J = diag(p) - p p^T is symmetric, so this is the JVP too; 0 on a slice
+    # where ct is all 0, even if the slice is NaN (keep_zeros)
+    return keep_zeros(ct, out * (ct - sum_(ct * out, axis=axis, keepdims=True)), axis=axis)
 
 
 def _softmax_sample(g):
@@ -113,14 +115,16 @@ def _log_softmax_vjp(ct, out, x, *, axis):
     # ct - softmax * sum(ct); 0 on a slice that is all -inf
     out_v = value_of(out)
     live = (out_v != _NEG_INF).any(axis=axis, keepdims=True)
-    return where(live, ct - exp(out) * sum_(ct, axis=axis, keepdims=True), 0.0)
+    r = where(live, ct - exp(out) * sum_(ct, axis=axis, keepdims=True), 0.0)
+    return keep_zeros(ct, r, axis=axis)
 
 
 def _log_softmax_jvp(x_t, out, x, *, axis):
     # x_t - sum(softmax * x_t); 0 on a slice that is all -inf
     out_v = value_of(out)
     live = (out_v != _NEG_INF).any(axis=axis, keepdims=True)
-    return where(live, x_t - sum_(x_t * exp(out), axis=axis, keepdims=True), 0.0)
+    r = where(live, x_t - sum_(x_t * exp(out), axis=axis, keepdims=True), 0.0)
+    return keep_zeros(x_t, r, axis=axis)
 
 
 log_softmax = register(Primitive(

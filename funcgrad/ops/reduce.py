@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from funcgrad.errors import OpError
 from funcgrad.ops._util import attach, normalize_axis, shape_of, value_of
-from funcgrad.ops.elementwise import absolute, power, sign, where
+from funcgrad.ops.elementwise import absolute, keep_zeros, power, sign, where
 from funcgrad.ops.registry import LINEAR, Primitive, Sample, register
 from funcgrad.ops.shape import broadcast_to, reshape
 
@@ -152,7 +152,8 @@ def _prod_sample(g):
 
 
 def _prod_vjp(ct, out, x, *, axis, keepdims):
-    return keep_reduced_dims(ct, shape_of(x), axis, keepdims) * _prod_others(out, x, axis, keepdims)
+    ct = keep_reduced_dims(ct, shape_of(x), axis, keepdims)
+    return keep_zeros(ct, ct * _prod_others(out, x, axis, keepdims))
 
 
 def _prod_jvp(x_t, out, x, *, axis, keepdims):
@@ -232,9 +233,9 @@ def _var_grad(x, axis, ddof):
 
 def _std_grad(out, x, axis, ddof, keepdims):
     # d std / dx = (x - mean) / ((n - ddof) std); taken as 0 where std is 0,
-    # as for the norm of the zero vector.
+    # as for the norm of the zero vector (a NaN std stays NaN: `!= 0`, not `> 0`).
     out = keep_reduced_dims(out, shape_of(x), axis, keepdims)
-    live = value_of(out) > 0
+    live = value_of(out) != 0
     centered = x - mean(x, axis=axis, keepdims=True)
     scale = _var_scale(x, axis, ddof, "std")
     return where(live, centered / where(live, out, 1.0) * scale, 0.0)
@@ -250,7 +251,8 @@ def _moment_sample(g):
 
 
 def _var_vjp(ct, out, x, *, axis, ddof, keepdims):
-    return keep_reduced_dims(ct, shape_of(x), axis, keepdims) * _var_grad(x, axis, ddof)
+    ct = keep_reduced_dims(ct, shape_of(x), axis, keepdims)
+    return keep_zeros(ct, ct * _var_grad(x, axis, ddof))
 
 
 def _var_jvp(x_t, out, x, *, axis, ddof, keepdims):
@@ -271,7 +273,8 @@ var = register(Primitive(
 
 def _std_vjp(ct, out, x, *, axis, ddof, keepdims):
     d_std = _std_grad(out, x, axis, ddof, keepdims)
-    return keep_reduced_dims(ct, shape_of(x), axis, keepdims) * d_std
+    ct = keep_reduced_dims(ct, shape_of(x), axis, keepdims)
+    return keep_zeros(ct, ct * d_std)
 
 
 def _std_jvp(x_t, out, x, *, axis, ddof, keepdims):
@@ -368,8 +371,8 @@ def _norm_grad(out, x, ord, axis, keepdims):  # noqa: A002
     out_v = value_of(out)
     x_v = value_of(x)
     if ord is None or ord == "fro" or (ord == 2 and not is_matrix):
-        # x / |x|, taken as 0 at the zero vector
-        live = out_v > 0
+        # x / |x|, taken as 0 at the zero vector (NaN stays NaN: `!= 0`, not `> 0`)
+        live = out_v != 0
         return where(live, x / where(live, out, 1.0), 0.0)
     if ord == 0:
         return sign(x_v) * 0.0  # counts nonzeros: piecewise constant
@@ -387,7 +390,7 @@ def _norm_grad(out, x, ord, axis, keepdims):  # noqa: A002
     if ord == 1:
         return sign(x_v)
     # general p: sign(x) (|x| / |x|_p) ** (p - 1), taken as 0 where x or the norm is 0
-    live = (x_v != 0) & (out_v > 0)
+    live = (x_v != 0) & (out_v != 0)
     ratio = where(live, absolute(x), 1.0) / where(live, out, 1.0)
     return where(live, sign(x_v) * power(ratio, ord - 1.0), 0.0)
 
@@ -423,7 +426,8 @@ def _norm_sample(g):
 def _norm_vjp(ct, out, x, *, ord, axis, keepdims):  # noqa: A002
     axes = _norm_axes(ord, axis, len(shape_of(x)))[1]
     d_norm = _norm_grad(out, x, ord, axis, keepdims)
-    return keep_reduced_dims(ct, shape_of(x), axes, keepdims) * d_norm
+    ct = keep_reduced_dims(ct, shape_of(x), axes, keepdims)
+    return keep_zeros(ct, ct * d_norm)
 
 
 def _norm_jvp(x_t, out, x, *, ord, axis, keepdims):  # noqa: A002

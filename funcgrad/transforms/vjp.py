@@ -15,6 +15,8 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy
+
 from funcgrad.backend import as_value, is_inexact, xp_of
 from funcgrad.errors import DtypeError, NonScalarOutputError, ShapeError
 from funcgrad.graph import Node, leaf
@@ -27,6 +29,8 @@ from funcgrad.transforms.pytree import (
     tree_map,
     tree_unflatten,
 )
+
+_ndarray = numpy.ndarray
 
 
 def _variable(x, op: str, where: str):
@@ -90,10 +94,29 @@ def _trace_call(f, args, kwargs, argnums, op):
 
 def _gradients(variables, structures, grads, nested):
     result = []
+    seen: set[int] = set()
     for (fresh, primals), treedef in zip(variables, structures):
-        gs = [_as_output(grads[v], p, nested) for v, p in zip(fresh, primals)]
+        gs = [_owned(_as_output(grads[v], p, nested), seen) for v, p in zip(fresh, primals)]
         result.append(tree_unflatten(treedef, gs))
     return result
+
+
+def _owned(g, seen: set):
+    """Return a gradient array the caller owns: writeable, and shared with nothing else.
+
+    NOTE: the walk hands back whatever the rules made, and rules pass
+    cotangents through when they can: `add` gives both inputs the same
+    array, `sum` a read-only broadcast view, `reshape` a view. Returned as
+    they are, `gx -= 1` could change `gy` as well, or fail on a read-only
+    view of a value the graph holds. So a NumPy gradient that is read-only,
+    a view, or already returned is copied; a fresh array (the usual case)
+    is not.
+    """
+    if type(g) is _ndarray:
+        if not g.flags.writeable or g.base is not None or id(g) in seen:
+            g = g.copy()
+        seen.add(id(g))
+    return g
 
 
 def vjp(f: Callable, *primals: Any, has_aux: bool = False):
@@ -186,7 +209,11 @@ def _value_and_grad(f, argnums, has_aux, op):
         aux = None
         if has_aux:
             if not (isinstance(out, tuple) and len(out) == 2):
-                raise TypeError(f"{op}: with has_aux=True, f must return a pair (value, aux)")
+                got = f"a {type(out).__name__}" + (
+                    f" of {len(out)}" if isinstance(out, (tuple, list)) else "")
+                raise TypeError(
+                    f"{op}: with has_aux=True, f must return a pair (value, aux), but it "
+                    f"returned {got}")
             out, aux = out
         wrt = tuple(v for fresh, _ in variables for v in fresh)
         if type(out) is Node:
@@ -212,11 +239,26 @@ def _value_and_grad(f, argnums, has_aux, op):
 
 
 def _check_constant_output(out, op):
+    if isinstance(out, (tuple, list, dict)):
+        # NOTE: a pytree is not read as an array (a tuple of nodes would become
+        # an array of their values, and the gradient would silently be zero).
+        raise TypeError(
+            f"{op}: f must return a scalar (an array of shape ()), but returned a "
+            f"{type(out).__name__} of {len(out)}. Return the one value to differentiate; "
+            f"pass other results out with has_aux=True (f returns (value, aux)), or use "
+            f"funcgrad.vjp or funcgrad.jacobian for several outputs"
+        )
     value = as_value(out) if not isinstance(out, (str, bytes)) else None
     if value is None or value.dtype == object:
-        raise TypeError(f"{op}: f must return an array or a number, got {type(out).__name__}")
+        raise TypeError(
+            f"{op}: f must return a scalar array or a number, got {type(out).__name__}"
+        )
     if value.shape != ():
-        raise NonScalarOutputError(f"{op}: f must return a scalar, but returned shape {value.shape}")
+        raise NonScalarOutputError(
+            f"{op}: f must return a scalar, but returned shape {value.shape} (dtype "
+            f"{value.dtype}). Reduce it (out.sum()), or use funcgrad.vjp or "
+            f"funcgrad.jacobian for non-scalar outputs"
+        )
     return out
 
 
