@@ -11,7 +11,7 @@ from funcgrad.graph.node import Node, make_node
 from funcgrad.graph.toposort import toposort
 
 
-def substitute(roots: tuple, replacements: dict) -> tuple:
+def substitute(roots: tuple, replacements: dict, mapping: dict | None = None) -> tuple:
     """Return `roots` rebuilt with some nodes replaced.
 
     Every node that (transitively) uses a replaced node is rebuilt with the
@@ -25,6 +25,10 @@ def substitute(roots: tuple, replacements: dict) -> tuple:
             rebuilt on its own replaced inputs (itself if none changed) and
             returns its replacement: this is how a replacement can wrap a
             node whose inputs were replaced too.
+
+        mapping: If given, filled with `{id(old): new}` for every node
+            rebuilt on replaced inputs (`new` is the node before its own
+            replacement is applied).
 
     Returns:
         The new roots, in the same order (a root that needed no change is
@@ -46,6 +50,8 @@ def substitute(roots: tuple, replacements: dict) -> tuple:
         if any(type(i) is Node and id(i) in new for i in inputs):
             ins = tuple(new.get(id(i), i) if type(i) is Node else i for i in inputs)
             rebuilt = make_node(node.prim, ins, node.params, node.value)
+            if mapping is not None:
+                mapping[id(node)] = rebuilt
         repl = replacements.get(node, rebuilt)
         if callable(repl) and type(repl) is not Node:
             repl = repl(rebuilt)

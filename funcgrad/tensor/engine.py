@@ -16,11 +16,15 @@ from __future__ import annotations
 import itertools
 import weakref
 
+import numpy
+
 from funcgrad.backend import xp_of
 from funcgrad.graph import Node
 from funcgrad.tensor.tensor import Tensor, _new_like, owner_of
 from funcgrad.transforms import hooks as _hooks
 from funcgrad.transforms.backward import walk
+
+_ndarray = numpy.ndarray
 
 # Non-leaf tensors with hooks or retain_grad: id(node) -> (node, weakref(tensor)).
 # Leaves need no entry: their node's params name their owner.
@@ -310,6 +314,7 @@ def run_backward(tensors, grad_tensors, inputs=None, create_graph: bool = False)
     wrt = tuple(n for _, nodes in targets for n in nodes)
     grads = walk(roots, seeds, wrt, create_graph=create_graph)
     # retain_grad (non-leaves) first, then accumulation into leaves, then post hooks.
+    seen: set[int] = set()
     leaves = []
     for t, nodes in targets:
         g = _sum_grads(grads, nodes)
@@ -318,19 +323,32 @@ def run_backward(tensors, grad_tensors, inputs=None, create_graph: bool = False)
         if t.is_leaf:
             leaves.append((t, g))
         else:
-            _accumulate(t, g, create_graph)
+            _accumulate(t, g, create_graph, seen)
     for t, g in leaves:
-        _accumulate(t, g, create_graph)
+        _accumulate(t, g, create_graph, seen)
     for t, _ in leaves:
         if t._post_hooks:
             for hook in list(t._post_hooks.values()):
                 hook(t)
 
 
-def _accumulate(t: Tensor, g, create_graph: bool) -> None:
+def _owned(g, seen: set):
+    """`g`, copied if the tensor could not own it: read-only, a view, or handed out already.
+
+    NOTE: rules pass arrays through (`add` gives both inputs one array), so
+    without this `x.grad.numpy()[:] = 0` could change `y.grad` as well.
+    """
+    if type(g) is _ndarray:
+        if not g.flags.writeable or g.base is not None or id(g) in seen:
+            g = g.copy()
+        seen.add(id(g))
+    return g
+
+
+def _accumulate(t: Tensor, g, create_graph: bool, seen: set) -> None:
     cls = type(t)
     if t._grad is None:
-        t._grad = _wrap_grad(g, cls)
+        t._grad = _wrap_grad(_owned(g, seen), cls)
     elif create_graph or t._grad._node is not None:
         from funcgrad.tensor.tensor import _apply
 

@@ -122,8 +122,15 @@ def backward(out: Node, cotangent=None, wrt: Iterable[Node] | None = None, *,
             f"build it from funcgrad.leaf values with funcgrad.numpy functions"
         )
     ct = _seed(out, cotangent, "funcgrad.backward")
-    return walk((out,), (ct,), None if wrt is None else tuple(wrt),
-                create_graph=create_graph)
+    if wrt is not None:
+        wrt = tuple(wrt)
+        for k, node in enumerate(wrt):
+            if type(node) is not Node:
+                raise TypeError(
+                    f"funcgrad.backward: wrt[{k}] is a {type(node).__name__}, not a graph "
+                    f"node; pass the nodes made by funcgrad.leaf (or any node of the graph)"
+                )
+    return walk((out,), (ct,), wrt, create_graph=create_graph)
 
 
 def _seed(out: Node, cotangent, op: str):

@@ -93,6 +93,16 @@ def _check_rule_result(result, args_def, arg_leaves, fn_name, what):
                 f"funcgrad.custom_vjp: the {what} rule of {fn_name!r} returned shape "
                 f"{getattr(c, 'shape', ())} for argument leaf {i}, which has shape {a_shape}"
             )
+        a_dtype = getattr(value_of(a), "dtype", None)
+        c_dtype = getattr(value_of(c), "dtype", None)
+        # NOTE: another float dtype is cast back by the engine (float32 stays
+        # float32); an integer or boolean cotangent is a bug in the rule.
+        if a_dtype is not None and c_dtype is not None and c_dtype.kind not in "fc":
+            raise ShapeError(
+                f"funcgrad.custom_vjp: the {what} rule of {fn_name!r} returned dtype "
+                f"{c_dtype} for argument leaf {i}, which has dtype {a_dtype}; return "
+                f"floating-point cotangents (ct.astype({str(a_dtype)!r}))"
+            )
     return flat
 
 

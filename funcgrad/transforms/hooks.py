@@ -109,7 +109,12 @@ def hook_graph(roots: tuple, hooks: dict) -> tuple[tuple, dict]:
     for node, fns in hooks.items():
         fns = (fns,) if callable(fns) else tuple(fns)
         replacements[node] = _recording(node, wrap(fns), rebuilt)
-    new_roots = substitute(roots, replacements)
+    # Nodes downstream of a hook are rebuilt too: map them as well, so that a
+    # gradient asked for one of them (retain_grad, autograd.grad) is found.
+    downstream: dict[int, Node] = {}
+    new_roots = substitute(roots, replacements, downstream)
+    for key, node in downstream.items():
+        rebuilt.setdefault(key, node)
     return new_roots, rebuilt
 
 

@@ -107,12 +107,9 @@ def test_writing_into_the_users_own_array_is_allowed_and_does_not_change_the_gra
     np.testing.assert_array_equal(fg.backward(y)[x], [2.0, 4.0])
 
 
-# --- known gaps (xfail(strict): they start passing when fixed, and then fail here) ---
+# --- gaps found by the catalogue, fixed since (regression tests) ---
 
 
-@pytest.mark.xfail(
-    strict=True, reason="custom.py does not check dtypes yet (see the issue 6 report)"
-)
 def test_custom_vjp_bwd_returning_an_integer_cotangent_is_an_error():
     # (Another float dtype is fine: the engine casts it back, float32 stays float32.)
     @fg.custom_vjp
@@ -124,7 +121,6 @@ def test_custom_vjp_bwd_returning_an_integer_cotangent_is_an_error():
         fg.grad(lambda x: fnp.sum(f(x)))(np.ones(2))
 
 
-@pytest.mark.xfail(strict=True, reason="backward.py does not check wrt (see the issue 6 report)")
 def test_backward_wrt_a_plain_array_names_the_mistake():
     x = fg.leaf(np.ones(2))
     with pytest.raises(TypeError, match="funcgrad.backward"):

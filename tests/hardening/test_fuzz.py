@@ -188,7 +188,6 @@ def test_tensor_layer_retain_grad_matches_functional(data):
     _check_retained_grads(g, draw_program(g, tensor=True), hooks=False)
 
 
-@pytest.mark.xfail(strict=True, reason="hooks.hook_graph maps only hooked nodes (issue 6 report)")
 @settings(fuzz_settings, max_examples=max(5, EXAMPLES // 4))
 @given(data=st.data())
 def test_tensor_layer_retain_grad_with_hooks_matches_functional(data):

@@ -154,9 +154,6 @@ def test_tensor_in_place_updates_do_not_change_recorded_graphs():
     assert x.tolist() == [10.0, 10.0]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="tensor/engine.py: .grad arrays may be shared (issue 6 report)"
-)
 def test_tensor_grads_share_no_memory():
     x = torch.ones(2, requires_grad=True)
     y = torch.ones(2, requires_grad=True)

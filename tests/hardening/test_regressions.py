@@ -54,7 +54,6 @@ def test_det_at_a_singular_matrix_says_no_rule():
         fg.grad(fnp.linalg.det)(np.zeros((3, 3)))
 
 
-@pytest.mark.xfail(strict=True, reason="hooks.hook_graph maps only hooked nodes (issue 6 report)")
 def test_retain_grad_downstream_of_a_hooked_tensor():
     # A hook on x makes the walk rebuild everything downstream of x; the
     # retained non-leaf h is not mapped to its rebuilt node and gets zeros.
@@ -66,7 +65,6 @@ def test_retain_grad_downstream_of_a_hooked_tensor():
     np.testing.assert_array_equal(h.grad.numpy(), [2.0, 4.0, 6.0])
 
 
-@pytest.mark.xfail(strict=True, reason="hooks.hook_graph maps only hooked nodes (issue 6 report)")
 def test_autograd_grad_of_a_non_leaf_downstream_of_a_hooked_tensor():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     x.register_hook(lambda g: g * 10.0)
