@@ -8,6 +8,7 @@ NumPy-like namespace as `import funcgrad.numpy as fnp`.
 from funcgrad import numpy, tree
 from funcgrad.backend import freeze
 from funcgrad.errors import (
+    DeviceError,
     DtypeError,
     FuncgradError,
     NonScalarOutputError,
@@ -92,6 +93,7 @@ __all__ = [
     "set_default_dtype",
     "short",
     "uint8",
+    "DeviceError",
     "DtypeError",
     "FuncgradError",
     "GradMap",

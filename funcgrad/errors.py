@@ -163,3 +163,17 @@ class NotDifferentiableError(FuncgradError, NotImplementedError):
         ...
         funcgrad.errors.NotDifferentiableError: funcgrad.det: no gradient rule at a singular matrix ...
     """
+
+
+class DeviceError(FuncgradError, RuntimeError):
+    """Values on two devices met in one operation, or a device is not available.
+
+    Raised when an operation gets arguments on different devices (a NumPy
+    array and a CuPy array, or CuPy arrays on two GPUs), and when a CUDA
+    device is asked for but CuPy is not installed, no GPU is visible to it,
+    or the GPU index is out of range.
+
+    Fix: move the values to one device first (`funcgrad.backend.to_device`,
+    `Tensor.to`), or install CuPy for your CUDA version
+    (`pip install -e ".[gpu]"`, see the README).
+    """

@@ -176,14 +176,15 @@ def _shape_of(a) -> list:
 
 
 def _gpu_module(values):
-    """Return CuPy if one of `values` (arrays or nodes) is a CuPy array, else None."""
+    """Return `(cupy, GPU number)` if one of `values` (arrays or nodes) is a CuPy array, else None."""
     cp = sys.modules.get("cupy")
     if cp is None:
         return None
     nd = cp.ndarray
     for v in values:
-        if isinstance(v.value if type(v) is Node else v, nd):
-            return cp
+        v = v.value if type(v) is Node else v
+        if isinstance(v, nd):
+            return cp, v.device.id
     return None
 
 
@@ -200,11 +201,14 @@ def _begin(state: _State, name: str, category: str, args, frame):
     if state.nvtx:
         _nvtx_push(ev, state)
     if args is not None:
-        cp = _gpu_module(args)
-        if cp is not None:
-            # TODO(#8): the CUDA-event path is not run by the tests (no GPU here).
-            ev._cuda = [cp.cuda.Event(), None]
-            ev._cuda[0].record()
+        gpu = _gpu_module(args)
+        if gpu is not None:
+            # NOTE: events belong to a GPU: made and recorded on the values' one
+            # (checked by tests/gpu/test_profiler_on_device.py).
+            cp, index = gpu
+            with cp.cuda.Device(index):
+                ev._cuda = [cp.cuda.Event(), None, index]
+                ev._cuda[0].record()
     if stack:
         parent = stack[-1]
         ev.cpu_parent = parent
@@ -226,11 +230,11 @@ def _end(state: _State, ev: FunctionEvent) -> None:
     ev.end_ns = _now()
     ev._frame = None
     if ev._cuda is not None:
-        # TODO(#8): the CUDA-event path is not run by the tests (no GPU here).
         import cupy
 
-        ev._cuda[1] = cupy.cuda.Event()
-        ev._cuda[1].record()
+        with cupy.cuda.Device(ev._cuda[2]):
+            ev._cuda[1] = cupy.cuda.Event()
+            ev._cuda[1].record()
     stack = state.stack
     if ev in stack:
         # Anything opened after `ev` and still open was left by an exception.
@@ -406,7 +410,6 @@ def _resolve_cuda(ev: FunctionEvent) -> None:
     pair = ev._cuda
     if pair is None or pair[1] is None:
         return
-    # TODO(#8): the CUDA-event path is not run by the tests (no GPU here).
     import cupy
 
     pair[1].synchronize()

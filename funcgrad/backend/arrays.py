@@ -10,6 +10,12 @@ seen, so NumPy-only programs never pay for it.
 # raises instead of silently changing that gradient, and the user's array is
 # never locked behind their back. Pass `funcgrad.freeze(x)` to share a large
 # array without a copy.
+#
+# NOTE: CuPy arrays follow the same rule, with ownership in place of the
+# read-only flag they lack: a CuPy array the graph did not make is copied
+# (on its own GPU), and the copy is remembered as the graph's
+# (`funcgrad.backend.versions`), so `freeze` of it again shares it. Writes
+# into a value the graph holds are caught in debug mode only (see there).
 """
 
 from __future__ import annotations
@@ -17,6 +23,9 @@ from __future__ import annotations
 import sys
 
 import numpy
+
+from funcgrad.backend.devices import _checked
+from funcgrad.backend.versions import own, owns
 
 _ndarray = numpy.ndarray
 _generic = numpy.generic
@@ -32,17 +41,21 @@ def xp_of(*values):
     Returns:
         `cupy` if any value is a CuPy array, else `numpy`.
 
+    Raises:
+        DeviceError: If the values live on different devices (a NumPy array
+            and a CuPy array, or CuPy arrays on two GPUs); NumPy scalars and
+            Python numbers go with any device. `xp_for` does the same and
+            names the operation in the message.
+
     Examples:
         >>> import numpy as np
         >>> xp_of(np.ones(2)).__name__
         'numpy'
     """
     cupy = sys.modules.get("cupy")
-    if cupy is not None:
-        for v in values:
-            if isinstance(v, cupy.ndarray):
-                return cupy
-    return numpy
+    if cupy is None:
+        return numpy
+    return _checked(cupy, values, None)
 
 
 def is_inexact(dtype) -> bool:
@@ -70,7 +83,9 @@ def freeze(value):
 
     A writeable NumPy array is copied and the copy made read-only; an array
     that is read-only all the way down to the memory it views is returned as
-    it is (no copy). NumPy scalars are immutable and pass through; Python
+    it is (no copy). A CuPy array is copied (on its GPU) unless the graph
+    made it, and the copy is remembered as the graph's (CuPy has no
+    read-only flag; see `funcgrad.backend.versions`). NumPy scalars are immutable and pass through; Python
     numbers and lists become arrays (Python floats become float64, as in
     NumPy).
 
@@ -99,8 +114,10 @@ def freeze(value):
         return value
     cupy = sys.modules.get("cupy")
     if cupy is not None and isinstance(value, cupy.ndarray):
-        # TODO(#8): CuPy has no read-only flag; the version counter lives here.
-        return value
+        if owns(value):
+            return value  # the graph's own array (a result or an earlier copy)
+        with cupy.cuda.Device(value.device.id):
+            return own(value.copy())  # NOTE: copy() lands on the current GPU
     if isinstance(value, _ndarray):  # a subclass: keep it a plain ndarray
         value = numpy.array(value)
     else:
@@ -108,6 +125,30 @@ def freeze(value):
     if value.flags.writeable:
         value.setflags(write=False)
     return value
+
+
+def freeze_result(value):
+    """Return a primitive's fresh result read-only, without a copy.
+
+    Like `freeze`, but for an array nobody else holds yet (a forward's
+    output, or a view of values the graph holds): NumPy arrays are locked in
+    place and CuPy arrays are remembered as the graph's, not copied.
+
+    Examples:
+        >>> import numpy as np
+        >>> r = np.ones(2)
+        >>> freeze_result(r) is r, r.flags.writeable
+        (True, False)
+    """
+    if type(value) is _ndarray:
+        value.setflags(write=False)
+        return value
+    if isinstance(value, _generic):
+        return value
+    cupy = sys.modules.get("cupy")
+    if cupy is not None and isinstance(value, cupy.ndarray):
+        return own(value)
+    return freeze(value)
 
 
 def as_value(value):
@@ -126,30 +167,3 @@ def as_value(value):
     if cupy is not None and isinstance(value, cupy.ndarray):
         return value
     return numpy.asarray(value)
-
-
-def to_device(value, device: str):
-    """Return `value` (an array or a graph node) on `device` (`'cpu'`, `'cuda'`, `'cuda:N'`).
-
-    Raises:
-        RuntimeError: If a CUDA device is asked for and CuPy or a GPU is missing.
-    """
-    kind, _, index = device.partition(":")
-    if kind == "cpu":
-        cupy = sys.modules.get("cupy")
-        if cupy is not None and isinstance(value, cupy.ndarray):
-            return cupy.asnumpy(value)
-        return value
-    try:
-        import cupy
-    except ImportError:
-        raise RuntimeError(
-            f"funcgrad: cannot move a value of shape {getattr(value, 'shape', ())} to "
-            f"{device!r}: CuPy is not installed (pip install -e \".[gpu]\"), and CUDA "
-            f"values need it and an NVIDIA GPU"
-        ) from None
-    try:
-        with cupy.cuda.Device(int(index) if index else 0):
-            return cupy.asarray(value)
-    except Exception as e:  # no driver, no GPU, bad index
-        raise RuntimeError(f"funcgrad: cannot move a value to {device!r}: {e}") from e

@@ -505,7 +505,10 @@ def where(condition, x, y):
         >>> fnp.where([True, False], [1.0, 2.0], 0.0)
         array([1., 0.])
     """
-    return _ew.where(_np.asarray(_value_of(condition), dtype=bool), x, y)
+    condition = _value_of(condition)
+    if hasattr(condition, "astype"):  # an array (NumPy or CuPy): stays on its device
+        return _ew.where(condition.astype(bool, copy=False), x, y)
+    return _ew.where(_np.asarray(condition, dtype=bool), x, y)
 
 
 def stop_gradient(x):

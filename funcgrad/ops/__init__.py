@@ -8,6 +8,7 @@ network helpers) and gives `Node` its operators (`+`, `*`, `@`, `x[i]`,
 
 from funcgrad.ops import registry
 from funcgrad.ops import elementwise, index, linalg, nn, reduce, shape  # noqa: F401  (registers)
+from funcgrad.ops import device  # noqa: F401  (registers to_device, after the families it uses)
 from funcgrad.ops import operators as _operators  # noqa: F401  (attaches Node methods)
 from funcgrad.ops.elementwise import astype, identity
 from funcgrad.ops.reduce import sum_

@@ -135,8 +135,12 @@ def _scatter_add_forward(xp, ct, *, index, shape):
     ct = xp.asarray(ct)
     out = xp.zeros(shape, dtype=ct.dtype)
     if _repeats_possible(index):
-        # TODO(#8): CuPy has no ufunc.at; use cupyx.scatter_add there.
-        xp.add.at(out, index, ct)  # adds once per occurrence of a position
+        if xp.__name__ == "numpy":
+            xp.add.at(out, index, ct)  # adds once per occurrence of a position
+        else:
+            import cupyx  # NOTE: CuPy's ufuncs had no .at before v13; scatter_add is add.at
+
+            cupyx.scatter_add(out, index, ct)
     else:
         out[index] = ct
     return out

@@ -31,7 +31,7 @@ from typing import Any
 import attrs
 import numpy as _numpy
 
-from funcgrad.backend import freeze, xp_of
+from funcgrad.backend import freeze, freeze_result, xp_for, xp_of
 from funcgrad.errors import FuncgradError, OpError
 from funcgrad.graph import Node
 from funcgrad.graph.node import (
@@ -127,7 +127,7 @@ class Primitive:
         for a in args:
             if type(a) is Node:
                 return self.bind(args, params)
-        xp = _numpy if _modules.get("cupy") is None else xp_of(*args)
+        xp = _numpy if _modules.get("cupy") is None else xp_for(self.name, args)
         try:
             return self.forward(xp, *args, **params)
         except FuncgradError:
@@ -157,7 +157,7 @@ class Primitive:
                     args = tuple(x if type(x) is Node else _constant(x) for x in args)
                     values = [x.value if type(x) is Node else x for x in args]
                     break
-        xp = _numpy if _modules.get("cupy") is None else xp_of(*values)
+        xp = _numpy if _modules.get("cupy") is None else xp_for(self.name, values)
         try:
             out = self.forward(xp, *values, **params)
         except FuncgradError:
@@ -167,7 +167,7 @@ class Primitive:
         if type(out) is _ndarray:
             out.setflags(write=False)  # a fresh result: locking it is enough
         elif not isinstance(out, _generic):
-            out = freeze(out)
+            out = freeze_result(out)  # a CuPy result: the graph's own, no copy
         node = _new(Node)
         _set_prim(node, self)
         _set_inputs(node, args)

@@ -1,18 +1,20 @@
 """Creating tensors: `tensor`, `ones`, `zeros`, `randn`, `arange`, `*_like` ... with PyTorch's defaults.
 
 Python floats become the default float dtype (float32); Python ints
-become int64; NumPy arrays keep their dtype. Random numbers come from one
-generator per process, reseeded by `manual_seed`.
+become int64; NumPy arrays keep their dtype. `device=` ('cpu', 'cuda',
+'cuda:N') creates the tensor there: constants are made by the device's
+array module, random numbers by the device's own generator
+(`funcgrad.backend.rng`), all reseeded by `manual_seed`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from funcgrad.backend import module_for, on_device, parse_device, to_device
+from funcgrad.backend import rng as _rng
 from funcgrad.tensor.dtypes import default_float_dtype, to_dtype
-from funcgrad.tensor.tensor import Tensor, _check_device, _fresh_leaf, _to_array
-
-_rng = [np.random.default_rng()]
+from funcgrad.tensor.tensor import Tensor, _fresh_leaf, _to_array
 
 
 def manual_seed(seed: int):
@@ -26,8 +28,7 @@ def manual_seed(seed: int):
         >>> bool((a == torch.randn(2)).all())
         True
     """
-    _rng[0] = np.random.default_rng(seed)
-    return _rng[0]
+    return _rng.manual_seed(seed)
 
 
 def _size(size):
@@ -36,10 +37,19 @@ def _size(size):
     return tuple(int(s) for s in size)
 
 
+def _device(device) -> str:
+    """The device name for the backend ('cpu' for None)."""
+    if device is None:
+        return "cpu"
+    kind, index = parse_device(device)
+    return kind if index is None else f"{kind}:{index}"
+
+
 def _make(value, dtype, device, requires_grad, op):
-    _check_device(device, op)
     if dtype is not None:
         value = value.astype(to_dtype(dtype), copy=False)
+    if device is not None:
+        value = to_device(value, _device(device), op=op)
     return _fresh_leaf(Tensor, value, requires_grad)
 
 
@@ -87,9 +97,14 @@ def from_numpy(array: np.ndarray) -> Tensor:
 
 
 def _filled(fill, size, dtype, device, requires_grad, op):
+    """Make a tensor with `fill(xp, shape, dtype, device)`, on the device itself."""
     shape = _size(size)
     dt = to_dtype(dtype) if dtype is not None else default_float_dtype()
-    return _make(fill(shape, dt), None, device, requires_grad, op)
+    where = _device(device)
+    xp = module_for(where, op=op)  # raises clearly without CuPy or a GPU
+    with on_device(where, op=op):
+        value = fill(xp, shape, dt, where)
+    return _fresh_leaf(Tensor, value, requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -101,17 +116,20 @@ def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
         tensor([[1., 1.],
                 [1., 1.]], requires_grad=True)
     """
-    return _filled(np.ones, size, dtype, device, requires_grad, "funcgrad.ones")
+    return _filled(lambda xp, s, d, _: xp.ones(s, d), size, dtype, device, requires_grad,
+                   "funcgrad.ones")
 
 
 def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Return a tensor of zeros of the given shape."""
-    return _filled(np.zeros, size, dtype, device, requires_grad, "funcgrad.zeros")
+    return _filled(lambda xp, s, d, _: xp.zeros(s, d), size, dtype, device, requires_grad,
+                   "funcgrad.zeros")
 
 
 def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Return a tensor of the given shape (filled with zeros here: no uninitialised memory)."""
-    return _filled(np.zeros, size, dtype, device, requires_grad, "funcgrad.empty")
+    return _filled(lambda xp, s, d, _: xp.zeros(s, d), size, dtype, device, requires_grad,
+                   "funcgrad.empty")
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -120,31 +138,39 @@ def full(size, fill_value, dtype=None, device=None, requires_grad: bool = False)
         dtype = np.bool_
     elif dtype is None and isinstance(fill_value, int):
         dtype = np.int64
-    return _filled(lambda s, d: np.full(s, fill_value, dtype=d), (size,), dtype, device,
+    return _filled(lambda xp, s, d, _: xp.full(s, fill_value, dtype=d), (size,), dtype, device,
                    requires_grad, "funcgrad.full")
 
 
 def randn(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
     """Return a tensor of standard normal random numbers (float32 by default)."""
-    rng = generator or _rng[0]
-    return _filled(lambda s, d: rng.standard_normal(s).astype(d), size, dtype, device,
-                   requires_grad, "funcgrad.randn")
+    def draw(xp, s, d, where):
+        if generator is not None:  # a NumPy Generator of the user's: drawn here, then moved
+            return to_device(generator.standard_normal(s).astype(d), where)
+        return _rng.standard_normal(s, d, where)
+
+    return _filled(draw, size, dtype, device, requires_grad, "funcgrad.randn")
 
 
 def rand(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
     """Return a tensor of random numbers uniform in [0, 1) (float32 by default)."""
-    rng = generator or _rng[0]
-    return _filled(lambda s, d: rng.random(s).astype(d), size, dtype, device,
-                   requires_grad, "funcgrad.rand")
+    def draw(xp, s, d, where):
+        if generator is not None:
+            return to_device(generator.random(s).astype(d), where)
+        return _rng.uniform(s, d, where)
+
+    return _filled(draw, size, dtype, device, requires_grad, "funcgrad.rand")
 
 
 def randint(low, high=None, size=(), dtype=None, device=None) -> Tensor:
     """Return a tensor of random integers in [low, high)."""
     if high is None:
         low, high = 0, low
-    value = _rng[0].integers(low, high, size=tuple(size))
-    return _make(np.asarray(value, dtype=to_dtype(dtype) if dtype else np.int64), None, device, False,
-                 "funcgrad.randint")
+    dt = to_dtype(dtype) if dtype else np.dtype(np.int64)
+    where = _device(device)
+    module_for(where, op="funcgrad.randint")  # raises clearly without CuPy or a GPU
+    value = _rng.integers(low, high, tuple(size), dt, where)
+    return _fresh_leaf(Tensor, value, False)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -177,7 +203,9 @@ def eye(n, m=None, dtype=None, device=None, requires_grad: bool = False) -> Tens
 
 def _like(maker):
     def like(input, dtype=None, device=None, requires_grad: bool = False):  # noqa: A002
-        return maker(*input.shape, dtype=dtype or input.dtype, device=device,
+        # NOTE: on input's device unless told otherwise, as in PyTorch
+        return maker(*input.shape, dtype=dtype or input.dtype,
+                     device=input.device if device is None else device,
                      requires_grad=requires_grad)
 
     return like
@@ -202,8 +230,8 @@ rand_like.__doc__ = "Return uniform random numbers in [0, 1) shaped like `input`
 
 def full_like(input, fill_value, dtype=None, device=None, requires_grad: bool = False):  # noqa: A002
     """Return a tensor shaped like `input` filled with `fill_value`."""
-    return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype, device=device,
-                requires_grad=requires_grad)
+    return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype,
+                device=input.device if device is None else device, requires_grad=requires_grad)
 
 
 def is_tensor(obj) -> bool:

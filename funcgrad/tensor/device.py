@@ -1,8 +1,10 @@
 """Devices of the imperative layer: `funcgrad.device('cpu')`, `'cuda'`, `'cuda:1'`.
 
 CUDA needs CuPy and an NVIDIA GPU; without them, `.cuda()` raises a clear
-`RuntimeError`. Moving a tensor that requires grad is not supported yet
-(`NotImplementedError`): it needs a device-move primitive (TODO(#8)).
+`funcgrad.backend.DeviceError` (a `RuntimeError`). Moving a tensor is the
+`to_device` primitive, so a tensor that requires grad can move: the result
+has `grad_fn=<ToDeviceBackward0>` and gradients flow back to the device the
+tensor came from.
 """
 
 from __future__ import annotations
@@ -80,13 +82,10 @@ def parse_device(d) -> device:
 
 
 def device_of(value) -> device:
-    """Return the device an array lives on."""
-    import sys
+    """Return the device an array lives on (`device('cpu')` or `device('cuda', N)`)."""
+    from funcgrad.backend import device_of as _device_of
 
-    cupy = sys.modules.get("cupy")
-    if cupy is not None and isinstance(value, cupy.ndarray):
-        return device("cuda", value.device.id)
-    return device("cpu")
+    return device(_device_of(value))
 
 
 def parse_to_args(args, kwargs):
@@ -108,21 +107,27 @@ def parse_to_args(args, kwargs):
     return (None if dev is None else parse_device(dev)), dtype
 
 
+def _already_on(current: device, target: device) -> bool:
+    # 'cuda' without an index accepts any GPU the tensor is on already
+    if current.type != target.type:
+        return False
+    return target.index is None or current.index == target.index
+
+
 def move(t, target: device):
-    """Return tensor `t` on `target`, recorded in the graph.
+    """Return tensor `t` on `target`, recorded in the graph (`t` itself if it is there).
+
+    When `t` requires grad (and grad mode is on) the result is a new
+    tensor with `grad_fn=<ToDeviceBackward0>`; backward moves its gradient
+    back to `t`'s device.
 
     Raises:
-        RuntimeError: If CUDA is asked for and CuPy or a GPU is missing.
+        funcgrad.backend.DeviceError: If CUDA is asked for and CuPy or a
+            GPU is missing.
     """
-    if device_of(t._value) == target or (target.type == "cpu" and device_of(t._value).type == "cpu"):
+    if _already_on(device_of(t._value), target):
         return t
-    from funcgrad.backend import to_device
-    from funcgrad.tensor.tensor import _new_like
+    from funcgrad.ops.device import move as _move_op
+    from funcgrad.tensor.tensor import _apply
 
-    moved = to_device(t._value, str(target))  # raises clearly without CuPy or a GPU
-    if t._node is not None:
-        # TODO(#8): a device-move primitive, so that gradients flow back across devices.
-        raise NotImplementedError(
-            f"funcgrad: moving a tensor that requires grad to {target} is not supported yet"
-        )
-    return _new_like(type(t), moved, None)
+    return _apply(_move_op, t, str(target))

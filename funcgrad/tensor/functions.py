@@ -205,7 +205,8 @@ def argmin(input, dim=None, keepdim=False):  # noqa: A002
 def _boolean_reduce(name):
     def f(input, dim=None, keepdim=False):  # noqa: A002
         value = getattr(np, name)(_unwrap_value(input), axis=dim, keepdims=keepdim)
-        return _new_like(Tensor, np.asarray(value), None)
+        # NOTE: np.all/np.any dispatch to CuPy for GPU values (a 0-d CuPy array)
+        return _new_like(Tensor, value if hasattr(value, "shape") else np.asarray(value), None)
 
     f.__name__ = f.__qualname__ = name
     return f

@@ -80,7 +80,12 @@ def _fill(self, value):
 
 
 def _copy(self, src):
-    src_value = np.broadcast_to(np.asarray(_unwrap_value(src), dtype=self._value.dtype), self._value.shape)
+    from funcgrad.backend import device_of, to_device, xp_of
+
+    # copy_ may cross devices, as in PyTorch: src is moved to self's device first
+    src_value = to_device(_unwrap_value(src), device_of(self._value))
+    xp = xp_of(self._value)
+    src_value = xp.broadcast_to(xp.asarray(src_value, dtype=self._value.dtype), self._value.shape)
     return Tensor._from_value(src_value.copy())
 
 

@@ -17,7 +17,7 @@ import weakref
 
 import numpy as np
 
-from funcgrad.backend import freeze
+from funcgrad.backend import freeze, to_device
 from funcgrad.graph import Node, make_node
 from funcgrad.tensor import grad_mode
 from funcgrad.tensor.dtypes import default_float_dtype, to_dtype
@@ -99,8 +99,11 @@ class Tensor:
             value = np.zeros((0,), dtype=to_dtype(dtype) if dtype is not None else default_float_dtype())
         else:  # Tensor(2, 3): a new tensor of that shape (zeros here)
             value = np.zeros(tuple(int(d) for d in data), dtype=dtype or default_float_dtype())
+        if device is not None:
+            from funcgrad.tensor.device import parse_device
+
+            value = to_device(value, str(parse_device(device)), op="funcgrad.Tensor")
         _init(self, value)
-        _check_device(device, "funcgrad.Tensor")
         if requires_grad:
             self.requires_grad_(True)
 
@@ -377,8 +380,8 @@ class Tensor:
         return self._value.reshape(()).item()
 
     def tolist(self):
-        """Return the values as (nested) Python lists."""
-        return np.asarray(self._value).tolist()
+        """Return the values as (nested) Python lists (copied from the GPU if there)."""
+        return self._value.tolist()
 
     def numpy(self) -> np.ndarray:
         """Return the values as a NumPy array (read-only where the graph holds them).
@@ -396,6 +399,11 @@ class Tensor:
         return np.asarray(self._value)
 
     def __array__(self, dtype=None, copy=None):
+        if not isinstance(self._value, (np.ndarray, np.generic)):
+            raise TypeError(
+                f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() "
+                f"to copy the tensor to host memory first."
+            )
         return np.asarray(self._value, dtype=dtype)
 
     def __float__(self) -> float:
@@ -506,16 +514,6 @@ def _astype_op(x, dtype):
     from funcgrad.ops import astype
 
     return astype(x, dtype=dtype)
-
-
-def _check_device(device, op: str) -> None:
-    if device is not None and str(device) not in ("cpu",):
-        from funcgrad.tensor.device import parse_device
-
-        if parse_device(device).type != "cpu":
-            raise NotImplementedError(
-                f"{op}: device={device!r} — create on the CPU and call .to({str(device)!r})"
-            )
 
 
 def _to_array(data, float_dtype):

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 
 from funcgrad.backend import as_value, xp_of
+from funcgrad.backend.versions import write_checker
 from funcgrad.errors import NonScalarOutputError, ShapeError
 from funcgrad.graph import Node, toposort
 from funcgrad.ops import astype, broadcast_to, reshape, sum_
@@ -191,6 +192,9 @@ def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
     pop = cts.pop
     grads: dict[Node, object] = {}
     observers = _OBSERVERS
+    # CuPy values cannot be read-only: in debug mode, check that the values a
+    # rule reads are unchanged since recorded (None, and free, otherwise).
+    check = write_checker()
 
     for node in reversed(order):
         ct = pop(id(node), None)
@@ -208,6 +212,8 @@ def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
             tokens = [ob.before_vjp(node) for ob in observers]
         inputs = node.inputs
         params = node.params
+        if check is not None:
+            check(prim.name, node.value, *[i.value if type(i) is Node else i for i in inputs])
         if create_graph:
             args = inputs
             out = node

@@ -377,6 +377,7 @@ NUMPY_REFERENCE = {
     "checkpoint_call": _wrapped_function,
     # The registry's sample Function computes exp(x) * 0.5 + x * y.
     "function_call": lambda x, y, *args, fn, index: np.exp(x) * 0.5 + x * y,
+    "to_device": lambda x, *, device: x,  # its sample moves CPU to CPU (tests/gpu: across)
 }
 
 # Primitives with no NumPy counterpart to compare with, and why.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 
 import funcgrad as torch
@@ -78,11 +80,13 @@ def test_in_place_on_a_leaf_says_what_to_do():
     assert "mul_" in str(info.value) and "no_grad" in str(info.value)
 
 
-def test_legacy_tensor_constructor_rejects_a_device():
-    with pytest.raises(NotImplementedError, match="cuda"):
-        torch.Tensor([1.0], device="cuda")
-
-
-def test_cuda_device_on_creation_says_how_to_move():
-    with pytest.raises(NotImplementedError, match=r"\.to\('cuda'\)"):
-        torch.ones(2, device="cuda")
+@pytest.mark.skipif(importlib.util.find_spec("cupy") is not None, reason="CuPy is installed")
+@pytest.mark.parametrize(
+    "make",
+    [lambda: torch.Tensor([1.0], device="cuda"), lambda: torch.ones(2, device="cuda"),
+     lambda: torch.randn(2, device="cuda:0"), lambda: torch.tensor([1.0], device="cuda"),
+     lambda: torch.randint(3, size=(2,), device="cuda"), lambda: torch.zeros_like(torch.ones(1), device="cuda")],
+)
+def test_cuda_device_on_creation_without_cupy_says_what_to_install(make):
+    with pytest.raises(RuntimeError, match=r"funcgrad\.\w+: .*'cuda(:0)?'.*CuPy is not installed"):
+        make()

@@ -1,0 +1,126 @@
+"""Random numbers on each device, from one seed (`manual_seed`).
+
+The CPU draws from a NumPy `Generator` (`numpy.random.default_rng(seed)`,
+the stream funcgrad has always used); each GPU draws from its own CuPy
+`RandomState` (cuRAND), made on that GPU on first use, so random tensors
+are created on the device without passing through the host.
+
+# NOTE: one seed, one stream per device, as in PyTorch: `manual_seed(s)`
+# makes every device's numbers reproducible, but the CPU and a GPU give
+# different numbers for the same seed (different generators). CuPy is
+# imported only when a GPU generator is asked for.
+"""
+
+from __future__ import annotations
+
+import numpy
+
+from funcgrad.backend.devices import parse_device, require_cuda
+
+_seed: list = [None]
+_generators: dict = {}
+
+
+def manual_seed(seed) -> numpy.random.Generator:
+    """Seed every device's generator; return the CPU generator.
+
+    Examples:
+        >>> g = manual_seed(0)
+        >>> a = standard_normal((2,), numpy.float32)
+        >>> _ = manual_seed(0)
+        >>> bool((a == standard_normal((2,), numpy.float32)).all())
+        True
+    """
+    _seed[0] = None if seed is None else int(seed)
+    _generators.clear()
+    return generator("cpu")
+
+
+def generator(device="cpu"):
+    """Return the generator of `device` (a NumPy `Generator` or a CuPy `RandomState`).
+
+    Raises:
+        DeviceError: For a CUDA device when CuPy or that GPU is missing.
+
+    Examples:
+        >>> type(generator("cpu")).__name__
+        'Generator'
+    """
+    kind, index = parse_device(device)
+    if kind == "cpu":
+        key = "cpu"
+    else:
+        cupy = require_cuda(f"funcgrad: random numbers on {str(device)!r}", index)
+        if index is None:
+            index = cupy.cuda.runtime.getDevice()
+        key = f"cuda:{index}"
+    g = _generators.get(key)
+    if g is None:
+        if kind == "cpu":
+            g = numpy.random.default_rng(_seed[0])
+        else:
+            with cupy.cuda.Device(index):
+                g = cupy.random.RandomState(_seed[0])
+        _generators[key] = g
+    return g
+
+
+def _draw(device, draw_cpu, draw_gpu):
+    kind, index = parse_device(device)
+    g = generator(device)
+    if kind == "cpu":
+        return draw_cpu(g)
+    import cupy
+
+    with cupy.cuda.Device(index if index is not None else cupy.cuda.runtime.getDevice()):
+        return draw_gpu(g)
+
+
+def standard_normal(shape, dtype, device="cpu"):
+    """Return standard normal random numbers of `shape` and floating `dtype` on `device`.
+
+    Examples:
+        >>> standard_normal((2, 3), numpy.float32).dtype
+        dtype('float32')
+    """
+    dtype = numpy.dtype(dtype)
+    return _draw(
+        device,
+        # float64 draws, then cast: the CPU stream funcgrad has always given
+        lambda g: g.standard_normal(shape).astype(dtype),
+        lambda g: g.standard_normal(
+            shape, dtype=dtype if dtype.kind == "f" and dtype.itemsize >= 4 else numpy.float64
+        ).astype(dtype, copy=False),
+    )
+
+
+def uniform(shape, dtype, device="cpu"):
+    """Return random numbers uniform in [0, 1) of `shape` and floating `dtype` on `device`.
+
+    Examples:
+        >>> bool(((0 <= uniform((5,), numpy.float64)) & (uniform((5,), numpy.float64) < 1)).all())
+        True
+    """
+    dtype = numpy.dtype(dtype)
+    return _draw(
+        device,
+        lambda g: g.random(shape).astype(dtype),
+        lambda g: g.random_sample(
+            shape, dtype=dtype if dtype.kind == "f" and dtype.itemsize >= 4 else numpy.float64
+        ).astype(dtype, copy=False),
+    )
+
+
+def integers(low, high, shape, dtype, device="cpu"):
+    """Return random integers in [low, high) of `shape` and integer `dtype` on `device`.
+
+    Examples:
+        >>> integers(0, 3, (4,), numpy.int64).dtype
+        dtype('int64')
+    """
+    dtype = numpy.dtype(dtype)
+    return _draw(
+        device,
+        lambda g: numpy.asarray(g.integers(low, high, size=shape), dtype=dtype),
+        lambda g: g.randint(low, high, size=shape, dtype=numpy.int64).astype(dtype, copy=False),
+    )
