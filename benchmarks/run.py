@@ -1,258 +1,480 @@
-"""funcgrad benchmarks: each figure next to a hand-written NumPy reference in the same run.
+"""funcgrad benchmarks: issue 7's table W1-W6, funcgrad next to its peers in the same run.
 
-Run `python benchmarks/run.py` (about two minutes on 2 cores) or
-`python benchmarks/run.py --quick` (under 20 seconds: fewer repeats and a
-100,000-node chain in (c)). Every time is the median over repeats of
-`time.perf_counter` differences, with funcgrad and the reference taking turns.
-Nothing here is asserted: the figures are for reading, and the ratios
-(funcgrad / reference) are what carries over between machines.
+    python benchmarks/run.py              # the full table, 3 to 5 minutes on 2 shared cores
+    python benchmarks/run.py --quick      # fewer repeats, smaller W5 and C: about 25 s
+    python benchmarks/run.py --only W1,W4 # a selection (also C, N; the old a, b, c)
+    python benchmarks/run.py --profile    # and a profile of funcgrad for every FAIL
 
-(a) µs per op, forward plus backward, of a 2,000-op elementwise chain on a (16,)
-    float64 array, through `funcgrad.backward` and through `funcgrad.value_and_grad`;
-    the reference runs the same primitives and VJP formulas with plain NumPy calls.
-(b) ms for the gradient of `sum(tanh(X @ W1) @ W2)` with respect to W1 and W2
-    (float32, X 512x1024, W1 1024x1024, W2 1024x256) against NumPy by hand.
-(c) seconds and peak memory (tracemalloc) of building and differentiating a
-    1,000,000-node chain `y = y * 0.99999`, and the cost of making one node with
-    the attrs-generated `__init__` against `funcgrad.graph.make_node`.
+Each workload runs forward plus full backward in funcgrad's functional path
+(`value_and_grad`, `hvp`) and its imperative path (`Tensor.backward()`,
+`autograd.grad`), in PyTorch eager, in HIPS autograd and written by hand with
+NumPy, all in this process and taking turns (one call of each per round, the
+order rotating between rounds), so that the machine's load hits all alike.
+Figures are medians; ratios are funcgrad / peer. Every funcgrad result is
+checked against the NumPy one (max abs diff, and relative to the largest
+reference entry); nothing is asserted.
+
+One thread: when run as a script this module sets `OMP_NUM_THREADS`,
+`OPENBLAS_NUM_THREADS` and `MKL_NUM_THREADS` to 1 at the top, before NumPy
+or PyTorch is imported, and calls `torch.set_num_threads(1)`.
+`OPENBLAS_CORETYPE` is left as it is (and printed).
+
+The peers are optional (`pip install -e ".[bench]"`): a missing one gets the
+line "skipped: torch not installed" and its columns say "skipped".
+
+W5 (a chain of 200,000 scalar primitives: 100,000 steps
+`x = x*0.99999 + 0.00001`, one multiply and one add each; the issue's peer
+figures, +175 MiB for torch and +197 MiB for autograd, match this count)
+runs each implementation in a fresh process (this script with
+`--w5-child NAME`), taking turns over the rounds: its time, and its peak
+memory above the baseline as the growth of the peak resident set size
+(`ru_maxrss`; on Linux read as `VmHWM`, see `_maxrss_bytes`) from after the
+imports and a small warm-up to the end of the run, the same measure for all
+(PyTorch's allocations are invisible to tracemalloc).
+
+Targets: W1-W3, W5 (time and memory) and W6: funcgrad <= torch; W4:
+funcgrad <= 1.02 x hand-written NumPy. Both funcgrad paths are judged.
+
+Details kept from the earlier version of this script: the split of W1/W2
+into graph building and `funcgrad.backward`, W4 through `funcgrad.backward`,
+C (a 1,000,000-node chain `y = y * 0.99999`, time and tracemalloc peak) and
+N (the cost of making one node, `make_node` against the attrs `__init__`).
 """
 
 from __future__ import annotations
 
-import argparse
-import datetime
-import gc
 import os
-import platform
-import resource
-import statistics
 import sys
-import time
-import tracemalloc
 
-import numpy as np
+_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+_NUMPY_PRELOADED = "numpy" in sys.modules
+if __name__ == "__main__":
+    # One thread, set before NumPy (OpenBLAS) and PyTorch (OpenMP, MKL) are imported:
+    # they read these variables once, when they load.
+    for _var in _THREAD_VARS:
+        os.environ[_var] = "1"
+
+import argparse  # noqa: E402
+import cProfile  # noqa: E402
+import datetime  # noqa: E402
+import gc  # noqa: E402
+import io  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+import pstats  # noqa: E402
+import resource  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import time  # noqa: E402
+import tracemalloc  # noqa: E402
+
+import numpy as np  # noqa: E402
 
 # NOTE: benchmark the checkout this script lives in, installed or not.
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(_HERE))
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
+
+import peers  # noqa: E402
+import workloads  # noqa: E402
+from workloads import N_OPS, chain_fg  # noqa: E402, F401  (used by tests/hardening/bench_rules.py)
 
 import funcgrad as fg  # noqa: E402
-import funcgrad.numpy as fnp  # noqa: E402
 from funcgrad.graph import Node, make_node  # noqa: E402
 
 _perf = time.perf_counter
 
+FG_PATHS = ("fg_func", "fg_imp")
+PATH_LABEL = {"fg_func": "functional", "fg_imp": "imperative"}
+COLUMNS = ("torch", "autograd", "numpy")
+COLUMN_LABEL = {"torch": "torch", "autograd": "autograd", "numpy": "NumPy"}
+DETAIL_LABEL = {
+    "fg_build": "funcgrad forward only (building the graph)",
+    "fg_bwd_only": "funcgrad.backward on a graph built once",
+    "fg_backward": "fg.leaf + forward + funcgrad.backward",
+}
 
-def median_times(fns: dict, repeats: int) -> tuple[dict, dict]:
-    """Return the median and the best wall time in seconds of each `fn()` in `fns`, by name.
 
-    Each function is called once to warm up; then the functions take turns,
-    one call each per round, so that a change in the machine's load hits all
-    of them alike and the ratios between them stay meaningful.
+# --- timing --------------------------------------------------------------------------------
+
+
+def median_times(fns: dict, repeats: int, inner: int = 1) -> tuple[dict, dict, dict]:
+    """Time each `fn()` in `fns`, taking turns; return (medians, bests, first results) by name.
+
+    Each function is called once to warm up (its result is returned for the
+    correctness check). Then, `repeats` times, each function runs `inner`
+    calls in a row, one function after the other, the order rotating from
+    round to round. The median and the best (smallest) of the per-call times
+    are returned in seconds.
     """
-    for fn in fns.values():
-        fn()
-    times: dict = {name: [] for name in fns}
-    for _ in range(repeats):
-        for name, fn in fns.items():
+    first = {name: fn() for name, fn in fns.items()}
+    names = list(fns)
+    times: dict = {name: [] for name in names}
+    gc.collect()
+    for r in range(repeats):
+        k = r % len(names)
+        for name in names[k:] + names[:k]:
+            fn = fns[name]
             t0 = _perf()
-            fn()
-            times[name].append(_perf() - t0)
+            for _ in range(inner):
+                fn()
+            times[name].append((_perf() - t0) / inner)
     medians = {name: statistics.median(ts) for name, ts in times.items()}
-    return medians, {name: min(ts) for name, ts in times.items()}
+    return medians, {name: min(ts) for name, ts in times.items()}, first
+
+
+def max_diff(got, ref) -> tuple[float, float]:
+    """Max abs difference over matching entries, and that over the largest |ref| entry."""
+    worst, scale = 0.0, 0.0
+    for a, b in zip(got, ref, strict=True):
+        a = np.asarray(a, dtype=np.float64)
+        b = np.asarray(b, dtype=np.float64)
+        worst = max(worst, float(np.max(np.abs(a - b))))
+        scale = max(scale, float(np.max(np.abs(b))))
+    return worst, (worst / scale if scale else worst)
+
+
+def fmt(v: float | None) -> str:
+    if v is None:
+        return "skipped"
+    if v >= 100:
+        return f"{v:.0f}"
+    if v >= 10:
+        return f"{v:.1f}"
+    if v >= 1:
+        return f"{v:.2f}"
+    return f"{v:.3f}"
+
+
+def fmt_diff(d: tuple[float, float] | None) -> str:
+    if d is None:
+        return ""
+    return f"{d[0]:.1e} (rel {d[1]:.0e})"
+
+
+# --- the workloads ---------------------------------------------------------------------------
+
+
+class Spec:
+    """One timed workload of the table (W5 is measured separately)."""
+
+    def __init__(self, wid, title, unit, scale, inner, repeats, build, target="torch"):
+        self.wid, self.title, self.unit, self.scale = wid, title, unit, scale
+        self.inner, self.repeats, self.build, self.target = inner, repeats, build, target
+
+
+def specs() -> list[Spec]:
+    x16 = np.random.default_rng(0).uniform(-1.0, 1.0, 16)
+    x0d = np.asarray(0.3)
+    per_op = 1e6 / N_OPS
+    return [
+        Spec(
+            "W1",
+            f"{N_OPS:,}-op elementwise chain, (16,) float64",
+            "µs/op",
+            per_op,
+            1,
+            (41, 5),
+            lambda: workloads.build_chain(x16),
+        ),
+        Spec(
+            "W2",
+            f"{N_OPS:,}-op elementwise chain, 0-d float64",
+            "µs/op",
+            per_op,
+            1,
+            (41, 5),
+            lambda: workloads.build_chain(x0d),
+        ),
+        Spec(
+            "W3",
+            "MLP 64-128-10 tanh, softmax CE, batch 64, float64",
+            "ms/step",
+            1e3,
+            20,
+            (31, 5),
+            workloads.build_mlp,
+        ),
+        Spec(
+            "W4",
+            "sum(tanh(X @ W1) @ W2), 512x1024x1024x256, float32",
+            "ms",
+            1e3,
+            1,
+            (15, 3),
+            workloads.build_matmul,
+            target="numpy",
+        ),
+        Spec(
+            "W6",
+            "Hessian-vector product, sum(tanh(A @ x)**2), A 256x256 float64",
+            "ms",
+            1e3,
+            20,
+            (31, 5),
+            workloads.build_hvp,
+        ),
+    ]
+
+
+def measure(spec: Spec, quick: bool) -> dict:
+    impls = spec.build()
+    repeats = spec.repeats[1] if quick else spec.repeats[0]
+    medians, bests, first = median_times(impls, repeats, spec.inner)
+    ref = first["numpy"]
+    diffs = {}
+    for name, res in first.items():
+        if name == "fg_build":
+            continue
+        if name == "fg_bwd_only":  # the gradient alone
+            diffs[name] = max_diff((res,), ref[1:])
+        elif name != "numpy":
+            diffs[name] = max_diff(res, ref)
+    return {
+        "values": {name: t * spec.scale for name, t in medians.items()},
+        "best": {name: t * spec.scale for name, t in bests.items()},
+        "diffs": diffs,
+        "impls": impls,
+        "repeats": repeats,
+    }
+
+
+# --- W5 in fresh processes -------------------------------------------------------------------
+
+W5_NAMES = ("numpy", "fg_func", "fg_imp", "torch", "autograd")
+
+
+def _maxrss_bytes() -> int:
+    """This process's peak resident set size in bytes.
+
+    On Linux this is `VmHWM` from /proc/self/status: the same high-water mark
+    as `ru_maxrss`, but `ru_maxrss` survives `execve`, so a child started by
+    this (by then large) script would inherit the parent's peak, and the
+    growth from the baseline would read 0.
+    """
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return kib if sys.platform == "darwin" else kib * 1024  # macOS: bytes, Linux: KiB
+
+
+def w5_child(name: str, n: int) -> int:
+    """Run W5 once in this (fresh) process; print one JSON line: seconds, bytes above baseline."""
+    workloads.w5_impl(name, 1000)()  # warm-up: lazy imports, caches, first allocations
+    run = workloads.w5_impl(name, n)
+    gc.collect()
+    base = _maxrss_bytes()
+    t0 = _perf()
+    value, grad = run()
+    seconds = _perf() - t0
+    peak = _maxrss_bytes()
+    print(
+        json.dumps(
+            {
+                "name": name,
+                "n": n,
+                "seconds": seconds,
+                "peak_above_base": peak - base,
+                "base": base,
+                "value": value,
+                "grad": grad,
+            }
+        )
+    )
+    return 0
+
+
+def measure_w5(n: int, rounds: int) -> dict:
+    """Run each W5 implementation `rounds` times, each in a fresh process, taking turns."""
+    names = [m for m in W5_NAMES if m not in peers.PEERS or peers.load(m)[0] is not None]
+    runs: dict = {m: [] for m in names}
+    failures = {}
+    for r in range(rounds):
+        k = r % len(names)
+        for name in names[k:] + names[:k]:
+            proc = subprocess.run(
+                [sys.executable, os.path.abspath(__file__), "--w5-child", name, "--w5-n", str(n)],
+                capture_output=True,
+                text=True,
+                env=os.environ.copy(),
+            )
+            lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+            if proc.returncode != 0 or not lines:
+                failures[name] = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+                continue
+            runs[name].append(json.loads(lines[-1]))
+    ref = workloads.w5_reference(n)
+    seconds, mem, diffs, best_s, best_mem = {}, {}, {}, {}, {}
+    for name, rs in runs.items():
+        if not rs:
+            continue
+        seconds[name] = statistics.median(x["seconds"] for x in rs)
+        mem[name] = statistics.median(x["peak_above_base"] for x in rs) / 2**20
+        best_s[name] = min(x["seconds"] for x in rs)
+        best_mem[name] = min(x["peak_above_base"] for x in rs) / 2**20
+        diffs[name] = (
+            max(abs(x["grad"] - ref) for x in rs),
+            max(abs(x["grad"] - ref) for x in rs) / ref,
+        )
+    return {
+        "seconds": seconds,
+        "mem": mem,
+        "best_seconds": best_s,
+        "best_mem": best_mem,
+        "diffs": diffs,
+        "failures": failures,
+        "n": n,
+        "rounds": rounds,
+    }
+
+
+# --- the table -------------------------------------------------------------------------------
+
+
+def verdict(value: float, peer: float | None, factor: float = 1.0) -> str:
+    if peer is None:
+        return "n/a"
+    return "PASS" if value <= factor * peer else "FAIL"
+
+
+def table_rows(results: dict) -> tuple[list, list]:
+    """The table's rows, and the failures as (wid, path, metric) for the profiler."""
+    rows, fails = [], []
+    for wid, title, unit, values, diffs, target, best in results["rows"]:
+        for path in FG_PATHS:
+            v = values.get(path)
+            if v is None:
+                continue
+            peer_vals = {c: values.get(c) for c in COLUMNS}
+            ratios = [f"{v / p:.2f}x" if p else "" for p in peer_vals.values()]
+            if target == "numpy":
+                tgt, res = "≤ 1.02 × NumPy", verdict(v, peer_vals["numpy"], 1.02)
+            else:
+                tgt, res = "≤ torch", verdict(v, peer_vals["torch"])
+            b_fg, b_peer = best.get(path), best.get(target)
+            best_ratio = f"{b_fg / b_peer:.2f}x" if b_fg is not None and b_peer else ""
+            if res == "FAIL":
+                fails.append((wid, path, unit))
+            rows.append(
+                [
+                    wid,
+                    f"{title} ({unit})",
+                    PATH_LABEL[path],
+                    fmt(v),
+                    *(fmt(p) for p in peer_vals.values()),
+                    *ratios,
+                    tgt,
+                    res,
+                    best_ratio,
+                    fmt_diff(diffs.get(path)),
+                ]
+            )
+    return rows, fails
+
+
+def print_markdown(header: list, rows: list) -> None:
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    line = lambda cells: (
+        "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
+    )
+    print(line(header))
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for r in rows:
+        print(line(r))
+
+
+# --- profiles of the failures ------------------------------------------------------------------
+
+
+def profile_call(label: str, fn, calls: int) -> None:
+    print(f"\ncProfile of funcgrad, {label}: {calls} call(s), top 10 by tottime")
+    pr = cProfile.Profile()
+    pr.enable()
+    for _ in range(calls):
+        fn()
+    pr.disable()
+    out = io.StringIO()
+    pstats.Stats(pr, stream=out).sort_stats("tottime").print_stats(10)
+    text = out.getvalue()
+    start = text.find("   ncalls")
+    print(text[start:].rstrip() if start >= 0 else text.rstrip())
+
+
+def profile_w5_memory(path: str, n: int) -> None:
+    """tracemalloc of W5 in funcgrad: the graph after the forward pass, and the backward's extra."""
+    c, d = workloads.W5_MUL, workloads.W5_ADD
+    snaps = {}
+
+    def f(x):
+        for _ in range(n):
+            x = x * c + d
+        snaps["graph"] = tracemalloc.take_snapshot()
+        snaps["graph_bytes"] = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        return x
+
+    gc.collect()
+    tracemalloc.start()
+    base_snap = tracemalloc.take_snapshot()
+    base = tracemalloc.get_traced_memory()[0]
+    if path == "fg_func":
+        fg.value_and_grad(f)(1.0)
+    else:
+        x0 = fg.tensor(1.0, dtype=fg.float64, requires_grad=True)
+        f(x0).backward()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    graph = snaps["graph_bytes"] - base
+    print(
+        f"\ntracemalloc of funcgrad W5 memory, {PATH_LABEL[path]}, {n:,} steps ({2 * n:,} primitives):"
+    )
+    print(
+        f"  graph after the forward pass: {graph / 2**20:.1f} MiB, {graph / (2 * n):.0f} bytes per primitive"
+    )
+    print(
+        f"  backward's peak above that:   {(peak - snaps['graph_bytes']) / 2**20:.1f} MiB, "
+        f"{(peak - snaps['graph_bytes']) / (2 * n):.0f} bytes per primitive"
+    )
+    print("  top 10 allocation sites of the graph (size, count):")
+    ignore = [
+        tracemalloc.Filter(False, tracemalloc.__file__),
+        tracemalloc.Filter(False, "<frozen *>"),
+    ]
+    graph_snap = snaps["graph"].filter_traces(ignore)
+    for stat in graph_snap.compare_to(base_snap.filter_traces(ignore), "lineno")[:10]:
+        frame = stat.traceback[0]
+        print(
+            f"    {stat.size_diff / 2**20:8.1f} MiB {stat.count_diff:>9,}  "
+            f"{os.path.relpath(frame.filename, os.path.dirname(_HERE))}:{frame.lineno}"
+        )
+
+
+def profile_failures(fails: list, impls: dict, w5: dict | None) -> None:
+    print("\n## Profiles of the funcgrad side of each FAIL")
+    for wid, path, unit in fails:
+        label = f"{wid} {PATH_LABEL[path]}"
+        if wid == "W5" and unit == "MiB":
+            profile_w5_memory(path, min(w5["n"], 50_000))
+        elif wid == "W5":
+            n = min(w5["n"], 50_000)
+            profile_call(f"{label} ({n:,} steps)", workloads.w5_impl(path, n), 1)
+        else:
+            fn = impls[wid][path]
+            calls = {"W1": 5, "W2": 5, "W3": 200, "W4": 3, "W6": 200}.get(wid, 5)
+            profile_call(label, fn, calls)
+
+
+# --- C and N: kept from the earlier version of this script --------------------------------------
 
 
 def row(label: str, value: str, note: str = "") -> None:
     print(f"  {label:<46} {value:>14}  {note}")
-
-
-# --- (a) a long elementwise chain -----------------------------------------------
-
-# One cycle of the chain: x*0.9, sin, +0.1, tanh, exp(-x*x) (three primitives:
-# multiply(t, t), negative, exp). The chain repeats it until it has N_OPS primitives.
-_CYCLE = ("mul", "sin", "add", "tanh", "square", "neg", "exp")
-N_OPS = 2000
-_KINDS = tuple(_CYCLE[i % len(_CYCLE)] for i in range(N_OPS))
-
-
-def chain_fg(x):
-    """The chain on funcgrad nodes (`fnp` functions and operators), then a sum."""
-    for kind in _KINDS:
-        if kind == "mul":
-            x = x * 0.9
-        elif kind == "sin":
-            x = fnp.sin(x)
-        elif kind == "add":
-            x = x + 0.1
-        elif kind == "tanh":
-            x = fnp.tanh(x)
-        elif kind == "square":
-            x = x * x
-        elif kind == "neg":
-            x = -x
-        else:
-            x = fnp.exp(x)
-    return fnp.sum(x)
-
-
-def chain_numpy(x0: np.ndarray):
-    """The same chain by hand: NumPy forward keeping a tape, then the VJPs in reverse."""
-    tape = []  # (kind, input, output) per primitive
-    x = x0
-    for kind in _KINDS:
-        if kind == "mul":
-            y = np.multiply(x, 0.9)
-        elif kind == "sin":
-            y = np.sin(x)
-        elif kind == "add":
-            y = np.add(x, 0.1)
-        elif kind == "tanh":
-            y = np.tanh(x)
-        elif kind == "square":
-            y = np.multiply(x, x)
-        elif kind == "neg":
-            y = np.negative(x)
-        else:
-            y = np.exp(x)
-        tape.append((kind, x, y))
-        x = y
-    value = np.sum(x)
-    ct = np.broadcast_to(np.ones((), x.dtype), x.shape)  # VJP of sum
-    for kind, x, y in reversed(tape):
-        if kind == "mul":
-            ct = np.multiply(ct, 0.9)
-        elif kind == "sin":
-            ct = np.multiply(ct, np.cos(x))
-        elif kind == "add":
-            pass
-        elif kind == "tanh":
-            ct = np.multiply(ct, np.subtract(1.0, np.multiply(y, y)))
-        elif kind == "square":  # x feeds both inputs: two contributions, summed
-            ct = np.add(np.multiply(ct, x), np.multiply(ct, x))
-        elif kind == "neg":
-            ct = np.negative(ct)
-        else:
-            ct = np.multiply(ct, y)
-    return value, ct
-
-
-def bench_chain(repeats: int) -> None:
-    print(f"(a) elementwise chain: {N_OPS} primitives (+1 sum) on a (16,) float64 array")
-    x0 = np.random.default_rng(0).uniform(-1.0, 1.0, 16)
-
-    ref_value, ref_grad = chain_numpy(x0)
-    x = fg.leaf(x0)
-    y = chain_fg(x)
-    got = fg.backward(y)[x]
-    value, got_vg = fg.value_and_grad(chain_fg)(x0)
-    same = (
-        np.allclose(y.value, ref_value, rtol=1e-12)
-        and np.allclose(got, ref_grad, rtol=1e-10, atol=1e-300)
-        and np.allclose(got_vg, ref_grad, rtol=1e-10, atol=1e-300)
-    )
-
-    def build():
-        return chain_fg(fg.leaf(x0))
-
-    def build_and_backward():
-        x = fg.leaf(x0)
-        return fg.backward(chain_fg(x))[x]
-
-    graph_y = build()
-    graph_x = fg.toposort(graph_y)[0]
-    vg = fg.value_and_grad(chain_fg)
-    t, _ = median_times(
-        {
-            "ref": lambda: chain_numpy(x0),
-            "build": build,
-            "bwd": lambda: fg.backward(graph_y)[graph_x],
-            "direct": build_and_backward,
-            "vg": lambda: vg(x0),
-        },
-        repeats,
-    )
-    t_ref, t_build, t_bwd, t_direct, t_vg = (t["ref"], t["build"], t["bwd"], t["direct"], t["vg"])
-
-    us = 1e6 / N_OPS
-    row("NumPy by hand, forward + backward", f"{t_ref * us:.2f} µs/op", "reference")
-    row("funcgrad forward (building the graph)", f"{t_build * us:.2f} µs/op")
-    row("funcgrad.backward on the built graph", f"{t_bwd * us:.2f} µs/op")
-    row(
-        "funcgrad forward + funcgrad.backward",
-        f"{t_direct * us:.2f} µs/op",
-        f"{t_direct / t_ref:.2f}x reference",
-    )
-    row(
-        "funcgrad.value_and_grad",
-        f"{t_vg * us:.2f} µs/op",
-        f"{t_vg / t_ref:.2f}x reference",
-    )
-    row("gradients equal the reference", "yes" if same else "NO")
-
-
-# --- (b) a small dense network ----------------------------------------------------
-
-
-def bench_matmul(repeats: int) -> None:
-    print("(b) sum(tanh(X @ W1) @ W2), float32, X 512x1024, W1 1024x1024, W2 1024x256;")
-    print("    gradient with respect to W1 and W2")
-    if not hasattr(fnp, "matmul"):
-        row("funcgrad", "skipped: matmul missing")
-        return
-    rng = np.random.default_rng(1)
-    # freeze() makes read-only arrays that the graph then shares without a copy.
-    X = fg.freeze(rng.standard_normal((512, 1024), dtype=np.float32) / 32)
-    W1 = fg.freeze(rng.standard_normal((1024, 1024), dtype=np.float32) / 32)
-    W2 = fg.freeze(rng.standard_normal((1024, 256), dtype=np.float32) / 32)
-
-    def reference():
-        H = X @ W1
-        A = np.tanh(H)
-        value = np.sum(A @ W2)
-        ct = np.ones((X.shape[0], W2.shape[1]), np.float32)  # VJP of sum
-        dW2 = A.T @ ct
-        dA = ct @ W2.T
-        dH = dA * (1.0 - A * A)
-        dW1 = X.T @ dH
-        return value, dW1, dW2
-
-    def loss(w1, w2):
-        return fnp.sum(fnp.matmul(fnp.tanh(fnp.matmul(X, w1)), w2))
-
-    def direct():
-        w1, w2 = fg.leaf(W1), fg.leaf(W2)
-        grads = fg.backward(loss(w1, w2))
-        return grads[w1], grads[w2]
-
-    vg = fg.value_and_grad(loss, argnums=(0, 1))
-
-    value, g1, g2 = reference()
-    fg_value, (h1, h2) = vg(W1, W2)
-    d1, d2 = direct()
-    same = all(
-        np.allclose(a, b, rtol=1e-4, atol=1e-4)
-        for a, b in ((value, fg_value), (g1, h1), (g2, h2), (g1, d1), (g2, d2))
-    )
-    same_dtype = h1.dtype == h2.dtype == d1.dtype == np.float32
-
-    t, best = median_times({"ref": reference, "direct": direct, "vg": lambda: vg(W1, W2)}, repeats)
-    t_ref, t_direct, t_vg = t["ref"], t["direct"], t["vg"]
-    row("NumPy by hand, forward + backward", f"{t_ref * 1e3:.1f} ms", "reference")
-    row(
-        "funcgrad forward + funcgrad.backward",
-        f"{t_direct * 1e3:.1f} ms",
-        f"{t_direct / t_ref:.3f}x reference (target <= 1.02); "
-        f"best runs {best['direct'] / best['ref']:.3f}x",
-    )
-    row(
-        "funcgrad.value_and_grad",
-        f"{t_vg * 1e3:.1f} ms",
-        f"{t_vg / t_ref:.3f}x reference (target <= 1.02); "
-        f"best runs {best['vg'] / best['ref']:.3f}x",
-    )
-    row("gradients equal the reference, float32", "yes" if same and same_dtype else "NO")
-
-
-# --- (c) a very long chain, and node construction ---------------------------------
 
 
 def _long_chain(n: int):
@@ -276,7 +498,7 @@ def _long_chain_numpy(n: int):
 
 
 def bench_long_chain(n: int, repeats: int) -> None:
-    print(f"(c) a chain of {n:,} nodes, y = y * 0.99999")
+    print(f"C: a chain of {n:,} nodes, y = y * 0.99999, fg.leaf + funcgrad.backward")
 
     def run_fg():
         x, y = _long_chain(n)
@@ -286,7 +508,6 @@ def bench_long_chain(n: int, repeats: int) -> None:
 
     # Times: medians of whole runs, taking turns with the reference; build and
     # backward are split within each run.
-    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     totals, backs, refs = [], [], []
     expected = 0.99999**n
     ok = True
@@ -301,7 +522,6 @@ def bench_long_chain(n: int, repeats: int) -> None:
         t0 = _perf()
         _long_chain_numpy(n)
         refs.append(_perf() - t0)
-    rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t_ref = statistics.median(refs)
     t_total = statistics.median(totals)
     t_back = statistics.median(backs)
@@ -331,16 +551,11 @@ def bench_long_chain(n: int, repeats: int) -> None:
         f"{peak_ref / 2**20:.0f} MiB",
         f"{peak_ref / n:.0f} bytes/node",
     )
-    row(
-        "peak RSS growth while timing (ru_maxrss)",
-        f"{(rss1 - rss0) / 1024:.0f} MiB",
-        "a lower bound (Linux: KiB units)",
-    )
     row("gradient equals 0.99999**n", "yes" if ok else "NO")
 
 
 def bench_node_construction(count: int, repeats: int) -> None:
-    print(f"    making one node ({count:,} nodes per repeat)")
+    print(f"N: making one node ({count:,} nodes per repeat)")
     value = fg.freeze(np.ones(16))
     params: dict = {}
     inputs = ()
@@ -357,7 +572,7 @@ def bench_node_construction(count: int, repeats: int) -> None:
         for _ in range(count):
             pass
 
-    t, _ = median_times({"loop": empty_loop, "init": with_init, "make": with_make_node}, repeats)
+    t, _, _ = median_times({"loop": empty_loop, "init": with_init, "make": with_make_node}, repeats)
     t_init = t["init"] - t["loop"]
     t_make = t["make"] - t["loop"]
     row("attrs-generated Node.__init__", f"{t_init / count * 1e9:.0f} ns/node", "reference")
@@ -368,39 +583,254 @@ def bench_node_construction(count: int, repeats: int) -> None:
     )
 
 
+# --- main ------------------------------------------------------------------------------------
+
+ALL = ("W1", "W2", "W3", "W4", "W5", "W6", "C", "N")
+LEGACY = {"A": ("W1",), "B": ("W4",), "C": ("C", "N")}
+
+
+def parse_only(values) -> list:
+    if not values:
+        return list(ALL)
+    chosen = set()
+    for v in values:
+        for item in v.split(","):
+            item = item.strip().upper()
+            if not item:
+                continue
+            if item in ALL and item != "C":
+                chosen.add(item)
+            elif item in LEGACY:
+                chosen.update(LEGACY[item])
+            else:
+                raise SystemExit(
+                    f"--only: unknown workload {item!r} (choose from {', '.join(ALL)})"
+                )
+    return [w for w in ALL if w in chosen]
+
+
+def _loadavg() -> str:
+    try:
+        with open("/proc/loadavg") as f:
+            return f.read().strip()
+    except OSError:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def _git_commit() -> str:
+    try:
+        root = os.path.dirname(_HERE)
+        head = subprocess.run(
+            ["git", "-C", root, "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", root, "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
+        return f"{head}{' + uncommitted changes' if dirty else ''}" if head else "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def _source_digest() -> str:
+    """A short digest of funcgrad's sources, to tell apart runs on uncommitted trees."""
+    import hashlib
+
+    h = hashlib.sha1()
+    pkg = os.path.dirname(os.path.abspath(fg.__file__))
+    for root, dirs, files in os.walk(pkg):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith(".py"):
+                with open(os.path.join(root, name), "rb") as f:
+                    h.update(name.encode() + f.read())
+    return h.hexdigest()[:10]
+
+
+def _blas() -> str:
+    try:
+        blas = np.__config__.CONFIG["Build Dependencies"]["blas"]
+        return f"{blas['name']} {blas['version']}"
+    except Exception:  # noqa: BLE001
+        return "unknown BLAS"
+
+
+def print_header(args, selection) -> None:
+    now = datetime.datetime.now().astimezone()
+    torch_mod, _ = peers.load("torch")
+    torch_threads = (
+        f", torch threads {torch_mod.get_num_threads()}" if torch_mod is not None else ""
+    )
+    print(f"# funcgrad benchmarks, {now:%Y-%m-%d %H:%M %Z}")
+    print(f"command: python benchmarks/run.py {' '.join(sys.argv[1:])}".rstrip())
+    print(
+        f"funcgrad {fg.__version__} (git {_git_commit()}, sources {_source_digest()}), NumPy {np.__version__} ({_blas()}), "
+        f"torch {peers.version('torch')}, autograd {peers.version('autograd')}, "
+        f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs"
+    )
+    threads = ", ".join(f"{v}={os.environ.get(v, 'unset')}" for v in _THREAD_VARS)
+    print(
+        f"threads: {threads}{torch_threads}; OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', 'unset')}"
+    )
+    if _NUMPY_PRELOADED:
+        print("warning: NumPy was imported before this script set the thread variables")
+    print(f"load average at the start: {_loadavg()} (other processes share the CPUs)")
+    print(f"workloads: {', '.join(selection)}{'; --quick' if args.quick else ''}")
+    for name in peers.PEERS:
+        if peers.load(name)[0] is None:
+            print(f"skipped: {name} not installed")
+    print()
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="fewer repeats and a 100,000-node chain in (c): under 20 seconds",
+        help="fewer repeats, W5 with 25,000 steps in one round, C with 100,000 nodes",
     )
     parser.add_argument(
         "--only",
-        choices=("a", "b", "c"),
         action="append",
-        help="run only these sections (repeatable)",
+        metavar="W1,W4",
+        help=f"run only these, comma-separated or repeated: {', '.join(ALL)} "
+        "(the old sections a, b, c also work)",
     )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="print a cProfile top-10 (tottime) of funcgrad for each FAIL",
+    )
+    parser.add_argument("--w5-child", metavar="NAME", help=argparse.SUPPRESS)
+    parser.add_argument("--w5-n", type=int, default=100_000, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    sections = set(args.only or ("a", "b", "c"))
+    if args.w5_child:
+        return w5_child(args.w5_child, args.w5_n)
+    selection = parse_only(args.only)
+    t_start = _perf()
+    print_header(args, selection)
 
-    print(
-        f"funcgrad {fg.__version__}, NumPy {np.__version__}, Python {platform.python_version()}, "
-        f"{platform.machine()}, {os.cpu_count()} CPUs, "
-        f"{datetime.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}"
-        f"{', --quick' if args.quick else ''}"
-    )
-    print(f"load average {os.getloadavg()[0]:.2f} at the start (other processes share the CPUs)")
-    print("medians of time.perf_counter over repeats; ratios = funcgrad / reference\n")
-    if "a" in sections:
-        bench_chain(repeats=5 if args.quick else 31)
+    results: dict = {"rows": []}
+    impls_by_wid: dict = {}
+    details: list = []
+    w5 = None
+    spec_by_id = {s.wid: s for s in specs()}
+    for wid in selection:
+        if wid in spec_by_id:
+            spec = spec_by_id[wid]
+            print(
+                f"measuring {wid} ({'quick' if args.quick else 'full'})...",
+                file=sys.stderr,
+                flush=True,
+            )
+            m = measure(spec, args.quick)
+            impls_by_wid[wid] = m["impls"]
+            results["rows"].append(
+                (wid, spec.title, spec.unit, m["values"], m["diffs"], spec.target, m["best"])
+            )
+            for name, label in DETAIL_LABEL.items():
+                if name in m["values"]:
+                    v, ref = m["values"][name], m["values"]["numpy"]
+                    details.append(
+                        [
+                            wid,
+                            label,
+                            f"{fmt(v)} {spec.unit}",
+                            f"{v / ref:.2f}x",
+                            fmt_diff(m["diffs"].get(name)),
+                        ]
+                    )
+        elif wid == "W5":
+            n, rounds = (25_000, 1) if args.quick else (100_000, 3)
+            print(
+                f"measuring W5 ({rounds} round(s) of fresh processes, {n:,} steps)...",
+                file=sys.stderr,
+                flush=True,
+            )
+            w5 = measure_w5(n, rounds)
+            title = f"chain of {2 * n:,} scalar ops: {n:,} x (x = x*0.99999 + 0.00001)"
+            results["rows"].append(
+                ("W5", title, "s", w5["seconds"], w5["diffs"], "torch", w5["best_seconds"])
+            )
+            results["rows"].append(
+                (
+                    "W5",
+                    "peak memory above the baseline",
+                    "MiB",
+                    w5["mem"],
+                    {},
+                    "torch",
+                    w5["best_mem"],
+                )
+            )
+
+    rows, fails = table_rows(results)
+    if rows:
+        header = [
+            "id",
+            "workload (unit)",
+            "funcgrad path",
+            "funcgrad",
+            *(COLUMN_LABEL[c] for c in COLUMNS),
+            *(f"fg/{COLUMN_LABEL[c]}" for c in COLUMNS),
+            "target",
+            "result",
+            "same ratio, best runs",
+            "max abs diff vs NumPy",
+        ]
+        print_markdown(header, rows)
         print()
-    if "b" in sections:
-        bench_matmul(repeats=3 if args.quick else 11)
+        for wid, spec in spec_by_id.items():
+            if wid in impls_by_wid:
+                print(
+                    f"{wid}: median of {spec.repeats[1] if args.quick else spec.repeats[0]} rounds"
+                    f"{f' of {spec.inner} calls' if spec.inner > 1 else ''}"
+                )
+        if w5 is not None:
+            print(
+                f"W5: median of {w5['rounds']} fresh process(es) per implementation; memory is the "
+                "growth of the peak RSS (ru_maxrss, read as VmHWM) from after the imports and a "
+                "1,000-step warm-up"
+            )
+            for name, why in w5["failures"].items():
+                print(f"W5: {name} failed: {why}")
+        print(
+            "result: the target on the medians; 'same ratio, best runs': funcgrad's fastest "
+            "round (W5: process) over the target peer's, a hint when the load moved the medians"
+        )
+        peer_diffs = [
+            f"{wid} {c} {fmt_diff(d[c])}"
+            for wid, _, _, _, d, _, _ in results["rows"]
+            for c in ("torch", "autograd")
+            if c in d
+        ]
+        print(f"peers' max abs diff vs NumPy: {'; '.join(peer_diffs) or 'no peers'}")
+        passed = sum(r[-3] == "PASS" for r in rows)
+        print(
+            f"targets met: {passed} of {len(rows)}"
+            + (
+                f"; FAIL: {', '.join(f'{w} {PATH_LABEL[p]} ({u})' for w, p, u in fails)}"
+                if fails
+                else ""
+            )
+        )
+    if details:
+        print("\n## Details (funcgrad / hand-written NumPy)")
+        print_markdown(["id", "measurement", "time", "vs NumPy", "max abs diff vs NumPy"], details)
+    if "C" in selection:
         print()
-    if "c" in sections:
         bench_long_chain(100_000 if args.quick else 1_000_000, repeats=1 if args.quick else 3)
+    if "N" in selection:
+        print()
         bench_node_construction(100_000 if args.quick else 200_000, repeats=5 if args.quick else 9)
+    if args.profile and fails:
+        profile_failures(fails, impls_by_wid, w5)
+    print(f"\nload average at the end: {_loadavg()}; took {_perf() - t_start:.0f} s")
     return 0
 
 
