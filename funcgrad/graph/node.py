@@ -107,12 +107,14 @@ class Node:
         return self.value.__index__()
 
     def __array__(self, dtype=None, copy=None):
-        # NOTE: lets NumPy functions read a node's value (np.asarray(node)),
-        # which gives a plain array with no gradient: only funcgrad.numpy
-        # functions extend the graph.
-        import numpy
-
-        return numpy.asarray(self.value, dtype=dtype)
+        # NOTE: NumPy reading a node (np.asarray(node), np.cos(node) in a
+        # custom rule) would cut it from the graph and silently give zero
+        # derivatives, so it is an error; node.value is the plain value.
+        raise TypeError(
+            f"funcgrad: a graph node ({self!r}) was passed to NumPy, which would cut it "
+            f"from the graph and silently lose its gradient. Use funcgrad.numpy "
+            f"functions on nodes, or node.value for the plain (non-differentiable) value"
+        )
 
 
 _next_seq = itertools.count().__next__

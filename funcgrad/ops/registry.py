@@ -125,8 +125,14 @@ class Primitive:
 
     def __call__(self, *args, **params):
         for a in args:
-            if type(a) is Node:
+            t = type(a)
+            if t is Node:
                 return self.bind(args, params)
+            if t is not _ndarray and t not in _PY_SCALARS:
+                # Values of a layer above (funcgrad.Tensor) apply primitives themselves.
+                apply = getattr(t, "__funcgrad_apply__", None)
+                if apply is not None:
+                    return apply(self, args, params)
         xp = _numpy if _modules.get("cupy") is None else xp_for(self.name, args)
         try:
             return self.forward(xp, *args, **params)

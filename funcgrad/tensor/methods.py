@@ -72,6 +72,13 @@ def _rebind(self: Tensor, result: Tensor) -> None:
     value = result._value
     if value.dtype != self._value.dtype:
         value = value.astype(self._value.dtype)
+    if self._node is not None and not self.is_leaf and grad_mode.is_grad_enabled():
+        # NOTE: zero_/fill_/copy_ on a recorded non-leaf is recorded too, as in
+        # PyTorch: the tensor becomes the new values, and its old inputs get an
+        # exact zero gradient through it (where(False, old, new)).
+        mask = np.zeros(self._value.shape, dtype=bool)
+        _rebind(self, _apply(lambda old: fnp.where(mask, old, value), self))
+        return
     self._set_value(value)
 
 

@@ -398,6 +398,16 @@ class Tensor:
             raise TypeError("can't convert cuda tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.")
         return np.asarray(self._value)
 
+    @staticmethod
+    def __funcgrad_apply__(prim, args, params):
+        """Apply a primitive to arguments that include tensors (`fnp.sin(t)`): a tensor back."""
+        return _apply(lambda *xs: prim(*xs, **params), *args)
+
+    @property
+    def __funcgrad_node__(self):
+        """The node the functional transforms see when a function returns this tensor."""
+        return self._node
+
     def __array__(self, dtype=None, copy=None):
         if not isinstance(self._value, (np.ndarray, np.generic)):
             raise TypeError(

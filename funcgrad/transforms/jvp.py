@@ -17,8 +17,8 @@ from funcgrad.errors import ShapeError
 from funcgrad.graph import Node, toposort
 from funcgrad.ops import apply_jvp
 from funcgrad.transforms import _trace
-from funcgrad.transforms.pytree import check_same_structure, tree_flatten, tree_unflatten
-from funcgrad.transforms.vjp import _strip, _trace_call
+from funcgrad.transforms.pytree import check_same_structure, tree_flatten, tree_map, tree_unflatten
+from funcgrad.transforms.vjp import _strip, _trace_call, graph_output
 
 
 def push_tangents(roots: tuple, seeds: dict, *, create_graph: bool) -> dict:
@@ -118,6 +118,7 @@ def jvp(f: Callable, primals: tuple, tangents: tuple, has_aux: bool = False):
     out, variables, _, nested = _linearized(f, tuple(primals), op)
     if has_aux:
         out, aux = out
+    out = tree_map(graph_output, out)
     fresh = [v for vs, _ in variables for v in vs]
     create = nested or any(type(t) is Node for t in t_leaves)
     seeds = {id(v): (t if type(t) is Node else as_value(t)) for v, t in zip(fresh, t_leaves)}
@@ -154,6 +155,7 @@ def linearize(f: Callable, *primals: Any):
     op = "funcgrad.linearize"
     p_leaves, p_def = tree_flatten(tuple(primals))
     out, variables, _, nested = _linearized(f, tuple(primals), op)
+    out = tree_map(graph_output, out)
     fresh = [v for vs, _ in variables for v in vs]
     o_leaves, o_def = tree_flatten(out)
     roots = tuple(o for o in o_leaves if type(o) is Node)

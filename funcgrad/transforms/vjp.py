@@ -74,6 +74,20 @@ def _argnums(argnums, nargs: int, op: str) -> tuple[int, ...]:
     return tuple(i % nargs for i in nums)
 
 
+def graph_output(x):
+    """Return what a transform differentiates when `f` returns `x`.
+
+    A node as it is; a value of a layer above (a `funcgrad.Tensor`) as the
+    node it holds (`__funcgrad_node__`), or its plain value if it has none.
+    """
+    if type(x) is Node:
+        return x
+    if hasattr(type(x), "__funcgrad_node__"):
+        node = x.__funcgrad_node__
+        return node if node is not None else as_value(x)
+    return x
+
+
 def _trace_call(f, args, kwargs, argnums, op):
     """Replace the selected arguments by fresh variables and run `f` on them."""
     nested = _trace.depth() > 0
@@ -145,6 +159,7 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False):
         f, primals, {}, range(len(primals)), op)
     if has_aux:
         out, aux = out
+    out = tree_map(graph_output, out)
     out_leaves, out_def = tree_flatten(out)
     roots = [(i, o) for i, o in enumerate(out_leaves) if type(o) is Node]
     wrt = tuple(v for fresh, _ in variables for v in fresh)
@@ -215,6 +230,7 @@ def _value_and_grad(f, argnums, has_aux, op):
                     f"{op}: with has_aux=True, f must return a pair (value, aux), but it "
                     f"returned {got}")
             out, aux = out
+        out = graph_output(out)
         wrt = tuple(v for fresh, _ in variables for v in fresh)
         if type(out) is Node:
             if out.shape != ():

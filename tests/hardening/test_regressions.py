@@ -71,3 +71,43 @@ def test_autograd_grad_of_a_non_leaf_downstream_of_a_hooked_tensor():
     h = x * 3.0
     (gh,) = torch.autograd.grad((h * h).sum(), h)
     np.testing.assert_array_equal(gh.numpy(), [6.0, 12.0])
+
+
+# --- found by the tutorial pages (regressions) ---------------------------------
+
+def test_grad_of_a_function_returning_a_tensor_differentiates_it():
+    import funcgrad as torch
+
+    g = fg.grad(lambda t: torch.sin(t).sum())(np.array([1.0, 2.0]))
+    np.testing.assert_allclose(g, np.cos([1.0, 2.0]))
+
+
+def test_funcgrad_numpy_on_a_tensor_keeps_its_graph():
+    import funcgrad as torch
+    import funcgrad.numpy as fnp
+
+    t = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)
+    fnp.sum(fnp.sin(t)).backward()
+    np.testing.assert_allclose(t.grad.numpy(), np.cos([0.5, 1.5]))
+
+
+def test_numpy_in_a_custom_rule_under_higher_order_raises_instead_of_zero():
+    @fg.custom_vjp
+    def cube(x):
+        return x**3
+
+    cube.defvjp(lambda x: (cube(x), x), lambda x, ct: (ct * 3.0 * np.asarray(x) ** 2,))
+    assert fg.grad(cube)(2.0) == 12.0
+    with pytest.raises(TypeError, match="passed to NumPy"):
+        fg.grad(fg.grad(cube))(2.0)
+
+
+def test_zero_on_a_recorded_non_leaf_gives_zero_gradient():
+    import funcgrad as torch
+
+    x = torch.ones(2, requires_grad=True)
+    y = x * 3
+    y.zero_()
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0]
+    assert y.tolist() == [0.0, 0.0]
