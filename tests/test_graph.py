@@ -131,8 +131,10 @@ def test_node_params_cannot_be_changed():
 
 def test_nodes_compare_and_hash_by_identity():
     a, b = leaf(1.0), leaf(1.0)
-    assert (a == b) is False and (a != b) is True
+    assert (a == b) is False and a is not b
     assert (a == a) is True
+    with pytest.raises(TypeError, match="not_equal"):
+        a != b  # noqa: B015  (elementwise `!=` would be silently wrong: refused)
     assert len({a: 1, b: 2}) == 2 and len({a, a, b}) == 2
     assert hash(a) == object.__hash__(a)
     y = a * 1.0

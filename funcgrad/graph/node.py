@@ -94,6 +94,15 @@ class Node:
         op = "leaf" if self.prim is None else self.prim.name
         return f"Node({op}, shape={self.shape}, dtype={self.dtype})"
 
+    def __ne__(self, other):
+        # NOTE: `==` is identity (nodes key gradient maps), so an elementwise
+        # `x != 0` would silently be True; say what to use instead.
+        raise TypeError(
+            "funcgrad: `!=` on a graph node is ambiguous (`==` compares nodes by "
+            "identity); use funcgrad.numpy.not_equal(x, y) for elementwise values, "
+            "or `x is not y` for identity"
+        )
+
     def __bool__(self) -> bool:
         return bool(self.value)
 

@@ -61,6 +61,14 @@ class GradMap(Mapping):
     def __setattr__(self, name, value):
         raise AttributeError("funcgrad.GradMap is immutable")
 
+    def __setitem__(self, node, value):
+        raise TypeError(
+            "funcgrad.GradMap is immutable: backward returns a new mapping and changes "
+            "nothing; build a dict (dict(grads)) if you need to change entries"
+        )
+
+    __delitem__ = __setitem__
+
     def __getitem__(self, node: Node):
         try:
             return self._grads[node]
