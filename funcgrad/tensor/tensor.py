@@ -622,6 +622,8 @@ def _apply(fn, *args, **kwargs):
     # in one pass; sequences of tensors (cat, stack) and volatile Variables
     # take the general path below.
     record = _grad_enabled()
+    recorded = False
+    owned = []  # the arrays of constant tensors (never a user's array)
     cls = Tensor
     unwrapped = []
     append = unwrapped.append
@@ -632,7 +634,12 @@ def _apply(fn, *args, **kwargs):
             if cls is Tensor and type(a) is not Tensor:
                 cls = type(a)
             node = a._node
-            append(node if record and node is not None else a._value)
+            if record and node is not None:
+                append(node)
+                recorded = True
+            else:
+                append(a._value)
+                owned.append(a._value)
         elif type(a) is float or type(a) is int:
             append(a)
         elif isinstance(a, (list, tuple)):
@@ -640,6 +647,8 @@ def _apply(fn, *args, **kwargs):
         else:
             append(_unwrap(a, record))
     else:
+        if recorded and owned:
+            _lock_constants(owned)
         result = fn(*unwrapped, **{k: _unwrap(v, record) for k, v in kwargs.items()}) if kwargs \
             else fn(*unwrapped)
         if type(result) is Node:
@@ -648,6 +657,15 @@ def _apply(fn, *args, **kwargs):
             return t
         return _wrap(result, cls)
     return _apply_general(fn, args, kwargs)
+
+
+def _lock_constants(values) -> None:
+    # NOTE: a tensor's array entering a graph as a constant would be copied
+    # (graphs keep only read-only values); the tensor owns its array and never
+    # writes into it (in-place operations rebind), so lock it instead, once.
+    for v in values:
+        if type(v) is np.ndarray and v.flags.writeable:
+            v.setflags(write=False)
 
 
 def _apply_general(fn, args, kwargs):
