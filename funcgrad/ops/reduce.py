@@ -48,6 +48,8 @@ def keep_reduced_dims(ct, in_shape, axis, keepdims):
 
 def _sum_vjp(ct, out, x, *, axis, keepdims):
     shape = shape_of(x)
+    if axis is None and not keepdims:
+        return broadcast_to(ct, shape=shape)  # a 0-d cotangent broadcasts as it is
     return broadcast_to(keep_reduced_dims(ct, shape, axis, keepdims), shape=shape)
 
 
