@@ -43,3 +43,7 @@ from funcgrad.autograd.function import Function  # noqa: E402
 from funcgrad.autograd.gradcheck import gradcheck, gradgradcheck  # noqa: E402
 
 __all__ += ["Function", "gradcheck", "gradgradcheck"]
+
+from funcgrad.autograd import functional  # noqa: E402
+
+__all__ += ["functional"]

@@ -524,7 +524,7 @@ class EventList(list):
         >>> events = prof.events()
         >>> [(e.name, e.category) for e in events]  # doctest: +NORMALIZE_WHITESPACE
         [('multiply', 'forward'), ('sum', 'forward'), ('SumBackward0', 'backward'),
-         ('reshape', 'backward'), ('broadcast_to', 'backward'), ('MultiplyBackward0', 'backward')]
+         ('broadcast_to', 'backward'), ('MultiplyBackward0', 'backward')]
         >>> print(events.key_averages().table(sort_by="count", row_limit=1))
         ---------...
                 Name    Self CPU %      Self CPU   CPU total %  ...

@@ -206,8 +206,6 @@ def _power_vjp_base(ct, out, x, y):
     # x == 0, where 0 * 0**-1 would be NaN). At x == 0 with 0 < y < 1 it is
     # inf, as the math says (x**0.5 at 0).
     if type(y) is float or type(y) is int:
-        if y == 2:
-            return ct * (x * 2.0)  # x ** 2, the common case: one product, no power
         return ct * 0.0 if y == 0 else keep_zeros(ct, ct * (y * power(x, y - 1)))
     return keep_zeros(ct, ct * keep_zeros(y, y * power(x, y - 1)))
 
