@@ -261,7 +261,10 @@ def _nodes_by_tensor(order, inputs) -> dict:
     of all of them belong to the tensor, as in PyTorch.
     """
     found: dict[int, tuple] = {}
+    tracked = _TRACKED
     for node in order:
+        if node.prim is not None and id(node) not in tracked:
+            continue  # an inner node that no tensor retains or hooks
         t = _tensor_of(node)
         if t is None or t._node is None:
             continue
@@ -312,7 +315,7 @@ def run_backward(tensors, grad_tensors, inputs=None, create_graph: bool = False)
         elif t.is_leaf or t._retains_grad:
             targets.append((t, nodes))
     wrt = tuple(n for _, nodes in targets for n in nodes)
-    grads = walk(roots, seeds, wrt, create_graph=create_graph)
+    grads = walk(roots, seeds, wrt, create_graph=create_graph, order=order)
     # retain_grad (non-leaves) first, then accumulation into leaves, then post hooks.
     seen: set[int] = set()
     leaves = []

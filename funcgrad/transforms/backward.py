@@ -163,7 +163,7 @@ def _seed(out: Node, cotangent, op: str):
 
 
 def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
-         create_graph: bool = False) -> GradMap:
+         create_graph: bool = False, order: list | None = None) -> GradMap:
     """Run the backward pass from several roots at once (the engine of `backward`).
 
     Args:
@@ -171,11 +171,13 @@ def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
         cotangents: One cotangent per root, shaped like it.
         wrt: Nodes to return gradients for, or None for every leaf reached.
         create_graph: Run the rules on nodes, so gradients are nodes.
+        order: `toposort(*roots)`, if the caller has it already.
 
     Returns:
         The `GradMap` of gradients.
     """
-    order = toposort(*roots)
+    if order is None:
+        order = toposort(*roots)
     if _hooks._SOURCES:
         roots, order, wrt, renamed = _apply_hook_sources(roots, order, wrt)
     else:
