@@ -7,7 +7,6 @@ section of `docs/errors.md`.
 
 from __future__ import annotations
 
-_DOCS = "https://funcgrad.readthedocs.io/en/latest/errors/"
 
 
 def _with_link(message: str, cls: type) -> str:

@@ -23,7 +23,6 @@ import sys
 
 import numpy
 
-from funcgrad.errors import FuncgradError
 
 from funcgrad.errors import DeviceError
 

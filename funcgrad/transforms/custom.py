@@ -23,7 +23,7 @@ import functools
 import threading
 from collections.abc import Callable
 
-from funcgrad.backend import xp_of
+from funcgrad.backend import freeze, xp_of
 from funcgrad.errors import NotDifferentiableError, ShapeError, TreeStructureError
 from funcgrad.graph import Node, leaf, make_node
 from funcgrad.ops._util import value_of
@@ -49,14 +49,8 @@ def _outputs_as_nodes(prim, out_value_tree, inputs, params):
     nodes = []
     for j, v in enumerate(leaves):
         p = {**params, "index": j, "out_def": out_def, "avals": avals}
-        nodes.append(make_node(prim, inputs, p, _freeze_out(value_of(v))))
+        nodes.append(make_node(prim, inputs, p, freeze(value_of(v))))
     return tree_unflatten(out_def, nodes)
-
-
-def _freeze_out(v):
-    from funcgrad.backend import freeze
-
-    return freeze(v)
 
 
 def _one_hot_cotangent(ct, index, out_def, avals):
@@ -255,7 +249,6 @@ def _sample_f(x, y):
 
 
 def _sample_fwd(x, y):
-    from funcgrad import numpy as fnp
 
     return _sample_f(x, y), (x, y)
 

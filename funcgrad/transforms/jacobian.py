@@ -18,7 +18,7 @@ from funcgrad.graph import Node
 from funcgrad.ops import reshape
 from funcgrad.ops.shape import transpose
 from funcgrad.transforms import _trace
-from funcgrad.transforms.jvp import jvp, linearize
+from funcgrad.transforms.jvp import linearize
 from funcgrad.transforms.pytree import tree_flatten, tree_unflatten
 from funcgrad.transforms.vjp import _argnums, _strip, grad, vjp
 
