@@ -115,8 +115,8 @@ def op_error(op: str, args, params: dict, explanation: str):
 
 def broadcast_hint(error: Exception, *args) -> str:
     """Say which shapes do not broadcast and how to make them (or repeat `error` if that is not it)."""
-    if "broadcast" not in str(error):
-        return failure(error)
+    if "could not be broadcast together with shapes" not in str(error):
+        return failure(error)  # another kind of failure (einsum, broadcast_to ...)
     shapes = " and ".join(str(tuple(shape_of(a))) for a in args)
     return (
         f"the shapes {shapes} do not broadcast. Shapes broadcast when, aligned from the "

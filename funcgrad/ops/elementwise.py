@@ -18,7 +18,7 @@ import math
 import numpy
 
 from funcgrad.graph import Node
-from funcgrad.ops._util import all_finite, broadcast_hint, op_error, value_of
+from funcgrad.ops._util import all_finite, value_of
 from funcgrad.ops.registry import ELEMENTWISE, LINEAR, Primitive, Sample, register
 
 
@@ -94,61 +94,9 @@ def _zeros_of(ct, axis):
 
 # --- arithmetic -----------------------------------------------------------
 
-# NOTE: binary forwards are `def`s with try/except rather than lambdas: the
-# same cost when they succeed (try is free in Python 3.11), and a message
-# that says how to make the shapes broadcast when they fail.
-
-def _add_forward(xp, x, y):
-    try:
-        return xp.add(x, y)
-    except ValueError as e:
-        raise op_error("add", (x, y), {}, broadcast_hint(e, x, y)) from e
-
-
-def _subtract_forward(xp, x, y):
-    try:
-        return xp.subtract(x, y)
-    except ValueError as e:
-        raise op_error("subtract", (x, y), {}, broadcast_hint(e, x, y)) from e
-
-
-def _multiply_forward(xp, x, y):
-    try:
-        return xp.multiply(x, y)
-    except ValueError as e:
-        raise op_error("multiply", (x, y), {}, broadcast_hint(e, x, y)) from e
-
-
-def _divide_forward(xp, x, y):
-    try:
-        return xp.divide(x, y)
-    except ValueError as e:
-        raise op_error("divide", (x, y), {}, broadcast_hint(e, x, y)) from e
-
-
-def _power_forward(xp, x, y):
-    try:
-        return xp.power(x, y)
-    except ValueError as e:
-        raise op_error("power", (x, y), {}, broadcast_hint(e, x, y)) from e
-
-
-def _binary_forward(name):
-    """A forward for the less frequent binary ufuncs (one attribute lookup more)."""
-
-    def forward(xp, x, y):
-        try:
-            return getattr(xp, name)(x, y)
-        except ValueError as e:
-            raise op_error(name, (x, y), {}, broadcast_hint(e, x, y)) from e
-
-    forward.__name__ = f"_{name}_forward"
-    return forward
-
-
 add = register(Primitive(
     name="add",
-    forward=_add_forward,
+    forward=lambda xp, x, y: xp.add(x, y),
     vjp=(lambda ct, out, x, y: ct, lambda ct, out, x, y: ct),
     jvp=LINEAR,
     sample=_binary(),
@@ -157,7 +105,7 @@ add = register(Primitive(
 
 subtract = register(Primitive(
     name="subtract",
-    forward=_subtract_forward,
+    forward=lambda xp, x, y: xp.subtract(x, y),
     vjp=(lambda ct, out, x, y: ct, lambda ct, out, x, y: -ct),
     jvp=LINEAR,
     sample=_binary(),
@@ -174,7 +122,7 @@ def _times(ct, d):
 
 multiply = register(Primitive(
     name="multiply",
-    forward=_multiply_forward,
+    forward=lambda xp, x, y: xp.multiply(x, y),
     vjp=(lambda ct, out, x, y: _times(ct, y), lambda ct, out, x, y: _times(ct, x)),
     jvp=ELEMENTWISE,
     sample=_binary(),
@@ -183,7 +131,7 @@ multiply = register(Primitive(
 
 divide = register(Primitive(
     name="divide",
-    forward=_divide_forward,
+    forward=lambda xp, x, y: xp.divide(x, y),
     vjp=(lambda ct, out, x, y: keep_zeros(ct, ct / y),
          lambda ct, out, x, y: keep_zeros(ct, -ct * out / y)),
     jvp=ELEMENTWISE,
@@ -220,7 +168,7 @@ def _power_vjp_exponent(ct, out, x, y):
 
 power = register(Primitive(
     name="power",
-    forward=_power_forward,
+    forward=lambda xp, x, y: xp.power(x, y),
     vjp=(_power_vjp_base, _power_vjp_exponent),
     jvp=ELEMENTWISE,
     sample=_binary(low=0.5, high=2.0, low2=-2.0, high2=2.0),
@@ -384,7 +332,7 @@ arctan = register(Primitive(
 
 arctan2 = register(Primitive(
     name="arctan2",
-    forward=_binary_forward("arctan2"),
+    forward=lambda xp, x, y: xp.arctan2(x, y),
     vjp=(
         lambda ct, out, y, x: keep_zeros(ct, ct * x / (x * x + y * y)),
         lambda ct, out, y, x: keep_zeros(ct, -ct * y / (x * x + y * y)),
@@ -437,7 +385,7 @@ def _winner_vjp(ct, x, y):
 
 maximum = register(Primitive(
     name="maximum",
-    forward=_binary_forward("maximum"),
+    forward=lambda xp, x, y: xp.maximum(x, y),
     vjp=(
         lambda ct, out, x, y: _winner_vjp(ct, x, y),
         lambda ct, out, x, y: _winner_vjp(ct, y, x),
@@ -449,7 +397,7 @@ maximum = register(Primitive(
 
 minimum = register(Primitive(
     name="minimum",
-    forward=_binary_forward("minimum"),
+    forward=lambda xp, x, y: xp.minimum(x, y),
     vjp=(
         lambda ct, out, x, y: _winner_vjp(ct, y, x),
         lambda ct, out, x, y: _winner_vjp(ct, x, y),
@@ -492,16 +440,9 @@ def _where_sample(g):
     return (cond, g.array(s1, -3.0, 3.0), g.array(s2, -3.0, 3.0)), {}
 
 
-def _where_forward(xp, cond, x, y):
-    try:
-        return xp.where(cond, x, y)
-    except ValueError as e:
-        raise op_error("where", (cond, x, y), {}, broadcast_hint(e, cond, x, y)) from e
-
-
 where = register(Primitive(
     name="where",
-    forward=_where_forward,
+    forward=lambda xp, cond, x, y: xp.where(cond, x, y),
     # The unselected branch gets an exact 0, never 0 * (its derivative).
     vjp=(
         None,

@@ -23,8 +23,8 @@ input's shape (and dtype) once, in `funcgrad.transforms.backward`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 import sys
+from collections.abc import Callable
 from types import MappingProxyType
 from typing import Any
 
@@ -32,18 +32,19 @@ import attrs
 import numpy as _numpy
 
 from funcgrad.backend import freeze, freeze_result, xp_for, xp_of
-from funcgrad.errors import FuncgradError, OpError
+from funcgrad.errors import FuncgradError
 from funcgrad.graph import Node
 from funcgrad.graph.node import (
     _EMPTY,
     _new,
+    _next_seq,
     _set_inputs,
     _set_params,
     _set_prim,
     _set_seq,
     _set_value,
-    _next_seq,
 )
+from funcgrad.ops._util import broadcast_hint, op_error
 
 
 class _Shortcut:
@@ -139,7 +140,7 @@ class Primitive:
         except FuncgradError:
             raise
         except Exception as e:  # NumPy's message, with the op named
-            raise OpError(_describe_failure(self, args, params, e)) from e
+            raise op_error(self.name, args, params, broadcast_hint(e, *args)) from e
 
     def bind(self, args: tuple, params: dict) -> Node:
         """Apply the primitive to arguments of which at least one is a node.
@@ -169,7 +170,7 @@ class Primitive:
         except FuncgradError:
             raise
         except Exception as e:
-            raise OpError(_describe_failure(self, values, params, e)) from e
+            raise op_error(self.name, values, params, broadcast_hint(e, *values)) from e
         if type(out) is _ndarray:
             out.setflags(write=False)  # a fresh result: locking it is enough
         elif not isinstance(out, _generic):
@@ -197,21 +198,6 @@ _generic = _numpy.generic
 _PY_SCALARS = (float, int, bool)
 _modules = sys.modules
 _Frozen = MappingProxyType
-
-
-def _describe(v) -> str:
-    if type(v) is Node:
-        v = v.value
-    shape = getattr(v, "shape", None)
-    if shape is None:
-        return repr(v)
-    return f"{getattr(v, 'dtype', '?')}{list(shape)}"
-
-
-def _describe_failure(prim: Primitive, args, params, error: Exception) -> str:
-    shown = ", ".join(_describe(a) for a in args)
-    extra = "".join(f", {k}={v!r}" for k, v in params.items())
-    return f"funcgrad.{prim.name}({shown}{extra}) failed: {error}"
 
 
 _REGISTRY: dict[str, Primitive] = {}
