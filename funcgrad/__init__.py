@@ -38,9 +38,9 @@ from funcgrad.transforms import (
     with_hooks,
 )
 
-from funcgrad.tensor import *  # noqa: F403  (the imperative layer, PyTorch's names)
-from funcgrad.tensor import __all__ as _tensor_all
-from funcgrad.tensor.dtypes import (
+from funcgrad.tensors import *  # noqa: F403  (the imperative layer, PyTorch's names)
+from funcgrad.tensors import __all__ as _tensor_all
+from funcgrad.tensors.dtypes import (
     bool,  # noqa: A004
     complex64,
     complex128,
@@ -61,9 +61,9 @@ from funcgrad.tensor.dtypes import (
     short,
     uint8,
 )
-from funcgrad.tensor.functions import *  # noqa: F403
-from funcgrad.tensor.functions import __all__ as _functions_all
-from funcgrad.tensor.tensor import Tensor as FloatTensor  # legacy constructor name
+from funcgrad.tensors.functions import *  # noqa: F403
+from funcgrad.tensors.functions import __all__ as _functions_all
+from funcgrad.tensors.tensor_class import Tensor as FloatTensor  # legacy constructor name
 from funcgrad import autograd, nn  # noqa: E402
 
 __version__ = "0.1.0"

@@ -18,14 +18,14 @@ FORBIDDEN = {
     "graph": [
         "funcgrad.ops",
         "funcgrad.transforms",
-        "funcgrad.tensor",
+        "funcgrad.tensors",
         "funcgrad.autograd",
         "funcgrad.numpy",
         "funcgrad.nn",
     ],
     "ops": [
         "funcgrad.transforms",
-        "funcgrad.tensor",
+        "funcgrad.tensors",
         "funcgrad.autograd",
         "funcgrad.numpy",
         "funcgrad.nn",
@@ -121,7 +121,7 @@ def test_the_import_parser_sees_violations(tmp_path):
         "from funcgrad.errors import OpError\n"
         "import numpy\n"
         "def later():\n"
-        "    from funcgrad.tensor.tensor import Tensor\n"
+        "    from funcgrad.tensors.tensor_class import Tensor\n"
     )
     found = [m for _, m in imported_modules(fake / "ops" / "bad.py", fake)]
     assert found == [
@@ -131,5 +131,5 @@ def test_the_import_parser_sees_violations(tmp_path):
         "funcgrad",
         "funcgrad.ops",
         "funcgrad.errors",
-        "funcgrad.tensor.tensor",
+        "funcgrad.tensors.tensor_class",
     ]

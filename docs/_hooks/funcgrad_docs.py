@@ -133,7 +133,7 @@ def grad_fn_name(prim) -> str:
     import importlib
     from types import SimpleNamespace
 
-    engine = importlib.import_module("funcgrad.tensor.engine")
+    engine = importlib.import_module("funcgrad.tensors.engine")
     return engine.BackwardFunction(SimpleNamespace(prim=prim)).name()
 
 

@@ -6,8 +6,8 @@ tensor functions). May import every layer below it.
 """
 
 from funcgrad.autograd.variable import Variable
-from funcgrad.tensor.engine import grad
-from funcgrad.tensor.grad_mode import enable_grad, no_grad, set_grad_enabled
+from funcgrad.tensors.engine import grad
+from funcgrad.tensors.grad_mode import enable_grad, no_grad, set_grad_enabled
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
@@ -21,8 +21,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         create_graph: Make the gradients differentiable.
         inputs: Accumulate only into these tensors.
     """
-    from funcgrad.tensor.engine import run_backward
-    from funcgrad.tensor.tensor import Tensor
+    from funcgrad.tensors.engine import run_backward
+    from funcgrad.tensors.tensor_class import Tensor
 
     tensors = (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
     if grad_tensors is None:
@@ -40,7 +40,7 @@ from funcgrad.autograd.anomaly import detect_anomaly, set_detect_anomaly  # noqa
 __all__ += ["anomaly", "detect_anomaly", "profiler", "set_detect_anomaly"]
 
 from funcgrad.autograd.function import Function  # noqa: E402
-from funcgrad.autograd.gradcheck import gradcheck, gradgradcheck  # noqa: E402
+from funcgrad.autograd.checks import gradcheck, gradgradcheck  # noqa: E402
 
 __all__ += ["Function", "gradcheck", "gradgradcheck"]
 

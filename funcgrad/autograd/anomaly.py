@@ -5,7 +5,7 @@ While anomaly mode is on (`detect_anomaly()`, `set_detect_anomaly(True)`):
 * `Primitive.bind` (every primitive applied to a graph node) is replaced at
   class level by a wrapper that remembers where in the user's code each
   node was made: the call stack without funcgrad's own frames;
-* an observer of the backward walk (`funcgrad.transforms.backward._OBSERVERS`)
+* an observer of the backward walk (`funcgrad.transforms.reverse._OBSERVERS`)
   looks at every cotangent a node's VJP produces and, at the first one
   holding a NaN, raises a `RuntimeError` naming the node's `grad_fn`
   (`SqrtBackward0`) and showing the remembered forward stack.
@@ -31,9 +31,9 @@ import warnings
 from funcgrad.backend import xp_of
 from funcgrad.graph import Node
 from funcgrad.ops.registry import Primitive
-from funcgrad.tensor.engine import grad_fn_of
+from funcgrad.tensors.engine import grad_fn_of
 
-_walk_module = importlib.import_module("funcgrad.transforms.backward")
+_walk_module = importlib.import_module("funcgrad.transforms.reverse")
 
 # Frames from files under this folder are funcgrad's, not the user's.
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep

@@ -32,12 +32,12 @@ from funcgrad.backend import freeze, xp_of
 from funcgrad.errors import NotDifferentiableError, ShapeError, _with_link
 from funcgrad.graph import Node, leaf, make_node
 from funcgrad.ops.registry import Primitive, Sample, register
-from funcgrad.tensor import grad_mode
-from funcgrad.tensor import engine as _engine
-from funcgrad.tensor.engine import BackwardFunction
-from funcgrad.tensor.tensor import Tensor, _any_volatile, _new_like
+from funcgrad.tensors import grad_mode
+from funcgrad.tensors import engine as _engine
+from funcgrad.tensors.engine import BackwardFunction
+from funcgrad.tensors.tensor_class import Tensor, _any_volatile, _new_like
 from funcgrad.transforms import _trace
-from funcgrad.transforms.backward import walk
+from funcgrad.transforms.reverse import walk
 
 __all__ = ["Function", "FunctionBackward", "FunctionBackwardError", "FunctionCtx", "function_call"]
 

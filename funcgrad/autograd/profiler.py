@@ -2,7 +2,7 @@
 
 While a `profile` is open, `Primitive.__call__` is replaced at class level
 by a timed wrapper, and an observer joins the backward walk
-(`funcgrad.transforms.backward._OBSERVERS`). Both are removed when the last
+(`funcgrad.transforms.reverse._OBSERVERS`). Both are removed when the last
 profile (or `emit_nvtx`) closes, so code that is not profiled pays nothing:
 `Primitive.__call__` is then the original function again.
 
@@ -12,7 +12,7 @@ What is recorded:
   named like the registry;
 * one event per node visited by a backward walk, named like its `grad_fn`
   (`MultiplyBackward0`; the name comes from
-  `funcgrad.tensor.engine.BackwardFunction.name`);
+  `funcgrad.tensors.engine.BackwardFunction.name`);
 * one event per `record_function` range.
 
 Events nest: a primitive that a VJP rule calls (the `power` in the rule of
@@ -44,11 +44,11 @@ import warnings
 
 from funcgrad.graph import Node
 from funcgrad.ops.registry import Primitive
-from funcgrad.tensor.engine import _GRAD_FN_CLASSES, grad_fn_of
+from funcgrad.tensors.engine import _GRAD_FN_CLASSES, grad_fn_of
 
-# The module, not the function `funcgrad.transforms.backward` re-exported by
+# The module, not the function `funcgrad.transforms.reverse` re-exported by
 # `funcgrad.transforms`.
-_walk_module = importlib.import_module("funcgrad.transforms.backward")
+_walk_module = importlib.import_module("funcgrad.transforms.reverse")
 
 _now = time.perf_counter_ns
 

@@ -10,8 +10,8 @@ and calling `.backward()` on it raises, as in 0.3.
 
 from __future__ import annotations
 
-from funcgrad.tensor.dtypes import default_float_dtype
-from funcgrad.tensor.tensor import Tensor, _init, _to_array
+from funcgrad.tensors.dtypes import default_float_dtype
+from funcgrad.tensors.tensor_class import Tensor, _init, _to_array
 
 
 class Variable(Tensor):

@@ -8,6 +8,6 @@ primitives' math, about `Tensor`, or about the transforms that walk graphs.
 from funcgrad.graph.draw import to_dot, to_mermaid
 from funcgrad.graph.node import Node, leaf, make_node
 from funcgrad.graph.rewrite import substitute
-from funcgrad.graph.toposort import toposort
+from funcgrad.graph.order import toposort
 
 __all__ = ["Node", "leaf", "make_node", "substitute", "to_dot", "to_mermaid", "toposort"]

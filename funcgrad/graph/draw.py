@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from funcgrad.graph.node import Node
-from funcgrad.graph.toposort import toposort
+from funcgrad.graph.order import toposort
 
 __all__ = ["to_dot", "to_mermaid"]
 

@@ -8,7 +8,7 @@ recomputed: rewrites here only change how gradients flow.
 from __future__ import annotations
 
 from funcgrad.graph.node import Node, make_node
-from funcgrad.graph.toposort import toposort
+from funcgrad.graph.order import toposort
 
 
 def substitute(roots: tuple, replacements: dict, mapping: dict | None = None) -> tuple:

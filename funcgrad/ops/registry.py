@@ -18,7 +18,7 @@ computes (no graph), so a first-order backward pays nothing for that; on
 nodes it records a new node, which is how higher derivatives arise.
 
 Rules return output-shaped cotangents: the engine sums them back to each
-input's shape (and dtype) once, in `funcgrad.transforms.backward`.
+input's shape (and dtype) once, in `funcgrad.transforms.reverse`.
 """
 
 from __future__ import annotations

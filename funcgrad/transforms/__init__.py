@@ -6,13 +6,13 @@ tangents forwards; Jacobians and Hessians compose the two. Imports `graph`
 and `ops` (and `backend`); never the imperative layer.
 """
 
-from funcgrad.transforms.backward import GradMap, backward
-from funcgrad.transforms.checkpoint import checkpoint
+from funcgrad.transforms.reverse import GradMap, backward
+from funcgrad.transforms.remat import checkpoint
 from funcgrad.transforms.custom import custom_jvp, custom_vjp
 from funcgrad.transforms.hooks import with_hooks
-from funcgrad.transforms.jacobian import hessian, hvp, jacfwd, jacobian, jacrev
-from funcgrad.transforms.jvp import jvp, linearize
-from funcgrad.transforms.vjp import grad, value_and_grad, vjp
+from funcgrad.transforms.jacobians import hessian, hvp, jacfwd, jacobian, jacrev
+from funcgrad.transforms.forward import jvp, linearize
+from funcgrad.transforms.gradients import grad, value_and_grad, vjp
 
 __all__ = [
     "GradMap", "backward", "checkpoint", "custom_jvp", "custom_vjp", "grad", "hessian", "hvp", "jacfwd", "jacobian",

@@ -29,7 +29,7 @@ from funcgrad.graph import Node, leaf, make_node
 from funcgrad.ops._util import value_of
 from funcgrad.ops.registry import Primitive, Sample, register
 from funcgrad.transforms import _trace
-from funcgrad.transforms.backward import walk
+from funcgrad.transforms.reverse import walk
 from funcgrad.transforms.pytree import tree_flatten, tree_map, tree_unflatten
 
 

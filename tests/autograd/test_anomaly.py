@@ -12,7 +12,7 @@ import funcgrad.numpy as fnp
 from funcgrad.autograd import anomaly
 from funcgrad.ops.registry import Primitive
 
-_walk_module = importlib.import_module("funcgrad.transforms.backward")
+_walk_module = importlib.import_module("funcgrad.transforms.reverse")
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Anomaly Detection has been enabled",

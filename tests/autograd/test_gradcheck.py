@@ -9,7 +9,7 @@ import pytest
 
 import funcgrad as torch
 from funcgrad.autograd import Function, gradcheck, gradgradcheck
-from funcgrad.autograd.gradcheck import GradcheckError
+from funcgrad.autograd.checks import GradcheckError
 
 
 def f64(values, requires_grad=True):

@@ -12,7 +12,7 @@ import funcgrad as torch
 from funcgrad.autograd import Variable, profiler
 from funcgrad.ops.registry import Primitive
 
-_walk_module = importlib.import_module("funcgrad.transforms.backward")
+_walk_module = importlib.import_module("funcgrad.transforms.reverse")
 
 
 def _counts(prof, **kw):

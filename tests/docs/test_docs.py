@@ -124,7 +124,7 @@ def _documented_identifiers() -> set[str]:
 
     The anchors name objects that griffe reaches only by their defining module,
     because a submodule has the same name (`funcgrad.vjp` is the function, but
-    `funcgrad.transforms.vjp` is also a module).
+    `funcgrad.transforms.gradients` is also a module).
     """
     found = set()
     for page in [*(DOCS / "api").glob("*.md"), DOCS / "errors.md"]:
@@ -167,7 +167,7 @@ def test_every_public_name_of_funcgrad_autograd_is_in_the_api_reference():
 
 
 def test_directives_do_not_render_a_module_in_place_of_a_function():
-    """`::: funcgrad.vjp` would render the module `funcgrad.transforms.vjp` (griffe
+    """`::: funcgrad.vjp` would render the module `funcgrad.transforms.gradients` (griffe
     resolves the name to the submodule); such names need the anchor form."""
     griffe = pytest.importorskip("griffe")
     import importlib

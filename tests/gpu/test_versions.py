@@ -21,7 +21,7 @@ from funcgrad.backend import freeze, versions
 from funcgrad.errors import ReadOnlyError
 from tests.gpu.devices import cuda_param
 
-_backward_module = importlib.import_module("funcgrad.transforms.backward")
+_backward_module = importlib.import_module("funcgrad.transforms.reverse")
 
 
 @pytest.fixture(autouse=True)
@@ -147,7 +147,7 @@ def test_debug_mode_catches_a_write_into_a_value_backward_needs(gpu):
 
     if not hasattr(_backward_module, "write_checker"):
         pytest.xfail(
-            "funcgrad.transforms.backward does not call the write checks yet "
+            "funcgrad.transforms.reverse does not call the write checks yet "
             "(the backward.py change proposed in issue #8)"
         )
     with versions.write_checks():

@@ -19,8 +19,8 @@ import numpy as np
 
 from funcgrad.backend import freeze, to_device
 from funcgrad.graph import Node, make_node
-from funcgrad.tensor import grad_mode
-from funcgrad.tensor.dtypes import default_float_dtype, to_dtype
+from funcgrad.tensors import grad_mode
+from funcgrad.tensors.dtypes import default_float_dtype, to_dtype
 
 _grad_enabled = grad_mode.is_grad_enabled
 
@@ -100,7 +100,7 @@ class Tensor:
         else:  # Tensor(2, 3): a new tensor of that shape (zeros here)
             value = np.zeros(tuple(int(d) for d in data), dtype=dtype or default_float_dtype())
         if device is not None:
-            from funcgrad.tensor.device import parse_device
+            from funcgrad.tensors.devices import parse_device
 
             value = to_device(value, str(parse_device(device)), op="funcgrad.Tensor")
         _init(self, value)
@@ -164,7 +164,7 @@ class Tensor:
         if node is None or node.prim is None:
             return None
         if self._grad_fn is None or self._grad_fn._node is not node:
-            from funcgrad.tensor.engine import grad_fn_of
+            from funcgrad.tensors.engine import grad_fn_of
 
             self._grad_fn = grad_fn_of(node)
         return self._grad_fn
@@ -237,7 +237,7 @@ class Tensor:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if not self.is_leaf:
             self._retains_grad = True
-            from funcgrad.tensor.engine import track
+            from funcgrad.tensors.engine import track
 
             track(self)
 
@@ -258,7 +258,7 @@ class Tensor:
         """
         if self._node is None:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        from funcgrad.tensor.engine import RemovableHandle, add_hooked
+        from funcgrad.tensors.engine import RemovableHandle, add_hooked
 
         if self._hooks is None:
             self._hooks = {}
@@ -277,7 +277,7 @@ class Tensor:
                 "post accumulate grad hooks cannot be registered on non-leaf tensors "
                 "or tensors that do not require grad"
             )
-        from funcgrad.tensor.engine import RemovableHandle
+        from funcgrad.tensors.engine import RemovableHandle
 
         if self._post_hooks is None:
             self._post_hooks = {}
@@ -302,7 +302,7 @@ class Tensor:
             RuntimeError: If this tensor does not require grad, or is not a
                 one-element tensor and no `gradient` is given.
         """
-        from funcgrad.tensor.engine import run_backward
+        from funcgrad.tensors.engine import run_backward
 
         run_backward((self,), (gradient,), inputs=inputs, create_graph=create_graph)
 
@@ -320,7 +320,7 @@ class Tensor:
             self._node = node
             value = node.value
             if self._retains_grad:  # retain_grad follows the tensor to its new node
-                from funcgrad.tensor.engine import track
+                from funcgrad.tensors.engine import track
 
                 track(self)
         self._value = value
@@ -344,7 +344,7 @@ class Tensor:
     @property
     def device(self):
         """The device the values live on (`funcgrad.device('cpu')` or a CUDA device)."""
-        from funcgrad.tensor.device import device_of
+        from funcgrad.tensors.devices import device_of
 
         return device_of(self._value)
 
@@ -437,7 +437,7 @@ class Tensor:
         return id(self)
 
     def __repr__(self) -> str:
-        from funcgrad.tensor.printing import format_tensor
+        from funcgrad.tensors.printing import format_tensor
 
         return format_tensor(self)
 
@@ -455,14 +455,14 @@ class Tensor:
         and the keywords `dtype=` and `device=`, as PyTorch does. The result
         stays in the graph (gradients flow back through the conversion).
         """
-        from funcgrad.tensor.device import parse_to_args
+        from funcgrad.tensors.devices import parse_to_args
 
         device, dtype = parse_to_args(args, kwargs)
         out = self
         if dtype is not None and np.dtype(dtype) != self.dtype:
             out = out._astype(dtype)
         if device is not None:
-            from funcgrad.tensor.device import move
+            from funcgrad.tensors.devices import move
 
             out = move(out, device)
         return out
@@ -484,7 +484,7 @@ class Tensor:
     def type(self, dtype=None):
         """Return the type name (`'funcgrad.FloatTensor'`), or convert to `dtype`."""
         if dtype is None:
-            from funcgrad.tensor.printing import type_name
+            from funcgrad.tensors.printing import type_name
 
             return type_name(self)
         return self._astype(dtype)

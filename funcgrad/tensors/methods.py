@@ -1,4 +1,4 @@
-"""Operators and methods of `Tensor`, installed from `funcgrad.tensor.functions`.
+"""Operators and methods of `Tensor`, installed from `funcgrad.tensors.functions`.
 
 Methods are the module-level functions with the tensor as first argument,
 so each operation is written once. In-place variants (`add_`, `mul_`,
@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from funcgrad import numpy as fnp
-from funcgrad.tensor import functions as F
-from funcgrad.tensor import grad_mode
-from funcgrad.tensor.tensor import Tensor, _apply, _unwrap_value
+from funcgrad.tensors import functions as F
+from funcgrad.tensors import grad_mode
+from funcgrad.tensors.tensor_class import Tensor, _apply, _unwrap_value
 
 
 def _flip(fn):
@@ -63,7 +63,7 @@ def _rebind(self: Tensor, result: Tensor) -> None:
         self._value = result._node.value
         self._grad_fn = None
         if self._retains_grad:  # retain_grad follows the tensor to its new node
-            from funcgrad.tensor.engine import track
+            from funcgrad.tensors.engine import track
 
             track(self)
         if self._base is not None:
@@ -154,7 +154,7 @@ def install() -> None:
 
 
 def _new_value(value) -> Tensor:
-    from funcgrad.tensor.tensor import _new_like
+    from funcgrad.tensors.tensor_class import _new_like
 
     return _new_like(Tensor, np.asarray(value) if not hasattr(value, "dtype") else value, None)
 

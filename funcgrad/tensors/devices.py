@@ -90,8 +90,8 @@ def device_of(value) -> device:
 
 def parse_to_args(args, kwargs):
     """Read `Tensor.to(...)` arguments: returns `(device or None, dtype or None)`."""
-    from funcgrad.tensor.dtypes import to_dtype
-    from funcgrad.tensor.tensor import Tensor
+    from funcgrad.tensors.dtypes import to_dtype
+    from funcgrad.tensors.tensor_class import Tensor
 
     dev = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
@@ -128,6 +128,6 @@ def move(t, target: device):
     if _already_on(device_of(t._value), target):
         return t
     from funcgrad.ops.device import move as _move_op
-    from funcgrad.tensor.tensor import _apply
+    from funcgrad.tensors.tensor_class import _apply
 
     return _apply(_move_op, t, str(target))

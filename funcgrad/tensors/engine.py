@@ -1,6 +1,6 @@
 """The imperative backward pass: `Tensor.backward` and `autograd.grad` on the functional walk.
 
-Every gradient comes from `funcgrad.transforms.backward.walk`. This module
+Every gradient comes from `funcgrad.transforms.reverse.walk`. This module
 only translates between tensors and nodes:
 
 * tensor hooks become graph hooks: a hook source (`_tensor_hooks`) tells
@@ -20,9 +20,9 @@ import numpy
 
 from funcgrad.backend import xp_of
 from funcgrad.graph import Node
-from funcgrad.tensor.tensor import Tensor, _new_like, owner_of
+from funcgrad.tensors.tensor_class import Tensor, _new_like, owner_of
 from funcgrad.transforms import hooks as _hooks
-from funcgrad.transforms.backward import walk
+from funcgrad.transforms.reverse import walk
 
 _ndarray = numpy.ndarray
 
@@ -223,7 +223,7 @@ def _roots_and_seeds(tensors, grad_tensors, create_graph, op):
             seed = xp_of(t._value).ones(t._value.shape, dtype=t._value.dtype)
         else:
             if not isinstance(g, Tensor):
-                from funcgrad.tensor.creation import tensor as _tensor
+                from funcgrad.tensors.creation import tensor as _tensor
 
                 g = _tensor(g, dtype=t.dtype)
             if tuple(g.shape) != tuple(t.shape):
@@ -353,7 +353,7 @@ def _accumulate(t: Tensor, g, create_graph: bool, seen: set) -> None:
     if t._grad is None:
         t._grad = _wrap_grad(_owned(g, seen), cls)
     elif create_graph or t._grad._node is not None:
-        from funcgrad.tensor.tensor import _apply
+        from funcgrad.tensors.tensor_class import _apply
 
         t._grad = _apply(lambda a, b: a + b, t._grad, _wrap_grad(g, cls))
     else:

@@ -18,7 +18,7 @@ from funcgrad.graph import Node, toposort
 from funcgrad.ops import apply_jvp
 from funcgrad.transforms import _trace
 from funcgrad.transforms.pytree import check_same_structure, tree_flatten, tree_map, tree_unflatten
-from funcgrad.transforms.vjp import _strip, _trace_call, graph_output
+from funcgrad.transforms.gradients import _strip, _trace_call, graph_output
 
 
 def push_tangents(roots: tuple, seeds: dict, *, create_graph: bool) -> dict:

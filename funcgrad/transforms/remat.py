@@ -17,9 +17,9 @@ from funcgrad.graph import Node
 from funcgrad.ops._util import value_of
 from funcgrad.ops.registry import Primitive, Sample, register
 from funcgrad.transforms.custom import _one_hot_cotangent, _outputs_as_nodes
-from funcgrad.transforms.jvp import jvp
+from funcgrad.transforms.forward import jvp
 from funcgrad.transforms.pytree import tree_flatten, tree_unflatten
-from funcgrad.transforms.vjp import vjp
+from funcgrad.transforms.gradients import vjp
 
 
 def _call(fn, args_def, leaves):

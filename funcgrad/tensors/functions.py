@@ -13,7 +13,7 @@ import numpy as np
 
 from funcgrad import nn as _nn
 from funcgrad import numpy as fnp
-from funcgrad.tensor.tensor import Tensor, _apply, _new_like, _unwrap_value
+from funcgrad.tensors.tensor_class import Tensor, _apply, _new_like, _unwrap_value
 
 __all__ = ['abs', 'acos', 'add', 'all', 'allclose', 'any', 'argmax', 'argmin', 'asin', 'atan', 'atan2', 'bmm', 'cat', 'clamp', 'clip', 'concatenate', 'cos', 'cosh', 'cumsum', 'div', 'dot', 'einsum', 'equal', 'exp', 'expand', 'expm1', 'flatten', 'flip', 'log', 'log1p', 'log_softmax', 'logsumexp', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mm', 'mul', 'neg', 'norm', 'outer', 'permute', 'pow', 'prod', 'reciprocal', 'relu', 'reshape', 'sigmoid', 'sign', 'sin', 'sinh', 'softmax', 'sqrt', 'square', 'squeeze', 'stack', 'std', 'sub', 'sum', 't', 'tan', 'tanh', 'transpose', 'unsqueeze', 'var', 'where']
 

@@ -33,7 +33,7 @@ def type_name(t) -> str:
 
     Examples:
         >>> import funcgrad as torch
-        >>> from funcgrad.tensor.printing import type_name
+        >>> from funcgrad.tensors.printing import type_name
         >>> type_name(torch.ones(1)), type_name(torch.ones(1, dtype=torch.float64))
         ('funcgrad.FloatTensor', 'funcgrad.DoubleTensor')
     """
@@ -134,7 +134,7 @@ def format_values(value, indent: int = 0) -> str:
 
     Examples:
         >>> import numpy as np
-        >>> from funcgrad.tensor.printing import format_values
+        >>> from funcgrad.tensors.printing import format_values
         >>> format_values(np.array([6.0, 10.0], dtype=np.float32))
         '[ 6., 10.]'
     """
@@ -165,11 +165,11 @@ def format_tensor(t) -> str:
 
     Examples:
         >>> import funcgrad as torch
-        >>> from funcgrad.tensor.printing import format_tensor
+        >>> from funcgrad.tensors.printing import format_tensor
         >>> format_tensor(torch.tensor([1.0, 2000.0], dtype=torch.float64))
         'tensor([1.0000e+00, 2.0000e+03], dtype=funcgrad.float64)'
     """
-    from funcgrad.tensor.dtypes import default_float_dtype
+    from funcgrad.tensors.dtypes import default_float_dtype
 
     legacy = getattr(t, "_legacy_print", False)
     if legacy:
@@ -205,7 +205,7 @@ def format_legacy(t, header: bool = True) -> str:
 
     Examples:
         >>> import funcgrad as torch
-        >>> from funcgrad.tensor.printing import format_legacy
+        >>> from funcgrad.tensors.printing import format_legacy
         >>> print(format_legacy(torch.Tensor([1])))
         Variable containing:
         1

@@ -27,9 +27,9 @@ from itertools import zip_longest
 import numpy as np
 
 from funcgrad.backend import xp_of
-from funcgrad.tensor import grad_mode
-from funcgrad.tensor.engine import grad as _autograd_grad
-from funcgrad.tensor.tensor import Tensor, _fresh_leaf, _new_like
+from funcgrad.tensors import grad_mode
+from funcgrad.tensors.engine import grad as _autograd_grad
+from funcgrad.tensors.tensor_class import Tensor, _fresh_leaf, _new_like
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 
@@ -50,7 +50,7 @@ class GradcheckError(RuntimeError):
 
     Examples:
         >>> import funcgrad as torch
-        >>> from funcgrad.autograd.gradcheck import GradcheckError
+        >>> from funcgrad.autograd.checks import GradcheckError
         >>> issubclass(GradcheckError, RuntimeError)
         True
     """
@@ -435,7 +435,7 @@ def gradcheck(func, inputs, eps: float = 1e-6, atol: float = 1e-5, rtol: float =
         >>> gradcheck(BadSquare.apply, (x,))
         Traceback (most recent call last):
         ...
-        funcgrad.autograd.gradcheck.GradcheckError: funcgrad.autograd.gradcheck failed:
+        funcgrad.autograd.checks.GradcheckError: funcgrad.autograd.gradcheck failed:
         Jacobian mismatch for output 0 with respect to input 0: 2 of 4 elements differ.
         ...
         numerical:        analytical:

@@ -13,8 +13,8 @@ import numpy as np
 
 from funcgrad.backend import module_for, on_device, parse_device, to_device
 from funcgrad.backend import rng as _rng
-from funcgrad.tensor.dtypes import default_float_dtype, to_dtype
-from funcgrad.tensor.tensor import Tensor, _fresh_leaf, _to_array
+from funcgrad.tensors.dtypes import default_float_dtype, to_dtype
+from funcgrad.tensors.tensor_class import Tensor, _fresh_leaf, _to_array
 
 
 def manual_seed(seed: int):

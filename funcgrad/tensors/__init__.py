@@ -5,8 +5,8 @@
 May import every layer below it: backend, graph, ops, transforms, numpy.
 """
 
-from funcgrad.tensor import methods as _methods  # noqa: F401  (installs Tensor methods)
-from funcgrad.tensor.creation import (
+from funcgrad.tensors import methods as _methods  # noqa: F401  (installs Tensor methods)
+from funcgrad.tensors.creation import (
     arange,
     empty,
     empty_like,
@@ -29,8 +29,8 @@ from funcgrad.tensor.creation import (
     zeros,
     zeros_like,
 )
-from funcgrad.tensor.device import device
-from funcgrad.tensor.grad_mode import (
+from funcgrad.tensors.devices import device
+from funcgrad.tensors.grad_mode import (
     enable_grad,
     inference_mode,
     is_grad_enabled,
@@ -38,7 +38,7 @@ from funcgrad.tensor.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from funcgrad.tensor.tensor import Size, Tensor
+from funcgrad.tensors.tensor_class import Size, Tensor
 
 __all__ = [
     "Size", "Tensor", "arange", "device", "empty", "empty_like", "enable_grad", "eye",

@@ -2,7 +2,7 @@
 
 Each call makes a fresh variable for every differentiated argument, runs
 the function on them (recording a graph), and walks that graph once with
-`funcgrad.transforms.backward.walk`. A fresh variable is a new leaf, or,
+`funcgrad.transforms.reverse.walk`. A fresh variable is a new leaf, or,
 when the argument is already a node of an outer transform's graph, a new
 `identity` node on top of it: the inner walk stops there, while the outer
 one passes through it. That is what keeps `grad(lambda x: grad(lambda y:
@@ -22,7 +22,7 @@ from funcgrad.errors import DtypeError, NonScalarOutputError, ShapeError
 from funcgrad.graph import Node, leaf
 from funcgrad.ops import identity
 from funcgrad.transforms import _trace
-from funcgrad.transforms.backward import walk
+from funcgrad.transforms.reverse import walk
 from funcgrad.transforms.pytree import (
     check_same_structure,
     tree_flatten,

@@ -18,9 +18,9 @@ from funcgrad.graph import Node
 from funcgrad.ops import reshape
 from funcgrad.ops.shape import transpose
 from funcgrad.transforms import _trace
-from funcgrad.transforms.jvp import linearize
+from funcgrad.transforms.forward import linearize
 from funcgrad.transforms.pytree import tree_flatten, tree_unflatten
-from funcgrad.transforms.vjp import _argnums, _strip, grad, vjp
+from funcgrad.transforms.gradients import _argnums, _strip, grad, vjp
 
 
 def _value(x):
