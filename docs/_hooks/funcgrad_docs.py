@@ -133,7 +133,7 @@ def grad_fn_name(prim) -> str:
     import importlib
     from types import SimpleNamespace
 
-    engine = importlib.import_module("funcgrad.tensors.engine")
+    engine = importlib.import_module("funcgrad.tensors.grad_fn")
     return engine.BackwardFunction(SimpleNamespace(prim=prim)).name()
 
 

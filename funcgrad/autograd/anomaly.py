@@ -31,7 +31,7 @@ import warnings
 from funcgrad.backend import xp_of
 from funcgrad.graph import Node
 from funcgrad.ops.registry import Primitive
-from funcgrad.tensors.engine import grad_fn_of
+from funcgrad.tensors.grad_fn import grad_fn_of
 
 _walk_module = importlib.import_module("funcgrad.transforms.reverse")
 

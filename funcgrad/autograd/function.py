@@ -33,8 +33,8 @@ from funcgrad.errors import NotDifferentiableError, ShapeError, _with_link
 from funcgrad.graph import Node, leaf, make_node
 from funcgrad.ops.registry import Primitive, Sample, register
 from funcgrad.tensors import grad_mode
-from funcgrad.tensors import engine as _engine
-from funcgrad.tensors.engine import BackwardFunction
+from funcgrad.tensors import grad_fn as _grad_fn
+from funcgrad.tensors.grad_fn import BackwardFunction
 from funcgrad.tensors.tensor_class import Tensor, _any_volatile, _new_like
 from funcgrad.transforms import _trace
 from funcgrad.transforms.reverse import walk
@@ -612,4 +612,4 @@ class _SampleFunction(Function):
         # d/dx = exp(x) * scale + y = (out - x * y) + y
         return grad_output * (out - x * y + y), grad_output * x, None
 
-_engine._GRAD_FN_CLASSES[function_call] = FunctionBackward
+_grad_fn._GRAD_FN_CLASSES[function_call] = FunctionBackward

@@ -12,7 +12,7 @@ What is recorded:
   named like the registry;
 * one event per node visited by a backward walk, named like its `grad_fn`
   (`MultiplyBackward0`; the name comes from
-  `funcgrad.tensors.engine.BackwardFunction.name`);
+  `funcgrad.tensors.grad_fn.BackwardFunction.name`);
 * one event per `record_function` range.
 
 Events nest: a primitive that a VJP rule calls (the `power` in the rule of
@@ -44,7 +44,7 @@ import warnings
 
 from funcgrad.graph import Node
 from funcgrad.ops.registry import Primitive
-from funcgrad.tensors.engine import _GRAD_FN_CLASSES, grad_fn_of
+from funcgrad.tensors.grad_fn import _GRAD_FN_CLASSES, grad_fn_of
 
 # The module, not the function `funcgrad.transforms.reverse` re-exported by
 # `funcgrad.transforms`.

@@ -164,7 +164,7 @@ class Tensor:
         if node is None or node.prim is None:
             return None
         if self._grad_fn is None or self._grad_fn._node is not node:
-            from funcgrad.tensors.engine import grad_fn_of
+            from funcgrad.tensors.grad_fn import grad_fn_of
 
             self._grad_fn = grad_fn_of(node)
         return self._grad_fn

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import funcgrad as torch
-from funcgrad.tensors.engine import AccumulateGrad, BackwardFunction
+from funcgrad.tensors.grad_fn import AccumulateGrad, BackwardFunction
 
 
 def f64(values, requires_grad=True):
