@@ -8,7 +8,6 @@ section of `docs/errors.md`.
 from __future__ import annotations
 
 
-
 def _with_link(message: str, cls: type) -> str:
     return f"{message}\n(see docs/errors.md#{cls.__name__.lower()})"
 

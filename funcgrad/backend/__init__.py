@@ -15,7 +15,6 @@ from funcgrad.backend.arrays import (
     xp_of,
 )
 from funcgrad.backend.devices import (
-    DeviceError,
     cuda_available,
     cuda_skip_reason,
     device_count,
@@ -33,10 +32,29 @@ from funcgrad.backend.versions import (
     write_checks,
     write_checks_enabled,
 )
+from funcgrad.errors import DeviceError
 
 __all__ = [
-    "DeviceError", "as_value", "cuda_available", "cuda_skip_reason", "device_count",
-    "device_of", "freeze", "freeze_result", "is_inexact", "module_for", "on_device",
-    "parse_device", "require_cuda", "resolve", "rng", "set_write_checks", "to_device",
-    "versions", "write_checks", "write_checks_enabled", "xp_for", "xp_of",
+    "DeviceError",
+    "as_value",
+    "cuda_available",
+    "cuda_skip_reason",
+    "device_count",
+    "device_of",
+    "freeze",
+    "freeze_result",
+    "is_inexact",
+    "module_for",
+    "on_device",
+    "parse_device",
+    "require_cuda",
+    "resolve",
+    "rng",
+    "set_write_checks",
+    "to_device",
+    "versions",
+    "write_checks",
+    "write_checks_enabled",
+    "xp_for",
+    "xp_of",
 ]

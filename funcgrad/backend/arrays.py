@@ -21,6 +21,8 @@ seen, so NumPy-only programs never pay for it.
 from __future__ import annotations
 
 import sys
+import types
+from typing import Any
 
 import numpy
 
@@ -32,7 +34,7 @@ _generic = numpy.generic
 _INEXACT_KINDS = frozenset("fc")
 
 
-def xp_of(*values):
+def xp_of(*values: Any) -> types.ModuleType:
     """Return the array module (`numpy` or `cupy`) that the given values live in.
 
     Args:
@@ -58,7 +60,7 @@ def xp_of(*values):
     return _checked(cupy, values, None)
 
 
-def is_inexact(dtype) -> bool:
+def is_inexact(dtype: Any) -> bool:
     """Return whether `dtype` is a floating-point (or complex) dtype.
 
     Examples:
@@ -69,7 +71,7 @@ def is_inexact(dtype) -> bool:
     return numpy.dtype(dtype).kind in _INEXACT_KINDS
 
 
-def _read_only_all_the_way(arr) -> bool:
+def _read_only_all_the_way(arr: Any) -> bool:
     base = arr
     while isinstance(base, _ndarray):
         if base.flags.writeable:
@@ -78,7 +80,7 @@ def _read_only_all_the_way(arr) -> bool:
     return True
 
 
-def freeze(value):
+def freeze(value: Any) -> Any:
     """Return `value` as a read-only array that no one else can write into.
 
     A writeable NumPy array is copied and the copy made read-only; an array
@@ -127,7 +129,7 @@ def freeze(value):
     return value
 
 
-def freeze_result(value):
+def freeze_result(value: Any) -> Any:
     """Return a primitive's fresh result read-only, without a copy.
 
     Like `freeze`, but for an array nobody else holds yet (a forward's
@@ -151,7 +153,7 @@ def freeze_result(value):
     return freeze(value)
 
 
-def as_value(value):
+def as_value(value: Any) -> Any:
     """Return `value` as an array (or NumPy scalar), leaving arrays untouched.
 
     Python numbers and lists become NumPy arrays; arrays and NumPy scalars

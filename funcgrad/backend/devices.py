@@ -19,26 +19,28 @@ never does so never imports it.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import sys
+import types
+from collections.abc import Iterable
+from typing import Any
 
 import numpy
 
-
 from funcgrad.errors import DeviceError
-
 
 _ndarray = numpy.ndarray
 _INSTALL_HINT = (
     'install CuPy for your CUDA version: pip install -e ".[gpu]" (CUDA 12), or '
     "pip install cupy-cuda11x for CUDA 11 (see the README)"
 )
-_gpu_count: list = []  # [count] once known (CuPy imported and asked)
+_gpu_count: list[int] = []  # [count] once known (CuPy imported and asked)
 
 
 # --- names -------------------------------------------------------------------------
 
 
-def parse_device(device) -> tuple[str, int | None]:
+def parse_device(device: object) -> tuple[str, int | None]:
     """Return `device` as `(kind, index)`: `("cpu", None)`, `("cuda", None)` or `("cuda", N)`.
 
     Accepts `"cpu"`, `"cuda"`, `"cuda:N"`, a GPU index (an int), or anything
@@ -66,7 +68,7 @@ def parse_device(device) -> tuple[str, int | None]:
     raise ValueError(f"funcgrad: expected a device 'cpu', 'cuda' or 'cuda:N', got {device!r}")
 
 
-def device_of(value) -> str:
+def device_of(value: object) -> str:
     """Return the device a value lives on: `"cpu"` or `"cuda:N"`.
 
     Python numbers, NumPy arrays and anything else that is not a CuPy array
@@ -83,7 +85,7 @@ def device_of(value) -> str:
     return "cpu"
 
 
-def _describe(value) -> str:
+def _describe(value: object) -> str:
     shape = getattr(value, "shape", None)
     if shape is None:
         return f"{type(value).__name__} on {device_of(value)}"
@@ -93,15 +95,14 @@ def _describe(value) -> str:
 # --- CUDA availability -------------------------------------------------------------
 
 
-def _import_cupy(what: str):
+def _import_cupy(what: str) -> types.ModuleType:
     try:
-        import cupy
+        return importlib.import_module("cupy")
     except ImportError as e:
         raise DeviceError(f"{what}: CuPy is not installed ({e}); {_INSTALL_HINT}") from None
-    return cupy
 
 
-def _count(cupy) -> int:
+def _count(cupy: types.ModuleType) -> int:
     if not _gpu_count:
         try:
             n = int(cupy.cuda.runtime.getDeviceCount())
@@ -115,7 +116,7 @@ def _count(cupy) -> int:
     return _gpu_count[0]
 
 
-def require_cuda(what: str = "funcgrad", index: int | None = None):
+def require_cuda(what: str = "funcgrad", index: int | None = None) -> types.ModuleType:
     """Return the `cupy` module, checking that a GPU (number `index`) is there.
 
     Args:
@@ -196,7 +197,7 @@ def cuda_skip_reason() -> str | None:
     return None
 
 
-def resolve(device) -> str:
+def resolve(device: object) -> str:
     """Return the full name of a device: `"cpu"` or `"cuda:N"` (`"cuda"` is the current GPU).
 
     Raises:
@@ -216,7 +217,7 @@ def resolve(device) -> str:
     return f"cuda:{index}"
 
 
-def on_device(device, *, op: str = "funcgrad"):
+def on_device(device: object, *, op: str = "funcgrad") -> contextlib.AbstractContextManager[Any]:
     """Return a context manager that makes `device` the current GPU (a no-op for `"cpu"`).
 
     Arrays CuPy creates inside it live on that GPU.
@@ -236,7 +237,7 @@ def on_device(device, *, op: str = "funcgrad"):
     return cupy.cuda.Device(index) if index is not None else contextlib.nullcontext()
 
 
-def module_for(device, *, op: str = "funcgrad"):
+def module_for(device: object, *, op: str = "funcgrad") -> types.ModuleType:
     """Return the array module (`numpy` or `cupy`) whose arrays live on `device`.
 
     Args:
@@ -259,7 +260,7 @@ def module_for(device, *, op: str = "funcgrad"):
 # --- moving values -------------------------------------------------------------------
 
 
-def to_device(value, device, *, op: str = "funcgrad.to_device"):
+def to_device(value: Any, device: object, *, op: str = "funcgrad.to_device") -> Any:
     """Return `value` on `device`: the value itself if it is there already, else a copy.
 
     Moving to the CPU gives a NumPy array (`cupy.asnumpy`, which waits for
@@ -306,7 +307,7 @@ def to_device(value, device, *, op: str = "funcgrad.to_device"):
 # --- the array module of an operation ------------------------------------------------
 
 
-def xp_for(op: str | None, values):
+def xp_for(op: str | None, values: Iterable[Any]) -> types.ModuleType:
     """Return the array module of an operation's arguments, checking they share one device.
 
     NumPy scalars and Python numbers go with any device; NumPy arrays and
@@ -333,7 +334,7 @@ def xp_for(op: str | None, values):
     return _checked(cupy, values, op)
 
 
-def _checked(cupy, values, op):
+def _checked(cupy: types.ModuleType, values: Iterable[Any], op: str | None) -> types.ModuleType:
     nd = cupy.ndarray
     first = None
     host = None
@@ -352,7 +353,7 @@ def _checked(cupy, values, op):
     return cupy
 
 
-def _mixed(op, a, b) -> DeviceError:
+def _mixed(op: str | None, a: Any, b: Any) -> DeviceError:
     if op is None:
         op = _calling_primitive()
     name = f"funcgrad.{op}" if op else "funcgrad"
@@ -369,7 +370,7 @@ def _calling_primitive() -> str | None:
     # NOTE: only on the error path, and only where the caller did not name the
     # operation (xp_of called by Primitive.__call__ / bind): the primitive is
     # the `self` of a frame a few levels up. Never runs when devices agree.
-    frame = sys._getframe(2)
+    frame: types.FrameType | None = sys._getframe(2)
     for _ in range(6):
         if frame is None:
             return None

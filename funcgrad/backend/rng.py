@@ -13,15 +13,19 @@ are created on the device without passing through the host.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, SupportsInt
+
 import numpy
+from numpy.typing import DTypeLike
 
 from funcgrad.backend.devices import parse_device, require_cuda
 
-_seed: list = [None]
-_generators: dict = {}
+_seed: list[int | None] = [None]
+_generators: dict[str, Any] = {}
 
 
-def manual_seed(seed) -> numpy.random.Generator:
+def manual_seed(seed: SupportsInt | None) -> numpy.random.Generator:
     """Seed every device's generator; return the CPU generator.
 
     Examples:
@@ -33,10 +37,11 @@ def manual_seed(seed) -> numpy.random.Generator:
     """
     _seed[0] = None if seed is None else int(seed)
     _generators.clear()
-    return generator("cpu")
+    cpu: numpy.random.Generator = generator("cpu")
+    return cpu
 
 
-def generator(device="cpu"):
+def generator(device: object = "cpu") -> Any:
     """Return the generator of `device` (a NumPy `Generator` or a CuPy `RandomState`).
 
     Raises:
@@ -65,7 +70,7 @@ def generator(device="cpu"):
     return g
 
 
-def _draw(device, draw_cpu, draw_gpu):
+def _draw(device: object, draw_cpu: Callable[[Any], Any], draw_gpu: Callable[[Any], Any]) -> Any:
     kind, index = parse_device(device)
     g = generator(device)
     if kind == "cpu":
@@ -76,7 +81,7 @@ def _draw(device, draw_cpu, draw_gpu):
         return draw_gpu(g)
 
 
-def standard_normal(shape, dtype, device="cpu"):
+def standard_normal(shape: Any, dtype: DTypeLike, device: object = "cpu") -> Any:
     """Return standard normal random numbers of `shape` and floating `dtype` on `device`.
 
     Examples:
@@ -94,7 +99,7 @@ def standard_normal(shape, dtype, device="cpu"):
     )
 
 
-def uniform(shape, dtype, device="cpu"):
+def uniform(shape: Any, dtype: DTypeLike, device: object = "cpu") -> Any:
     """Return random numbers uniform in [0, 1) of `shape` and floating `dtype` on `device`.
 
     Examples:
@@ -111,7 +116,7 @@ def uniform(shape, dtype, device="cpu"):
     )
 
 
-def integers(low, high, shape, dtype, device="cpu"):
+def integers(low: int, high: int, shape: Any, dtype: DTypeLike, device: object = "cpu") -> Any:
     """Return random integers in [low, high) of `shape` and integer `dtype` on `device`.
 
     Examples:

@@ -39,15 +39,19 @@ from __future__ import annotations
 
 import os
 import sys
+import types
 import weakref
+from collections.abc import Callable
+from typing import Any
 
 import numpy
 
+from funcgrad.backend.devices import device_of
 from funcgrad.errors import ReadOnlyError
 
 # id(array) -> (weak reference, fingerprint or None). The weak reference's
 # callback drops the entry when the array dies, so ids are never stale.
-_OWNED: dict[int, tuple] = {}
+_OWNED: dict[int, tuple[_Ref, Any]] = {}
 _CHECKS = [os.environ.get("FUNCGRAD_CHECK_WRITES", "") not in ("", "0")]
 _UINT_OF_SIZE = {1: numpy.uint8, 2: numpy.uint16, 4: numpy.uint32, 8: numpy.uint64}
 _GOLDEN = numpy.uint64(0x9E3779B97F4A7C15)  # odd, so every weight below is odd
@@ -89,23 +93,24 @@ class write_checks:  # noqa: N801  (a context manager, named like grad modes)
         True
     """
 
-    def __init__(self, enabled: bool = True):
+    def __init__(self, enabled: bool = True) -> None:
         self.enabled = bool(enabled)
-        self._previous = None
+        self._previous = False
 
-    def __enter__(self):
+    def __enter__(self) -> write_checks:
         self._previous = set_write_checks(self.enabled)
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         set_write_checks(self._previous)
 
 
 # --- ownership -------------------------------------------------------------------
 
 
-class _Ref(weakref.ref):
+class _Ref(weakref.ref[Any]):
     __slots__ = ("key",)
+    key: int
 
 
 def _drop(ref: _Ref) -> None:
@@ -114,7 +119,7 @@ def _drop(ref: _Ref) -> None:
         del _OWNED[ref.key]
 
 
-def own(value):
+def own(value: Any) -> Any:
     """Remember `value` as an array the graph made (shared without a copy); return it.
 
     In debug mode its fingerprint is taken now. Call it on fresh results
@@ -142,7 +147,7 @@ def own(value):
     return value
 
 
-def owns(value) -> bool:
+def owns(value: object) -> bool:
     """Return whether `value` is an array the graph made (see `own`).
 
     Examples:
@@ -157,7 +162,7 @@ def owns(value) -> bool:
 # --- fingerprints and checks ---------------------------------------------------------
 
 
-def fingerprint(value):
+def fingerprint(value: Any) -> Any:
     """Return a checksum of `value`'s bits that changes when any element is written.
 
     The sum over elements of `bits[i] * w[i]` (mod 2**64) with odd weights
@@ -186,14 +191,14 @@ def fingerprint(value):
     return (bits * weights).sum(dtype=numpy.uint64)
 
 
-def _module_of(value):
+def _module_of(value: object) -> types.ModuleType:
     cupy = sys.modules.get("cupy")
     if cupy is not None and isinstance(value, cupy.ndarray):
         return cupy
     return numpy
 
 
-def check_unchanged(op: str, *values) -> None:
+def check_unchanged(op: str, *values: Any) -> None:
     """Raise if a value recorded in debug mode was written into since.
 
     Args:
@@ -219,18 +224,20 @@ def check_unchanged(op: str, *values) -> None:
         if entry is None or entry[1] is None or entry[0]() is not v:
             continue
         if bool(fingerprint(v) != entry[1]):
-            from funcgrad.backend.devices import device_of
-
-            raise ReadOnlyError(
-                f"funcgrad.{op}: a value it needs ({v.dtype}{list(v.shape)} on "
-                f"{device_of(v)}) was written into after the graph recorded it, so "
-                f"its gradient would be wrong (CuPy arrays cannot be made read-only; "
-                f"this was caught by the write checks of debug mode). Copy the array "
-                f"before writing into it (x.copy()), or compute a new one"
-            )
+            raise _written_into(op, v)
 
 
-def write_checker():
+def _written_into(op: str, value: Any) -> ReadOnlyError:
+    return ReadOnlyError(
+        f"funcgrad.{op}: a value it needs ({value.dtype}{list(value.shape)} on "
+        f"{device_of(value)}) was written into after the graph recorded it, so "
+        f"its gradient would be wrong (CuPy arrays cannot be made read-only; "
+        f"this was caught by the write checks of debug mode). Copy the array "
+        f"before writing into it (x.copy()), or compute a new one"
+    )
+
+
+def write_checker() -> Callable[..., None] | None:
     """Return `check_unchanged` if the backward pass should check values, else None.
 
     None unless debug mode is on and some value has a fingerprint, so a
