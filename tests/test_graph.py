@@ -14,6 +14,7 @@ import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.graph import Node, leaf, toposort
 from funcgrad.tree import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten
+from tests.references import requires
 
 # --- topological order -----------------------------------------------------------
 
@@ -229,7 +230,7 @@ def test_flatten_unflatten_round_trip(tree):
 
 @given(trees, trees)
 def test_pytrees_match_optree(a, b):
-    optree = pytest.importorskip("optree")
+    optree = requires("optree")
     for tree in (a, b):
         leaves, _ = tree_flatten(tree)
         assert leaves == optree.tree_leaves(tree)  # same order: sorted dict keys, None empty

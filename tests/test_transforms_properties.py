@@ -22,7 +22,6 @@ graph has fewer nodes holding values.
 from __future__ import annotations
 
 import numpy as np
-import optree
 import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
@@ -32,6 +31,7 @@ import funcgrad.numpy as fnp
 from funcgrad.graph import Node
 from funcgrad.tree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 from tests.hardening.fuzz import draw_program, run, tolerance
+from tests.references import requires
 from tests.strategies import Draw, assert_close
 
 EPS = 1e-6
@@ -266,6 +266,7 @@ def test_pytree_round_trip(tree):
     leaves, treedef = tree_flatten(tree)
     assert tree_unflatten(treedef, leaves) == tree
     # optree (None an empty subtree, dict keys sorted, as in JAX) is the oracle for the leaves.
+    optree = requires("optree")
     assert leaves == optree.tree_flatten(tree)[0]
     assert tree_leaves(tree) == leaves
     # Replacing the leaves keeps the structure; mapping keeps it too.

@@ -14,6 +14,7 @@ import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.autograd import functional as F
 from funcgrad.autograd.functional import hessian, hvp, jacobian, jvp, vhp, vjp
+from tests.references import requires
 
 STRATEGIES = ["reverse-mode", "forward-mode"]
 A = np.array([[1.0, -2.0, 0.5], [0.0, 3.0, 1.0], [2.0, 1.0, -1.0], [0.5, 0.0, 4.0]])
@@ -443,7 +444,7 @@ def test_the_module_is_documented():
 
 
 def _torch():
-    return pytest.importorskip("torch")
+    return requires("torch")
 
 
 B = np.array([[0.3, -0.7], [1.1, 0.2], [-0.4, 0.9]])

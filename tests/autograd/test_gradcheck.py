@@ -10,6 +10,7 @@ import pytest
 import funcgrad as torch
 from funcgrad.autograd import Function, gradcheck, gradgradcheck
 from funcgrad.autograd.checks import GradcheckError
+from tests.references import requires
 
 
 def f64(values, requires_grad=True):
@@ -243,7 +244,7 @@ def test_gradgradcheck_catches_a_backward_that_is_not_differentiable():
 
 
 def test_gradcheck_agrees_with_pytorch_on_the_seed_example():
-    torch_ = pytest.importorskip("torch")
+    torch_ = requires("torch")
     a = torch_.tensor([2.0], dtype=torch_.float64, requires_grad=True)
     b = torch_.tensor([3.0], dtype=torch_.float64, requires_grad=True)
     expected = torch_.autograd.gradcheck(lambda p, q: p * q + p, (a, b), eps=1e-6, atol=1e-4)

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.references import requires
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 
@@ -169,7 +171,7 @@ def test_every_public_name_of_funcgrad_autograd_is_in_the_api_reference():
 def test_directives_do_not_render_a_module_in_place_of_a_function():
     """`::: funcgrad.vjp` would render the module `funcgrad.transforms.gradients` (griffe
     resolves the name to the submodule); such names need the anchor form."""
-    griffe = pytest.importorskip("griffe")
+    griffe = requires("griffe")
     import importlib
     import inspect
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import funcgrad as torch
 from funcgrad.autograd import Variable
+from tests.references import requires
 
 
 @pytest.mark.parametrize("make, expected", [
@@ -102,7 +103,7 @@ _ARRAYS = {
     seed=st.integers(0, 2**16),
 )
 def test_repr_matches_pytorch(kind, shape, dtype, requires_grad, seed):
-    torch_ = pytest.importorskip("torch")
+    torch_ = requires("torch")
     rng = np.random.default_rng(seed)
     with np.errstate(all="ignore"):
         a = _ARRAYS[kind](rng, shape)
