@@ -1,8 +1,18 @@
-"""Test configuration: hypothesis profiles (`ci` is derandomized and bounded)."""
+"""Test configuration: hypothesis profiles (`ci` is derandomized and bounded).
 
+The profile is `HYPOTHESIS_PROFILE`'s, else `ci` in CI (`CI=true`), else `dev`.
+Test references (torch, autograd, ...) are asked for with
+`tests.references.requires`, which fails instead of skipping in CI.
+"""
+
+import importlib.metadata
 import os
 
 from hypothesis import HealthCheck, settings
+
+from tests.references import in_ci
+
+REFERENCES = ["torch", "autograd", "scipy", "mpi4py", "optree"]
 
 settings.register_profile(
     "ci",
@@ -17,4 +27,20 @@ settings.register_profile(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if in_ci() else "dev"))
+
+
+def _version(name: str) -> str:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "missing"
+
+
+def pytest_report_header(config):
+    found = ", ".join(f"{name} {_version(name)}" for name in REFERENCES)
+    mode = "fail" if in_ci() else "skip"
+    return [
+        f"hypothesis profile: {settings.get_current_profile_name()}",
+        f"references ({mode} when missing): {found}",
+    ]

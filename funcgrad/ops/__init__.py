@@ -10,13 +10,13 @@ from funcgrad.ops import registry
 from funcgrad.ops import elementwise, index, linalg, nn, reduce, shape  # noqa: F401  (registers)
 from funcgrad.ops import device  # noqa: F401  (registers to_device, after the families it uses)
 from funcgrad.ops import operators as _operators  # noqa: F401  (attaches Node methods)
-from funcgrad.ops.elementwise import astype, identity
+from funcgrad.ops.elementwise import astype, guard, identity
 from funcgrad.ops.reduce import sum_
-from funcgrad.ops.registry import ELEMENTWISE, LINEAR, Primitive, Sample, apply_jvp, register
+from funcgrad.ops.registry import ELEMENTWISE, LINEAR, Primitive, Sample, register
 from funcgrad.ops.shape import broadcast_to, reshape
 
 __all__ = [
-    "ELEMENTWISE", "LINEAR", "Primitive", "Sample", "apply_jvp", "astype",
+    "ELEMENTWISE", "LINEAR", "Primitive", "Sample", "astype", "guard",
     "broadcast_to", "elementwise", "identity", "index", "linalg", "nn",
     "reduce", "register", "registry", "reshape", "shape", "sum_",
 ]

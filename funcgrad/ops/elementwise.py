@@ -18,7 +18,7 @@ import math
 import numpy
 
 from funcgrad.graph import Node
-from funcgrad.ops._util import all_finite, value_of
+from funcgrad.ops._util import all_finite, normalize_axis, value_of
 from funcgrad.ops.registry import ELEMENTWISE, LINEAR, Primitive, Sample, register
 
 
@@ -89,6 +89,78 @@ def _zeros_of(ct, axis):
         zero = numpy.bool_(zero)
     if axis is not None:
         zero = zero.all(axis=axis, keepdims=True)
+    return zero
+
+
+def guard(prim, ct, result, params):
+    """Return a rule's `result` with an exact 0 where `prim.keeps_zeros` says the (co)tangent `ct` makes it 0.
+
+    The engines call it on what a rule returns for one input, before
+    unbroadcasting: the backward walk (`ct` the output's cotangent, `result`
+    the input's cotangent) and forward mode (`ct` the input's tangent,
+    `result` its contribution to the output's tangent), and only for a
+    primitive that declares `keeps_zeros`. Its rules are linear in `ct`
+    (`ct * d`, `ct / d`, `-ct * out / y` ...), so 0 is the right answer
+    there, where IEEE arithmetic says NaN if `d` is infinite or NaN
+    (0 * inf, 0 / 0). What "there" is depends on the declaration:
+
+    * `"elementwise"`: where the entry of `ct` is 0 (`ct` broadcasts against
+      `result`);
+    * `"reduction"`: `prim` reduces over `params["axis"]`: a cotangent entry
+      of 0 zeroes the slice of the input it was reduced from (and a tangent
+      whose slice is all 0 zeroes the reduced entry);
+    * `"slices"`: a whole slice along `params["axis"]` is 0 where the slice
+      of `ct` is all 0 (`softmax`: every output depends on the whole slice).
+
+    NOTE: the hot path pays one test (a single BLAS call, the sum of squares,
+    on NumPy arrays) and returns `result` itself; `where` runs only when
+    `result` has a non-finite entry. So gradients that are finite are
+    untouched, and so are their derivatives (second order): the mask appears
+    only where the product was undefined. Works on arrays and on nodes
+    (`create_graph`).
+
+    Examples:
+        >>> import numpy as np
+        >>> from funcgrad.ops import guard, registry
+        >>> ct, d = np.array([0.0, 1.0]), np.array([np.inf, np.inf])
+        >>> guard(registry.get("multiply"), ct, ct * d, {})
+        array([ 0., inf])
+    """
+    v = result.value if type(result) is Node else result
+    if type(v) is _ndarray:
+        # all_finite, inlined: this is the hot path (dot is cheaper than vdot in 1-D)
+        if _isfinite((v.dot(v) if v.ndim == 1 else _vdot(v, v)).real):
+            return result
+    elif type(result) is Node or isinstance(v, _SCALARS):
+        if all_finite(v):
+            return result
+    else:
+        # NOTE: first order on a GPU: mask without looking, so that nothing
+        # waits for the device (no second order to keep intact here).
+        return where(_zero_mask(prim, ct, v, params), 0.0, result)
+    zero = _zero_mask(prim, ct, v, params)
+    if not zero.any():
+        return result  # non-finite where ct is not 0: a real inf or NaN, kept
+    return where(zero, 0.0, result)
+
+
+def _zero_mask(prim, ct, result, params):
+    """Where `guard` puts zeros: `ct == 0`, carried to `result`'s shape as `prim.keeps_zeros` says."""
+    zero = value_of(ct) == 0
+    if type(zero) is bool:  # ct was a Python number
+        return numpy.bool_(zero)
+    kind = prim.keeps_zeros
+    if kind == "slices":
+        return zero.all(axis=params["axis"], keepdims=True)
+    if kind == "reduction" and zero.shape != result.shape:
+        if zero.size == result.size:  # the reduced axes have length 1
+            return zero.reshape(result.shape)
+        if zero.size > result.size:  # forward mode: an input tangent, the reduced tangent
+            axes = normalize_axis(params["axis"], zero.ndim, prim.name)
+            return zero.all(axis=axes, keepdims=True).reshape(result.shape)
+        # reverse mode: the reduced cotangent, the input's: keep the reduced axes
+        axes = normalize_axis(params["axis"], result.ndim, prim.name)
+        return zero.reshape(tuple(1 if i in axes else n for i, n in enumerate(result.shape)))
     return zero
 
 

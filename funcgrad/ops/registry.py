@@ -18,7 +18,11 @@ computes (no graph), so a first-order backward pays nothing for that; on
 nodes it records a new node, which is how higher derivatives arise.
 
 Rules return output-shaped cotangents: the engine sums them back to each
-input's shape (and dtype) once, in `funcgrad.transforms.reverse`.
+input's shape (and dtype) once, in `funcgrad.transforms.reverse`; forward
+mode interprets the JVP forms in `funcgrad.transforms.forward`. A rule is
+the math and nothing else: where a zero cotangent must stay zero although
+the derivative is infinite (0 * inf), the record says so (`keeps_zeros`)
+and both engines apply `funcgrad.ops.guard`.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from typing import Any
 import attrs
 import numpy as _numpy
 
-from funcgrad.backend import freeze, freeze_result, xp_for, xp_of
+from funcgrad.backend import freeze, freeze_result, xp_for
 from funcgrad.errors import FuncgradError
 from funcgrad.graph import Node
 from funcgrad.graph.node import (
@@ -67,6 +71,10 @@ ELEMENTWISE = _Shortcut(
     "each input's JVP rule is its VJP rule with the tangent in place of the "
     "cotangent.",
 )
+
+
+# The values of `Primitive.keeps_zeros` (see `funcgrad.ops.guard`).
+KEEPS_ZEROS = (None, "elementwise", "reduction", "slices")
 
 
 @attrs.frozen(eq=False)
@@ -108,6 +116,13 @@ class Primitive:
         params: Names of the static keyword parameters.
         sample: How the generic tests draw arguments.
         doc: One line for the primitives table of the documentation.
+        keeps_zeros: Where the engine keeps a zero (co)tangent zero, for
+            rules linear in it that would give 0 * inf = NaN there
+            (`funcgrad.ops.guard`): None (no guarantee needed), `"elementwise"`
+            (where the cotangent entry is 0), `"reduction"` (a reduction over
+            `params["axis"]`: where the cotangent of the reduced entry is 0) or
+            `"slices"` (a whole slice along `params["axis"]` where the
+            cotangent's slice is all 0).
 
     Examples:
         >>> import numpy as np
@@ -123,6 +138,7 @@ class Primitive:
     params: tuple[str, ...] = ()
     sample: Sample | None = None
     doc: str = ""
+    keeps_zeros: str | None = attrs.field(default=None, validator=attrs.validators.in_(KEEPS_ZEROS))
 
     def __call__(self, *args, **params):
         for a in args:
@@ -228,55 +244,3 @@ def primitives() -> list[Primitive]:
     """Return every registered primitive, in registration order."""
     return list(_REGISTRY.values())
 
-
-def apply_jvp(prim: Primitive, tangents: tuple, out, args: tuple, params) -> Any:
-    """Push input tangents through one application of `prim` (its JVP rule).
-
-    This is the one place that knows the JVP rule forms (per-input rules,
-    one rule on all tangents, `LINEAR`, `ELEMENTWISE`).
-
-    Args:
-        prim: The primitive.
-        tangents: One tangent per argument, `None` where it is zero (or the
-            argument is a constant).
-        out: The primitive's output (a value, or a node when tracing).
-        args: The primitive's arguments (values, or nodes when tracing).
-        params: Its static parameters.
-
-    Returns:
-        The output tangent, shaped and typed like `out`, or `None` if it is
-        zero.
-    """
-    rule = prim.jvp
-    if rule is LINEAR:
-        filled = tuple(
-            t if t is not None else xp_of(_value(a)).zeros_like(_value(a))
-            for t, a in zip(tangents, args)
-        )
-        result = prim(*filled, **params)
-    elif rule is ELEMENTWISE or type(rule) is tuple:
-        rules = prim.vjp if rule is ELEMENTWISE else rule
-        result = None
-        for t, r in zip(tangents, rules):
-            if t is None or r is None:
-                continue
-            contribution = r(t, out, *args, **params)
-            result = contribution if result is None else result + contribution
-    else:
-        result = rule(tangents, out, *args, **params)
-    if result is None:
-        return None
-    out_value = _value(out)
-    if result.shape != out_value.shape:
-        from funcgrad.ops.shape import broadcast_to
-
-        result = broadcast_to(result, shape=out_value.shape)
-    if result.dtype != out_value.dtype:
-        from funcgrad.ops.elementwise import astype
-
-        result = astype(result, dtype=out_value.dtype)
-    return result
-
-
-def _value(a):
-    return a.value if type(a) is Node else a

@@ -2,9 +2,11 @@
 
 `jvp` traces the function once (as `vjp` does), then visits the graph in
 topological order, applying each primitive's JVP rule to the tangents of
-its inputs (`funcgrad.ops.apply_jvp`). Nodes no tangent reaches are
-skipped. Inside another transform the rules run on nodes, so the tangents
-are themselves differentiable (`grad` of a `jvp`, `jacfwd(jacrev(f))`).
+its inputs (`apply_jvp`, the one place that knows the JVP rule forms, as
+`funcgrad.transforms.reverse` is for the VJP rules). Nodes no tangent
+reaches are skipped. Inside another transform the rules run on nodes, so
+the tangents are themselves differentiable (`grad` of a `jvp`,
+`jacfwd(jacrev(f))`).
 """
 
 from __future__ import annotations
@@ -15,10 +17,64 @@ from typing import Any
 from funcgrad.backend import as_value, xp_of
 from funcgrad.errors import ShapeError
 from funcgrad.graph import Node, toposort
-from funcgrad.ops import apply_jvp
+from funcgrad.ops import astype, broadcast_to, guard
+from funcgrad.ops.registry import ELEMENTWISE, LINEAR, Primitive
 from funcgrad.transforms import _trace
 from funcgrad.transforms.pytree import check_same_structure, tree_flatten, tree_map, tree_unflatten
 from funcgrad.transforms.gradients import _strip, _trace_call, graph_output
+
+
+def apply_jvp(prim: Primitive, tangents: tuple, out, args: tuple, params) -> Any:
+    """Push input tangents through one application of `prim` (its JVP rule).
+
+    This is the one place that knows the JVP rule forms (per-input rules,
+    one rule on all tangents, `LINEAR`, `ELEMENTWISE`). A per-input rule's
+    contribution is guarded (`funcgrad.ops.guard`) when the primitive
+    declares `keeps_zeros`, as the backward walk guards a VJP rule's result.
+
+    Args:
+        prim: The primitive.
+        tangents: One tangent per argument, `None` where it is zero (or the
+            argument is a constant).
+        out: The primitive's output (a value, or a node when tracing).
+        args: The primitive's arguments (values, or nodes when tracing).
+        params: Its static parameters.
+
+    Returns:
+        The output tangent, shaped and typed like `out`, or `None` if it is
+        zero.
+    """
+    rule = prim.jvp
+    if rule is LINEAR:
+        filled = tuple(
+            t if t is not None else xp_of(_value(a)).zeros_like(_value(a))
+            for t, a in zip(tangents, args)
+        )
+        result = prim(*filled, **params)
+    elif rule is ELEMENTWISE or type(rule) is tuple:
+        rules = prim.vjp if rule is ELEMENTWISE else rule
+        result = None
+        for t, r in zip(tangents, rules):
+            if t is None or r is None:
+                continue
+            contribution = r(t, out, *args, **params)
+            if prim.keeps_zeros:
+                contribution = guard(prim, t, contribution, params)
+            result = contribution if result is None else result + contribution
+    else:
+        result = rule(tangents, out, *args, **params)
+    if result is None:
+        return None
+    out_value = _value(out)
+    if result.shape != out_value.shape:
+        result = broadcast_to(result, shape=out_value.shape)
+    if result.dtype != out_value.dtype:
+        result = astype(result, dtype=out_value.dtype)
+    return result
+
+
+def _value(a):
+    return a.value if type(a) is Node else a
 
 
 def push_tangents(roots: tuple, seeds: dict, *, create_graph: bool) -> dict:
@@ -75,12 +131,6 @@ def _tangent_out(o, tangents, create):
     return t
 
 
-def _linearized(f, primals, op):
-    """Trace `f` at `primals`; return what the forward sweeps need."""
-    out, variables, structures, nested = _trace_call(f, primals, {}, range(len(primals)), op)
-    return out, variables, structures, nested
-
-
 def jvp(f: Callable, primals: tuple, tangents: tuple, has_aux: bool = False):
     """Evaluate `f` and its directional derivative along `tangents` (forward mode).
 
@@ -115,7 +165,7 @@ def jvp(f: Callable, primals: tuple, tangents: tuple, has_aux: bool = False):
     check_same_structure(p_def, t_def, op, ("primals", "tangents"))
     for p, t in zip(p_leaves, t_leaves):
         _check_tangent(p, t, op)
-    out, variables, _, nested = _linearized(f, tuple(primals), op)
+    out, variables, _, nested = _trace_call(f, tuple(primals), {}, range(len(primals)), op)
     if has_aux:
         out, aux = out
     out = tree_map(graph_output, out)
@@ -154,7 +204,7 @@ def linearize(f: Callable, *primals: Any):
     """
     op = "funcgrad.linearize"
     p_leaves, p_def = tree_flatten(tuple(primals))
-    out, variables, _, nested = _linearized(f, tuple(primals), op)
+    out, variables, _, nested = _trace_call(f, tuple(primals), {}, range(len(primals)), op)
     out = tree_map(graph_output, out)
     fresh = [v for vs, _ in variables for v in vs]
     o_leaves, o_def = tree_flatten(out)

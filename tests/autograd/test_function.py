@@ -19,6 +19,7 @@ from funcgrad.autograd import Function, Variable, gradcheck
 from funcgrad.autograd.function import FunctionBackwardError, function_call
 from funcgrad.errors import NotDifferentiableError, ShapeError
 from funcgrad.ops import registry
+from funcgrad.transforms.forward import apply_jvp
 from tests.strategies import Draw
 
 ONE = "Variable containing:\n1\n[funcgrad.FloatTensor of size 1]\n"
@@ -545,9 +546,9 @@ def test_forward_mode_is_the_transpose_of_backward():
     params = prod._node.params
     tx, ty = np.array([1.0, -2.0, 0.5]), np.array([0.3, 0.0, 2.0])
     out = prod._node.value
-    jv = registry.apply_jvp(function_call, (tx, ty), out, (x, y), params)
+    jv = apply_jvp(function_call, (tx, ty), out, (x, y), params)
     np.testing.assert_allclose(jv, tx * y + x * ty, rtol=1e-14)  # d(x y + c)
-    jv_sum = registry.apply_jvp(function_call, (tx, None), total._node.value, (x, y),
+    jv_sum = apply_jvp(function_call, (tx, None), total._node.value, (x, y),
                                 total._node.params)
     np.testing.assert_allclose(jv_sum, tx, rtol=1e-14)
 
@@ -562,7 +563,7 @@ def test_forward_mode_refuses_a_detached_backward():
     x = np.array([0.1, 0.2])
     out = DetachedExp.apply(torch.tensor(x, requires_grad=True))
     with pytest.raises(NotDifferentiableError, match="DetachedExp.backward"):
-        registry.apply_jvp(function_call, (np.ones(2),), out._node.value, (x,),
+        apply_jvp(function_call, (np.ones(2),), out._node.value, (x,),
                            out._node.params)
 
 

@@ -26,7 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from funcgrad.graph import Node
-from funcgrad.ops.registry import apply_jvp
+from funcgrad.transforms.forward import apply_jvp
 from tests.gpu.devices import assert_on, full_name, to_dev, to_host
 from tests.ops import test_rules as rules
 

@@ -28,7 +28,8 @@ from funcgrad.graph import Node
 from funcgrad.ops import registry
 from funcgrad.ops.elementwise import add, multiply
 from funcgrad.ops.reduce import sum_
-from funcgrad.ops.registry import ELEMENTWISE, LINEAR, apply_jvp
+from funcgrad.ops.registry import ELEMENTWISE, LINEAR
+from funcgrad.transforms.forward import apply_jvp
 from tests.strategies import (
     Draw,
     assert_close,
