@@ -13,7 +13,7 @@ from __future__ import annotations
 from funcgrad.backend import device_of, parse_device
 from funcgrad.backend import to_device as _move
 from funcgrad.ops._util import value_of
-from funcgrad.ops.registry import LINEAR, Primitive, Sample, register
+from funcgrad.ops.registry import LINEAR, Names, Primitive, Sample, register
 
 
 def _to_device_forward(xp, x, *, device):
@@ -39,6 +39,7 @@ to_device = register(Primitive(
     params=("device",),
     sample=Sample(_to_device_sample),
     doc="x moved to device ('cpu', 'cuda', 'cuda:N'); the cotangent moves back",
+    names=Names(grad_fn="ToCopyBackward0"),
 ))
 
 

@@ -19,7 +19,7 @@ import numpy
 
 from funcgrad.graph import Node
 from funcgrad.ops._util import all_finite, normalize_axis, value_of
-from funcgrad.ops.registry import ELEMENTWISE, LINEAR, Primitive, Sample, register
+from funcgrad.ops.registry import ELEMENTWISE, LINEAR, Names, Primitive, Sample, register
 
 
 # fmt: off
@@ -173,7 +173,17 @@ add = register(Primitive(
     jvp=LINEAR,
     sample=_binary(),
     doc="x + y",
+    names=Names(numpy="add", torch="add", method="add", inplace="add_", grad_fn="AddBackward0"),
 ))
+
+def _is_number(a) -> bool:
+    return type(a) is float or type(a) is int
+
+
+def _subtract_grad_fn(inputs, params):
+    """RsubBackward1 for `number - x` (only x listed, as PyTorch's rsub), else SubBackward0."""
+    return ("RsubBackward1", (1,)) if _is_number(inputs[0]) else "SubBackward0"
+
 
 subtract = register(Primitive(
     name="subtract",
@@ -182,6 +192,9 @@ subtract = register(Primitive(
     jvp=LINEAR,
     sample=_binary(),
     doc="x - y",
+    names=Names(
+        numpy="subtract", torch="sub", method="sub", inplace="sub_", grad_fn=_subtract_grad_fn
+    ),
 ))
 
 
@@ -199,7 +212,20 @@ multiply = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_binary(),
     doc="x * y",
+    names=Names(
+        numpy="multiply", torch="mul", method="mul", inplace="mul_", grad_fn="MulBackward0"
+    ),
 ))
+
+def _divide_grad_fn(inputs, params):
+    """ReciprocalBackward0 for `1 / x` (only x listed), else DivBackward0.
+
+    (PyTorch computes `2 / t` as `reciprocal(t) * 2`, and so does `Tensor`.)
+    """
+    if _is_number(inputs[0]) and inputs[0] == 1:
+        return "ReciprocalBackward0", (1,)
+    return "DivBackward0"
+
 
 divide = register(Primitive(
     name="divide",
@@ -209,6 +235,13 @@ divide = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_binary(low2=0.5, high2=3.0),
     doc="x / y",
+    names=Names(
+        numpy=("divide", "true_divide"),
+        torch="div",
+        method="div",
+        inplace="div_",
+        grad_fn=_divide_grad_fn,
+    ),
 ))
 
 negative = register(Primitive(
@@ -218,6 +251,9 @@ negative = register(Primitive(
     jvp=LINEAR,
     sample=_unary(),
     doc="-x",
+    names=Names(
+        numpy="negative", torch="neg", method="neg", inplace="neg_", grad_fn="NegBackward0"
+    ),
 ))
 
 
@@ -238,6 +274,13 @@ def _power_vjp_exponent(ct, out, x, y):
     return keep_zeros(ct, ct * keep_zeros(log_x, log_x * out))
 
 
+def _power_grad_fn(inputs, params):
+    """PowBackward0 for `x ** number`, PowBackward2 for `number ** x`, else PowBackward1."""
+    if _is_number(inputs[1]):
+        return "PowBackward0", (0,)
+    return ("PowBackward2", (1,)) if _is_number(inputs[0]) else "PowBackward1"
+
+
 power = register(Primitive(
     name="power",
     forward=lambda xp, x, y: xp.power(x, y),
@@ -245,6 +288,7 @@ power = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_binary(low=0.5, high=2.0, low2=-2.0, high2=2.0),
     doc="x ** y (d/dx taken as 0 where y == 0, d/dy as 0 where x <= 0)",
+    names=Names(numpy="power", torch="pow", method="pow", inplace="pow_", grad_fn=_power_grad_fn),
 ))
 
 
@@ -257,6 +301,7 @@ exp = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="e ** x",
+    names=Names(numpy="exp", torch="exp", method="exp", inplace="exp_", grad_fn="ExpBackward0"),
 ))
 
 log = register(Primitive(
@@ -266,6 +311,7 @@ log = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_unary(0.1, 10.0),
     doc="natural logarithm (gradient inf at 0)",
+    names=Names(numpy="log", torch="log", method="log", inplace="log_", grad_fn="LogBackward0"),
 ))
 
 log1p = register(Primitive(
@@ -275,6 +321,9 @@ log1p = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_unary(-0.9, 3.0),
     doc="log(1 + x), accurate near 0",
+    names=Names(
+        numpy="log1p", torch="log1p", method="log1p", inplace="log1p_", grad_fn="Log1PBackward0"
+    ),
 ))
 
 expm1 = register(Primitive(
@@ -284,6 +333,9 @@ expm1 = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="exp(x) - 1, accurate near 0",
+    names=Names(
+        numpy="expm1", torch="expm1", method="expm1", inplace="expm1_", grad_fn="Expm1Backward0"
+    ),
 ))
 
 sqrt = register(Primitive(
@@ -294,6 +346,9 @@ sqrt = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_unary(0.1, 10.0),
     doc="square root (gradient inf at 0)",
+    names=Names(
+        numpy="sqrt", torch="sqrt", method="sqrt", inplace="sqrt_", grad_fn="SqrtBackward0"
+    ),
 ))
 
 
@@ -307,6 +362,9 @@ absolute = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="|x| (gradient 0 at 0)",
+    names=Names(
+        numpy=("absolute", "abs"), torch="abs", method="abs", inplace="abs_", grad_fn="AbsBackward0"
+    ),
 ))
 
 sign = register(Primitive(
@@ -316,6 +374,9 @@ sign = register(Primitive(
     jvp=(None,),
     sample=_unary(second_order=False),
     doc="-1, 0 or 1 (zero gradient)",
+    names=Names(
+        numpy="sign", torch="sign", method="sign", inplace="sign_", grad_fn="SignBackward0"
+    ),
 ))
 
 
@@ -328,6 +389,7 @@ sin = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="sine",
+    names=Names(numpy="sin", torch="sin", method="sin", inplace="sin_", grad_fn="SinBackward0"),
 ))
 
 cos = register(Primitive(
@@ -337,6 +399,7 @@ cos = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="cosine",
+    names=Names(numpy="cos", torch="cos", method="cos", inplace="cos_", grad_fn="CosBackward0"),
 ))
 
 tan = register(Primitive(
@@ -346,6 +409,7 @@ tan = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_unary(-1.2, 1.2),
     doc="tangent",
+    names=Names(numpy="tan", torch="tan", method="tan", inplace="tan_", grad_fn="TanBackward0"),
 ))
 
 tanh = register(Primitive(
@@ -355,6 +419,9 @@ tanh = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="hyperbolic tangent",
+    names=Names(
+        numpy="tanh", torch="tanh", method="tanh", inplace="tanh_", grad_fn="TanhBackward0"
+    ),
 ))
 
 sinh = register(Primitive(
@@ -364,6 +431,9 @@ sinh = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="hyperbolic sine",
+    names=Names(
+        numpy="sinh", torch="sinh", method="sinh", inplace="sinh_", grad_fn="SinhBackward0"
+    ),
 ))
 
 cosh = register(Primitive(
@@ -373,6 +443,9 @@ cosh = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="hyperbolic cosine",
+    names=Names(
+        numpy="cosh", torch="cosh", method="cosh", inplace="cosh_", grad_fn="CoshBackward0"
+    ),
 ))
 
 arcsin = register(Primitive(
@@ -382,6 +455,9 @@ arcsin = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_unary(-0.9, 0.9),
     doc="inverse sine",
+    names=Names(
+        numpy="arcsin", torch="asin", method="asin", inplace="asin_", grad_fn="AsinBackward0"
+    ),
 ))
 
 arccos = register(Primitive(
@@ -391,6 +467,9 @@ arccos = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_unary(-0.9, 0.9),
     doc="inverse cosine",
+    names=Names(
+        numpy="arccos", torch="acos", method="acos", inplace="acos_", grad_fn="AcosBackward0"
+    ),
 ))
 
 arctan = register(Primitive(
@@ -400,6 +479,9 @@ arctan = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="inverse tangent",
+    names=Names(
+        numpy="arctan", torch="atan", method="atan", inplace="atan_", grad_fn="AtanBackward0"
+    ),
 ))
 
 arctan2 = register(Primitive(
@@ -412,6 +494,9 @@ arctan2 = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_binary(low=0.3, high=3.0),
     doc="angle of the point (x, y)",
+    names=Names(
+        numpy="arctan2", torch="atan2", method="atan2", inplace="atan2_", grad_fn="Atan2Backward0"
+    ),
 ))
 
 
@@ -425,6 +510,7 @@ sigmoid = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="1 / (1 + exp(-x)), stable for large |x|",
+    names=Names(torch="sigmoid", method="sigmoid", inplace="sigmoid_", grad_fn="SigmoidBackward0"),
 ))
 
 relu = register(Primitive(
@@ -434,6 +520,7 @@ relu = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_unary(second_order=False),
     doc="max(x, 0) (gradient 0 at 0)",
+    names=Names(torch="relu", method="relu", inplace="relu_", grad_fn="ReluBackward0"),
 ))
 
 softplus = register(Primitive(
@@ -443,6 +530,7 @@ softplus = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="log(1 + exp(x)), stable for large |x|",
+    names=Names(grad_fn="SoftplusBackward0"),
 ))
 
 
@@ -465,6 +553,7 @@ maximum = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_binary(second_order=False),
     doc="elementwise larger value (ties split the gradient)",
+    names=Names(numpy="maximum", torch="maximum", method="maximum", grad_fn="MaximumBackward0"),
 ))
 
 minimum = register(Primitive(
@@ -477,6 +566,7 @@ minimum = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_binary(second_order=False),
     doc="elementwise smaller value (ties split the gradient)",
+    names=Names(numpy="minimum", torch="minimum", method="minimum", grad_fn="MinimumBackward0"),
 ))
 
 
@@ -503,6 +593,13 @@ clip = register(Primitive(
     params=("a_min", "a_max"),
     sample=Sample(_clip_sample, second_order=False),
     doc="x limited to [a_min, a_max] (gradient 1 inside, 0 outside)",
+    names=Names(
+        numpy="clip",
+        torch=("clamp", "clip"),
+        method=("clamp", "clip"),
+        inplace=("clamp_", "clip_"),
+        grad_fn="ClampBackward1",
+    ),
 ))
 
 
@@ -510,6 +607,11 @@ def _where_sample(g):
     s0, s1, s2 = g.broadcast_shapes(3)
     cond = g.array(s0, -1.0, 1.0) > 0
     return (cond, g.array(s1, -3.0, 3.0), g.array(s2, -3.0, 3.0)), {}
+
+
+def _where_grad_fn(inputs, params):
+    """WhereBackward0, listing x and y (the condition has no gradient, as in PyTorch)."""
+    return "WhereBackward0", (1, 2)
 
 
 where = register(Primitive(
@@ -524,6 +626,7 @@ where = register(Primitive(
     jvp=ELEMENTWISE,
     sample=Sample(_where_sample),
     doc="x where cond is true, else y (cond gets no gradient)",
+    names=Names(numpy="where", torch="where", grad_fn=_where_grad_fn),
 ))
 
 
@@ -537,6 +640,7 @@ astype = register(Primitive(
     params=("dtype",),
     sample=Sample(lambda g: ((g.array(g.shape(), -3.0, 3.0),), {"dtype": "float64"})),
     doc="x converted to a floating-point dtype",
+    names=Names(grad_fn="ToCopyBackward0"),
 ))
 
 identity = register(Primitive(
@@ -546,6 +650,7 @@ identity = register(Primitive(
     jvp=LINEAR,
     sample=_unary(),
     doc="x itself as a new node (a fresh variable for nested transforms)",
+    names=Names(torch="clone", grad_fn="CloneBackward0"),
 ))
 
 stop_gradient = register(Primitive(
@@ -555,4 +660,5 @@ stop_gradient = register(Primitive(
     jvp=(None,),
     sample=_unary(second_order=False),
     doc="x, with no gradient flowing through",
+    names=Names(numpy="stop_gradient"),
 ))

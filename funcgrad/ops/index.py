@@ -18,7 +18,7 @@ from __future__ import annotations
 from funcgrad.backend import freeze
 from funcgrad.graph import Node
 from funcgrad.ops._util import attach, shape_of
-from funcgrad.ops.registry import LINEAR, Primitive, Sample, register
+from funcgrad.ops.registry import LINEAR, Names, Primitive, Sample, register
 
 
 def normalize_index(index) -> tuple:
@@ -111,6 +111,24 @@ def _scatter_add_sample(g):
 
 # --- the primitives -------------------------------------------------------------
 
+def _getitem_grad_fn(inputs, params):
+    """As PyTorch applies an index: IndexBackward0 if it has an array, else by its last part.
+
+    SelectBackward0 (an int), SliceBackward0 (a slice), UnsqueezeBackward0 (None).
+    """
+    name = "SliceBackward0"
+    for i in params["index"]:
+        if hasattr(i, "shape"):
+            return "IndexBackward0"
+        if type(i) is int:
+            name = "SelectBackward0"
+        elif i is None:
+            name = "UnsqueezeBackward0"
+        elif type(i) is slice and i != slice(None):
+            name = "SliceBackward0"
+    return name
+
+
 getitem = register(Primitive(
     name="getitem",
     forward=lambda xp, x, *, index: xp.asarray(x)[index],
@@ -119,6 +137,7 @@ getitem = register(Primitive(
     params=("index",),
     sample=Sample(_getitem_sample),
     doc="x[index], with NumPy's basic and advanced indexing",
+    names=Names(grad_fn=_getitem_grad_fn),
 ))
 
 

@@ -19,7 +19,7 @@ from funcgrad.errors import NotDifferentiableError, OpError
 from funcgrad.ops._util import attach, describe, failure, op_error, shape_of
 from funcgrad.ops.elementwise import multiply
 from funcgrad.ops.reduce import sum_
-from funcgrad.ops.registry import LINEAR, Primitive, Sample, register
+from funcgrad.ops.registry import LINEAR, Names, Primitive, Sample, register
 from funcgrad.ops.shape import broadcast_to, reshape, transpose
 
 
@@ -69,6 +69,9 @@ tril = register(Primitive(
     params=("k",),
     sample=Sample(_triangle_sample),
     doc="entries on and below the k-th diagonal of the last two axes (others 0)",
+    names=Names(
+        numpy="tril", torch="tril", method="tril", inplace="tril_", grad_fn="TrilBackward0"
+    ),
 ))
 
 triu = register(Primitive(
@@ -79,6 +82,9 @@ triu = register(Primitive(
     params=("k",),
     sample=Sample(_triangle_sample),
     doc="entries on and above the k-th diagonal of the last two axes (others 0)",
+    names=Names(
+        numpy="triu", torch="triu", method="triu", inplace="triu_", grad_fn="TriuBackward0"
+    ),
 ))
 
 
@@ -152,6 +158,26 @@ def _matmul_hint(error, x, y):
     )
 
 
+def _matmul_grad_fn(inputs, params):
+    """By the operands' ranks, as PyTorch's matmul dispatches (Dot, Mv, Mm, ... Backward0).
+
+    DotBackward0 (1-D @ 1-D), MvBackward0 (2-D @ 1-D), MmBackward0 (2-D @ 2-D),
+    SqueezeBackward4 (1-D @ 2-D), CloneBackward0 (2-D @ a batch), else UnsafeViewBackward0.
+    """
+    ranks = (len(shape_of(inputs[0])), len(shape_of(inputs[1])))
+    if ranks in _MATMUL_NAMES:
+        return _MATMUL_NAMES[ranks]
+    return "CloneBackward0" if ranks[0] == 2 else "UnsafeViewBackward0"
+
+
+_MATMUL_NAMES = {
+    (1, 1): "DotBackward0",
+    (2, 1): "MvBackward0",
+    (2, 2): "MmBackward0",
+    (1, 2): "SqueezeBackward4",
+}
+
+
 matmul = register(Primitive(
     name="matmul",
     forward=_matmul_forward,
@@ -159,6 +185,12 @@ matmul = register(Primitive(
     jvp=(lambda x_t, out, x, y: matmul(x_t, y), lambda y_t, out, x, y: matmul(x, y_t)),
     sample=Sample(_matmul_sample),
     doc="matrix product x @ y (batch axes broadcast; 1-D operands as in NumPy)",
+    names=Names(
+        numpy="matmul",
+        torch=("matmul", "mm", "bmm"),
+        method=("matmul", "mm", "bmm"),
+        grad_fn=_matmul_grad_fn,
+    ),
 ))
 
 
@@ -337,6 +369,7 @@ einsum = register(Primitive(
     params=("subscripts", "optimize"),
     sample=Sample(_einsum_sample),
     doc="Einstein summation over labelled axes (ellipsis and diagonals supported)",
+    names=Names(numpy="einsum", torch="einsum"),
 ))
 
 
@@ -371,6 +404,9 @@ inv = register(Primitive(
     jvp=(lambda x_t, out, x: -matmul(out, matmul(x_t, out)),),
     sample=Sample(lambda g: ((_well_conditioned(g, _square_sample(g)),), {})),
     doc="matrix inverse (of each matrix in a stack)",
+    names=Names(
+        numpy="linalg.inv", torch="inverse", method="inverse", grad_fn="LinalgInvExBackward0"
+    ),
 ))
 
 
@@ -408,6 +444,7 @@ solve = register(Primitive(
     jvp=(_solve_jvp_a, lambda b_t, out, a, b: solve(a, b_t)),
     sample=Sample(_solve_sample),
     doc="x with a @ x = b (b one vector, or a stack of matrices)",
+    names=Names(numpy="linalg.solve", grad_fn="LinalgSolveExBackward0"),
 ))
 
 
@@ -453,6 +490,7 @@ det = register(Primitive(
     jvp=(lambda x_t, out, x: out * _trace_of_product(_inv_transpose(x, "det"), x_t),),
     sample=Sample(_det_sample),
     doc="determinant (of each matrix in a stack)",
+    names=Names(numpy="linalg.det", torch="det", method="det", grad_fn="LinalgDetBackward0"),
 ))
 
 
@@ -465,6 +503,7 @@ logabsdet = register(Primitive(
     jvp=(lambda x_t, out, x: _trace_of_product(_inv_transpose(x, "logabsdet"), x_t),),
     sample=Sample(_det_sample),
     doc="log |det x|, the second output of numpy.linalg.slogdet",
+    names=Names(numpy="linalg.slogdet", grad_fn="LinalgSlogdetBackward0"),
 ))
 
 
@@ -494,6 +533,7 @@ cholesky = register(Primitive(
     jvp=(_cholesky_jvp,),
     sample=Sample(lambda g: ((_spd(g, _square_sample(g)),), {})),
     doc="lower Cholesky factor L of a symmetric positive definite x = L L^T",
+    names=Names(numpy="linalg.cholesky", grad_fn="LinalgCholeskyExBackward0"),
 ))
 
 

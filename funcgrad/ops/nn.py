@@ -11,7 +11,7 @@ from __future__ import annotations
 from funcgrad.ops._util import shape_of, value_of
 from funcgrad.ops.elementwise import exp, keep_zeros, where
 from funcgrad.ops.reduce import _axis_sample, keep_reduced_dims, sum_
-from funcgrad.ops.registry import Primitive, Sample, register
+from funcgrad.ops.registry import Names, Primitive, Sample, register
 
 _NEG_INF = float("-inf")
 
@@ -62,6 +62,7 @@ logsumexp = register(Primitive(
     params=("axis", "keepdims"),
     sample=Sample(_logsumexp_sample),
     doc="log(sum(exp(x))) over axes, stable (-inf, gradient 0, for all -inf)",
+    names=Names(torch="logsumexp", method="logsumexp", grad_fn="LogsumexpBackward0"),
 ))
 
 
@@ -98,6 +99,7 @@ softmax = register(Primitive(
     params=("axis",),
     sample=Sample(_softmax_sample),
     doc="exp(x) / sum(exp(x)) along axes, stable (zeros for an all -inf slice)",
+    names=Names(torch="softmax", method="softmax", grad_fn="SoftmaxBackward0"),
 ))
 
 
@@ -135,4 +137,5 @@ log_softmax = register(Primitive(
     params=("axis",),
     sample=Sample(_softmax_sample),
     doc="x - logsumexp(x) along axes, stable (-inf for an all -inf slice)",
+    names=Names(torch="log_softmax", method="log_softmax", grad_fn="LogSoftmaxBackward0"),
 ))

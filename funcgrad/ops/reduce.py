@@ -12,8 +12,18 @@ from __future__ import annotations
 from funcgrad.errors import OpError
 from funcgrad.ops._util import attach, normalize_axis, shape_of, value_of
 from funcgrad.ops.elementwise import absolute, keep_zeros, power, sign, where
-from funcgrad.ops.registry import LINEAR, Primitive, Sample, register
+from funcgrad.ops.registry import LINEAR, Names, Primitive, Sample, register
 from funcgrad.ops.shape import broadcast_to, reshape
+
+
+def _by_axis(full: str, along: str):
+    """A grad_fn rule: PyTorch names a reduction over all axes apart from one along given axes."""
+
+    def rule(inputs, params):
+        return full if params["axis"] is None else along
+
+    rule.__doc__ = f"{full} over all axes (axis None), {along} along given axes."
+    return rule
 
 
 def _reduction_sample(g):
@@ -61,6 +71,9 @@ sum_ = register(Primitive(
     params=("axis", "keepdims"),
     sample=Sample(_reduction_sample),
     doc="sum over axes",
+    names=Names(
+        numpy="sum", torch="sum", method="sum", grad_fn=_by_axis("SumBackward0", "SumBackward1")
+    ),
 ))
 
 
@@ -118,6 +131,12 @@ mean = register(Primitive(
     params=("axis", "keepdims"),
     sample=Sample(_mean_sample),
     doc="arithmetic mean over axes",
+    names=Names(
+        numpy="mean",
+        torch="mean",
+        method="mean",
+        grad_fn=_by_axis("MeanBackward0", "MeanBackward1"),
+    ),
 ))
 
 
@@ -170,6 +189,12 @@ prod = register(Primitive(
     params=("axis", "keepdims"),
     sample=Sample(_prod_sample),
     doc="product over axes (exact gradients where entries are 0)",
+    names=Names(
+        numpy="prod",
+        torch="prod",
+        method="prod",
+        grad_fn=_by_axis("ProdBackward0", "ProdBackward1"),
+    ),
 ))
 
 
@@ -207,6 +232,12 @@ max_ = register(Primitive(
     params=("axis", "keepdims"),
     sample=Sample(_extremum_sample),
     doc="largest entry over axes (ties share the gradient evenly)",
+    names=Names(
+        numpy=("max", "amax"),
+        torch="max",
+        method="max",
+        grad_fn=_by_axis("MaxBackward1", "MaxBackward0"),
+    ),
 ))
 
 min_ = register(Primitive(
@@ -217,6 +248,12 @@ min_ = register(Primitive(
     params=("axis", "keepdims"),
     sample=Sample(_extremum_sample),
     doc="smallest entry over axes (ties share the gradient evenly)",
+    names=Names(
+        numpy=("min", "amin"),
+        torch="min",
+        method="min",
+        grad_fn=_by_axis("MinBackward1", "MinBackward0"),
+    ),
 ))
 
 
@@ -270,6 +307,7 @@ var = register(Primitive(
     params=("axis", "ddof", "keepdims"),
     sample=Sample(_moment_sample),
     doc="variance over axes, divided by n - ddof",
+    names=Names(numpy="var", torch="var", method="var", grad_fn="VarBackward0"),
 ))
 
 
@@ -292,6 +330,7 @@ std = register(Primitive(
     params=("axis", "ddof", "keepdims"),
     sample=Sample(_moment_sample),
     doc="standard deviation over axes (gradient 0 where it is 0)",
+    names=Names(numpy="std", torch="std", method="std", grad_fn="StdBackward0"),
 ))
 
 
@@ -318,6 +357,7 @@ cumsum = register(Primitive(
     params=("axis",),
     sample=Sample(_cumsum_sample),
     doc="running sum along an axis (of the flattened array if axis is None)",
+    names=Names(numpy="cumsum", torch="cumsum", method="cumsum", grad_fn="CumsumBackward0"),
 ))
 
 
@@ -445,6 +485,9 @@ norm = register(Primitive(
     params=("ord", "axis", "keepdims"),
     sample=Sample(_norm_sample),
     doc="vector or matrix norm (gradient 0 at the zero vector)",
+    names=Names(
+        numpy="linalg.norm", torch="norm", method="norm", grad_fn="LinalgVectorNormBackward0"
+    ),
 ))
 
 

@@ -28,7 +28,7 @@ and both engines apply `funcgrad.ops.guard`.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -48,6 +48,7 @@ from funcgrad.graph.node import (
     _set_seq,
     _set_value,
 )
+from funcgrad.ops import observe as _observe
 from funcgrad.ops._util import broadcast_hint, op_error
 
 
@@ -100,6 +101,52 @@ class Sample:
     second_order: bool = True
 
 
+def _names(value: str | tuple[str, ...] | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+# A grad_fn rule: `rule(inputs, params)` gives PyTorch's name, or the name and the
+# positions of the inputs that PyTorch lists in `next_functions`.
+GradFnRule = Callable[[tuple[Any, ...], Mapping[str, Any]], "str | tuple[str, tuple[int, ...]]"]
+
+
+@attrs.frozen
+class Names:
+    """Where a primitive appears in the public API: the one declaration behind every name.
+
+    `scripts/generate_surfaces.py` writes `funcgrad.numpy`, the PyTorch-style
+    functions of `funcgrad` and the `Tensor` methods from these names (where
+    a surface's signature differs, the function is written by hand under
+    the declared name), and `Tensor.grad_fn` is named from `grad_fn`. Each
+    name field takes a name, a tuple of names (the function, then aliases
+    of it) or None (absent from that surface).
+
+    Attributes:
+        numpy: Name(s) in `funcgrad.numpy` (`"linalg.inv"`: in `funcgrad.numpy.linalg`).
+        torch: Name(s) of the PyTorch-style function in `funcgrad` (`"mul"`).
+        method: Name(s) of the `Tensor` method (`"mul"`).
+        inplace: Name(s) of the in-place `Tensor` method (`"mul_"`).
+        grad_fn: PyTorch's name for the backward of a node the primitive
+            makes (`"MulBackward0"`), or a rule `rule(inputs, params)` where
+            PyTorch's name depends on how the operation was called (its
+            docstring says how); None: the primitive's name in CamelCase,
+            then `Backward0`.
+
+    Examples:
+        >>> from funcgrad.ops import registry
+        >>> registry.get("multiply").names.torch
+        ('mul',)
+    """
+
+    numpy: tuple[str, ...] = attrs.field(default=(), converter=_names)
+    torch: tuple[str, ...] = attrs.field(default=(), converter=_names)
+    method: tuple[str, ...] = attrs.field(default=(), converter=_names)
+    inplace: tuple[str, ...] = attrs.field(default=(), converter=_names)
+    grad_fn: str | GradFnRule | None = None
+
+
 @attrs.frozen(eq=False)
 class Primitive:
     """A differentiable operation: forward, VJP and JVP rules together.
@@ -116,6 +163,8 @@ class Primitive:
         params: Names of the static keyword parameters.
         sample: How the generic tests draw arguments.
         doc: One line for the primitives table of the documentation.
+        names: Where it appears in `funcgrad.numpy`, among the PyTorch-style
+            functions and `Tensor` methods, and its `grad_fn` name (`Names`).
         keeps_zeros: Where the engine keeps a zero (co)tangent zero, for
             rules linear in it that would give 0 * inf = NaN there
             (`funcgrad.ops.guard`): None (no guarantee needed), `"elementwise"`
@@ -138,9 +187,14 @@ class Primitive:
     params: tuple[str, ...] = ()
     sample: Sample | None = None
     doc: str = ""
+    names: Names = Names()
     keeps_zeros: str | None = attrs.field(default=None, validator=attrs.validators.in_(KEEPS_ZEROS))
 
     def __call__(self, *args, **params):
+        if _observe.active:  # some thread has a profile or anomaly mode open
+            out = _observe.observed_call(self, args, params)
+            if out is not _observe.UNOBSERVED:
+                return out
         for a in args:
             t = type(a)
             if t is Node:
@@ -197,6 +251,8 @@ class Primitive:
         _set_params(node, _Frozen(params) if params else _EMPTY)
         _set_value(node, out)
         _set_seq(node, _next_seq())
+        if _observe.active:
+            _observe.node_made(node)
         return node
 
     def __repr__(self) -> str:
@@ -243,4 +299,3 @@ def get(name: str) -> Primitive:
 def primitives() -> list[Primitive]:
     """Return every registered primitive, in registration order."""
     return list(_REGISTRY.values())
-

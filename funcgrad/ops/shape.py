@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from funcgrad.ops._util import attach, normalize_axis, shape_of
 from funcgrad.ops.index import getitem
-from funcgrad.ops.registry import LINEAR, Primitive, Sample, register
+from funcgrad.ops.registry import LINEAR, Names, Primitive, Sample, register
 
 
 def _reshape_sample(g):
@@ -30,7 +30,10 @@ reshape = register(Primitive(
     jvp=LINEAR,
     params=("shape",),
     sample=Sample(_reshape_sample),
-    doc="same values, new shape",
+    doc="x with the same values in a new shape",
+    names=Names(
+        numpy="reshape", torch="reshape", method=("reshape", "view"), grad_fn="ViewBackward0"
+    ),
 ))
 
 
@@ -58,6 +61,7 @@ broadcast_to = register(Primitive(
     params=("shape",),
     sample=Sample(_broadcast_sample),
     doc="x repeated along new or size-1 axes",
+    names=Names(numpy="broadcast_to", torch="expand", method="expand", grad_fn="ExpandBackward0"),
 ))
 
 
@@ -76,6 +80,23 @@ def _inverse_permutation(axes, ndim):
     return tuple(inverse)
 
 
+class Swap(tuple):
+    """The `axes` of a transpose that exchanges two axes (`swapaxes`, PyTorch's `transpose`).
+
+    A tuple like any other, which keeps how the node was made for its PyTorch name.
+    """
+
+    __slots__ = ()
+
+
+def _transpose_grad_fn(inputs, params):
+    """TBackward0 (axes None, at most 2-D: `t()`), TransposeBackward0 (`Swap`), else PermuteBackward0."""
+    axes = params["axes"]
+    if axes is None:
+        return "TBackward0" if len(shape_of(inputs[0])) <= 2 else "PermuteBackward0"
+    return "TransposeBackward0" if type(axes) is Swap else "PermuteBackward0"
+
+
 transpose = register(Primitive(
     name="transpose",
     forward=lambda xp, x, *, axes: xp.transpose(x, axes),
@@ -83,7 +104,13 @@ transpose = register(Primitive(
     jvp=LINEAR,
     params=("axes",),
     sample=Sample(_transpose_sample),
-    doc="axes permuted (reversed if axes is None)",
+    doc="x with its axes permuted (reversed if axes is None)",
+    names=Names(
+        numpy="transpose",
+        torch=("t", "transpose", "permute"),
+        method=("t", "transpose", "permute"),
+        grad_fn=_transpose_grad_fn,
+    ),
 ))
 
 
@@ -103,6 +130,14 @@ def _squeeze_sample(g):
     return (g.array(tuple(shape), -3.0, 3.0),), {"axis": axis}
 
 
+def _squeeze_grad_fn(inputs, params):
+    """SqueezeBackward0 (axis None), SqueezeBackward1 (one axis), SqueezeBackward2 (a tuple)."""
+    axis = params["axis"]
+    if axis is None:
+        return "SqueezeBackward0"
+    return "SqueezeBackward2" if type(axis) is tuple else "SqueezeBackward1"
+
+
 squeeze = register(Primitive(
     name="squeeze",
     forward=lambda xp, x, *, axis: xp.squeeze(x, axis=axis),
@@ -110,7 +145,8 @@ squeeze = register(Primitive(
     jvp=LINEAR,
     params=("axis",),
     sample=Sample(_squeeze_sample),
-    doc="size-1 axes removed (all of them if axis is None)",
+    doc="x without its size-1 axes (all of them if axis is None)",
+    names=Names(numpy="squeeze", torch="squeeze", method="squeeze", grad_fn=_squeeze_grad_fn),
 ))
 
 
@@ -133,7 +169,10 @@ expand_dims = register(Primitive(
     jvp=LINEAR,
     params=("axis",),
     sample=Sample(_expand_dims_sample),
-    doc="new size-1 axes inserted at the given positions",
+    doc="x with new size-1 axes at the given positions",
+    names=Names(
+        numpy="expand_dims", torch="unsqueeze", method="unsqueeze", grad_fn="UnsqueezeBackward0"
+    ),
 ))
 
 
@@ -183,6 +222,7 @@ concatenate = register(Primitive(
     params=("axis",),
     sample=Sample(_concatenate_sample),
     doc="arrays joined along an existing axis (flattened first if axis is None)",
+    names=Names(numpy="concatenate", torch=("cat", "concatenate"), grad_fn="CatBackward0"),
 ))
 
 
@@ -207,6 +247,7 @@ stack = register(Primitive(
     params=("axis",),
     sample=Sample(_stack_sample),
     doc="arrays of one shape joined along a new axis",
+    names=Names(numpy="stack", torch="stack", grad_fn="StackBackward0"),
 ))
 
 
@@ -231,7 +272,8 @@ flip = register(Primitive(
     jvp=LINEAR,
     params=("axis",),
     sample=Sample(_flip_sample),
-    doc="order of the elements reversed along axes (all if axis is None)",
+    doc="x with the order of its elements reversed along axes (all if axis is None)",
+    names=Names(numpy="flip", torch="flip", method="flip", grad_fn="FlipBackward0"),
 ))
 
 
@@ -260,6 +302,7 @@ pad = register(Primitive(
     params=("pad_width", "constant_values"),
     sample=Sample(_pad_sample),
     doc="x surrounded by a constant; pad_width is one (before, after) pair per axis",
+    names=Names(numpy="pad", grad_fn="ConstantPadNdBackward0"),
 ))
 
 
@@ -291,7 +334,7 @@ def swapped_axes(ndim: int, axis1: int, axis2: int) -> tuple[int, ...]:
     a = normalize_axis(axis1, ndim, "swapaxes")[0]
     b = normalize_axis(axis2, ndim, "swapaxes")[0]
     perm[a], perm[b] = perm[b], perm[a]
-    return tuple(perm)
+    return Swap(perm)
 
 
 attach({
