@@ -29,7 +29,7 @@ from funcgrad.errors import DtypeError
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
-@attrs.frozen(eq=False, slots=True, repr=False, weakref_slot=False)
+@attrs.frozen(eq=False, slots=True, repr=False, weakref_slot=True)
 class Node:
     """One value in an expression graph and how it was computed.
 

@@ -21,7 +21,7 @@ import numpy
 from funcgrad.backend import xp_of
 from funcgrad.graph import Node
 from funcgrad.tensors.tensor_class import Tensor, _new_like, owner_of
-from funcgrad.transforms import hooks as _hooks
+from funcgrad.transforms.hooks import run_hook
 from funcgrad.transforms.reverse import walk
 
 _ndarray = numpy.ndarray
@@ -65,25 +65,33 @@ def _tensor_of(node: Node):
 
 
 def _tensor_hooks(order) -> dict:
-    """Hook source: the tensor hooks on the nodes of a graph, as graph hooks."""
+    """The hooks of the non-leaf tensors whose nodes are in `order`, as walk hooks.
+
+    They are looked up when a pass runs (a removed hook never runs again, one
+    added after the forward pass does) and passed to the walk explicitly.
+    Leaf tensors' hooks run in `_leaf_grads`, on the sum over their nodes.
+    """
     if not _HOOKED:
         return {}
     hooked = {}
     for ref in list(_HOOKED.values()):
         t = ref()
-        if t is not None and t._node is not None and t._hooks:
+        if t is not None and t._node is not None and t._hooks and t._node.prim is not None:
             hooked[id(t._node)] = t
     found = {}
-    for node in order:
-        t = hooked.get(id(node))
-        if t is None or t._node is not node:
-            # A leaf's hooks also apply to older leaf nodes it owned when this
-            # graph was recorded (before an in-place update under no_grad).
-            t = owner_of(node) if node.prim is None else None
-            if t is None or t._node is None or not t._hooks:
-                continue
-        found[node] = tuple(_as_graph_hook(fn, type(t)) for fn in t._hooks.values())
+    if hooked:
+        for node in order:
+            t = hooked.get(id(node))
+            if t is not None and t._node is node:
+                found[node] = tuple(_as_graph_hook(fn, type(t)) for fn in t._hooks.values())
     return found
+
+
+def _run_tensor_hooks(t: Tensor, g):
+    """Pass a leaf's total gradient (array or node) through its tensor hooks."""
+    for fn in list(t._hooks.values()):
+        g = run_hook(_as_graph_hook(fn, type(t)), g, "tensor hook")
+    return g
 
 
 def _as_graph_hook(fn, cls):
@@ -96,9 +104,6 @@ def _as_graph_hook(fn, cls):
 
     graph_hook.__name__ = getattr(fn, "__name__", "hook")
     return graph_hook
-
-
-_hooks.add_hook_source(_tensor_hooks)
 
 
 class RemovableHandle:
@@ -248,7 +253,8 @@ def run_backward(tensors, grad_tensors, inputs=None, create_graph: bool = False)
         elif t.is_leaf or t._retains_grad:
             targets.append((t, nodes))
     wrt = tuple(n for _, nodes in targets for n in nodes)
-    grads = walk(roots, seeds, wrt, create_graph=create_graph, order=order)
+    grads = walk(roots, seeds, wrt, create_graph=create_graph, order=order,
+                 hooks=_tensor_hooks(order))
     # retain_grad (non-leaves) first, then accumulation into leaves, then post hooks.
     seen: set[int] = set()
     leaves = []
@@ -257,6 +263,8 @@ def run_backward(tensors, grad_tensors, inputs=None, create_graph: bool = False)
         if g is None:
             continue
         if t.is_leaf:
+            if t._hooks:
+                g = _run_tensor_hooks(t, g)
             leaves.append((t, g))
         else:
             _accumulate(t, g, create_graph, seen)
@@ -341,7 +349,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             nodes += [n for n in owned[id(t)][1] if n is not t._node]
         nodes_of.append(nodes)
     wrt = tuple(n for nodes in nodes_of for n in nodes)
-    grads = walk(roots, seeds, wrt, create_graph=create_graph)
+    grads = walk(roots, seeds, wrt, create_graph=create_graph, order=order,
+                 hooks=_tensor_hooks(order))
     result = []
     for k, (t, nodes) in enumerate(zip(inputs, nodes_of, strict=True)):
         if not nodes:
@@ -356,5 +365,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 )
             result.append(None)
             continue
-        result.append(_wrap_grad(_sum_grads(grads, nodes), type(t)))
+        g = _sum_grads(grads, nodes)
+        if t.is_leaf and t._hooks:
+            g = _run_tensor_hooks(t, g)
+        result.append(_wrap_grad(g, type(t)))
     return tuple(result)

@@ -6,9 +6,9 @@ value when nothing requires grad or grad mode is off) and wraps the result
 in a new tensor. In-place operations rebind the tensor to a new node; the
 nodes themselves never change, so graphs built earlier keep their values.
 
-Leaf tensors that require grad own a leaf node whose `params` carry a weak
-reference back to the tensor: that is how a backward pass finds where to
-accumulate `.grad`, without any registry of tensors.
+Leaf tensors that require grad own a leaf node; a weak table of this layer
+(`owner_of`) maps it back to the tensor, which is how a backward pass finds
+where to accumulate `.grad`. The graph itself holds no reference to tensors.
 """
 
 from __future__ import annotations
@@ -25,14 +25,23 @@ from funcgrad.tensors.dtypes import default_float_dtype, to_dtype
 _grad_enabled = grad_mode.is_grad_enabled
 
 
-def _owner_params(tensor) -> dict:
-    return {"owner": weakref.ref(tensor)}
+# Which tensor owns each leaf node: kept here, by the Tensor layer, so that
+# the graph holds no reference to it. Keys are weak (a node outlives its
+# tensor only while some graph holds it), values are weak references.
+_OWNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _own_leaf(tensor, value) -> Node:
+    """Make a leaf node holding `value`, owned by `tensor`."""
+    node = make_node(None, (), {}, value)
+    _OWNERS[node] = weakref.ref(tensor)
+    return node
 
 
 def owner_of(node: Node):
     """Return the tensor that owns a leaf node, or None."""
     if node.prim is None:
-        ref = node.params.get("owner")
+        ref = _OWNERS.get(node)
         if ref is not None:
             return ref()
     return None
@@ -144,7 +153,7 @@ class Tensor:
             # writeable), and so does the tensor: writing into
             # `x.detach().numpy()` cannot change a value a gradient uses.
             self._value = freeze(self._value)
-            self._node = make_node(None, (), _owner_params(self), self._value)
+            self._node = _own_leaf(self, self._value)
         else:
             self._node = None
         return self
@@ -314,7 +323,7 @@ class Tensor:
         node = self._node
         if node is not None:
             if node.prim is None:
-                node = make_node(None, (), node.params, value)
+                node = _own_leaf(self, value)
             else:  # keep the history, with the new value
                 node = make_node(node.prim, node.inputs, node.params, value)
             self._node = node

@@ -1,11 +1,20 @@
-"""Hooks as graph transforms.
+"""Hooks: functions that see, and may replace, a node's cotangent during a backward pass.
 
-`with_hooks(out, {node: fn})` returns a new graph in which the cotangent
-flowing into `node` passes through `fn` on its way back. It inserts a
-`hook` node (forward: identity) after each hooked node and rebuilds what is
-downstream of it (`funcgrad.graph.substitute`), sharing everything else.
-The original graph is untouched: both graphs can be differentiated, with
-different results. Nothing is ever registered on a node.
+A hook is data given to the pure walk, never state the walk looks up:
+
+* `backward(out, hooks={node: fn})` (and the Tensor layer's
+  `register_hook`, which passes its hooks this way) applies `fn` to the
+  total cotangent of `node` in that one pass;
+* `with_hooks(out, {node: fn})` returns a new graph whose output is a
+  `hook_scope` node (forward: identity) carrying the hooks as a parameter;
+  a walk that reaches it applies them from there on. The original graph is
+  untouched, and both graphs can be differentiated, with different results.
+
+Either way the walk calls the hook on the cotangent when the node is
+visited. With `create_graph=True` what the hook computes is recorded like
+any rule, but the gradient graph never contains a hook: differentiating a
+gradient again runs only the hooks that pass gives (see
+`docs/concepts/hooks.md`).
 """
 
 from __future__ import annotations
@@ -13,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from funcgrad.errors import ShapeError
-from funcgrad.graph import Node, substitute
+from funcgrad.graph import Node
 from funcgrad.ops.registry import Primitive, Sample, register
 
 
@@ -46,86 +55,28 @@ def run_hook(fn: Callable, ct, where: str = "hook"):
     return result
 
 
-def _hook_vjp(ct, out, x, *, fns):
+def run_hooks(fns: tuple, ct):
+    """Pass a cotangent through each hook of `fns` in turn (see `run_hook`)."""
     for fn in fns:
         ct = run_hook(fn, ct)
     return ct
 
 
-def _hook_sample(g):
-    # Hooks that keep the value, so the generic derivative checks apply; hooks
-    # that change gradients are tested in tests/test_transforms_properties.py.
-    return (g.array(g.shape(), -3.0, 3.0),), {"fns": (lambda ct: ct + 0.0, lambda ct: None)}
+def _hook_scope_sample(g):
+    # An empty table: the generic checks see the identity; hooks that change
+    # gradients are tested in tests/test_transforms_properties.py.
+    return (g.array(g.shape(), -3.0, 3.0),), {"hooks": ()}
 
 
-hook = register(Primitive(
-    name="hook",
-    forward=lambda xp, x, *, fns: x,
-    vjp=(_hook_vjp,),
-    jvp=(lambda x_t, out, x, *, fns: x_t,),  # hooks act on cotangents only
-    params=("fns",),
-    sample=Sample(_hook_sample),
-    doc="x itself; its cotangent passes through the hook functions",
+hook_scope = register(Primitive(
+    name="hook_scope",
+    forward=lambda xp, x, *, hooks: x,
+    vjp=(lambda ct, out, x, *, hooks: ct,),
+    jvp=(lambda x_t, out, x, *, hooks: x_t,),  # hooks act on cotangents only
+    params=("hooks",),
+    sample=Sample(_hook_scope_sample),
+    doc="x itself; a backward pass that reaches it applies its hooks from there on",
 ))
-
-
-_SOURCES: list = []
-
-
-def add_hook_source(source) -> None:
-    """Register `source(order) -> {node: fns}`, consulted by every backward walk.
-
-    This is how layers above the functional core (the `Tensor` layer's
-    `register_hook`) attach hooks that fire for `funcgrad.backward` too:
-    each walk asks the sources which nodes of its graph carry hooks and
-    walks the hooked graph (`hook_graph`) instead.
-    """
-    _SOURCES.append(source)
-
-
-def collect_hooks(order) -> dict:
-    """Ask every registered hook source for the hooks on the nodes of `order`."""
-    hooks: dict = {}
-    for source in _SOURCES:
-        for node, fns in source(order).items():
-            hooks[node] = hooks.get(node, ()) + tuple(fns)
-    return hooks
-
-
-def hook_graph(roots: tuple, hooks: dict) -> tuple[tuple, dict]:
-    """Insert hook nodes; return the new roots and `{id(old): rebuilt}` for every node.
-
-    `rebuilt` is the node as rebuilt on replaced inputs (whose gradient, in the
-    new graph, is the hooked gradient of `old`), so gradients asked for the
-    old nodes can be read off the new graph.
-    """
-    rebuilt: dict[int, Node] = {}
-
-    def wrap(fns):
-        def replace(node_rebuilt, fns=fns):
-            return hook(node_rebuilt, fns=fns)
-
-        return replace
-
-    replacements = {}
-    for node, fns in hooks.items():
-        fns = (fns,) if callable(fns) else tuple(fns)
-        replacements[node] = _recording(node, wrap(fns), rebuilt)
-    # Nodes downstream of a hook are rebuilt too: map them as well, so that a
-    # gradient asked for one of them (retain_grad, autograd.grad) is found.
-    downstream: dict[int, Node] = {}
-    new_roots = substitute(roots, replacements, downstream)
-    for key, node in downstream.items():
-        rebuilt.setdefault(key, node)
-    return new_roots, rebuilt
-
-
-def _recording(node, replace, rebuilt):
-    def record(node_rebuilt):
-        rebuilt[id(node)] = node_rebuilt
-        return replace(node_rebuilt)
-
-    return record
 
 
 def with_hooks(out, hooks: Mapping[Node, Callable | Sequence[Callable]]):
@@ -134,10 +85,13 @@ def with_hooks(out, hooks: Mapping[Node, Callable | Sequence[Callable]]):
     Args:
         out: The output node (or a tuple of output nodes) of the graph.
         hooks: `{node: fn}` or `{node: [fn, ...]}`. During a backward pass
-            over the new graph, the total cotangent of `node` is given to
-            each `fn` in turn; `fn(ct)` returns a replacement of the same
-            shape and dtype, or `None` to leave it unchanged. A hook may
-            also just look (print, record).
+            that reaches the new output, the total cotangent of `node` is
+            given to each `fn` in turn; `fn(ct)` returns a replacement of
+            the same shape and dtype, or `None` to leave it unchanged. A
+            hook may also just look (print, record). A gradient computed
+            with `create_graph=True` records what the hooks computed but
+            holds no hook, so differentiating it again does not re-apply
+            them.
 
     Returns:
         The new output node (or tuple of them). The original graph is not
@@ -156,15 +110,18 @@ def with_hooks(out, hooks: Mapping[Node, Callable | Sequence[Callable]]):
     """
     single = type(out) is Node
     roots = (out,) if single else tuple(out)
-    for node in hooks:
+    table = []
+    for node, fns in hooks.items():
         if type(node) is not Node:
             raise TypeError(
                 f"funcgrad.with_hooks: hooks must be keyed by graph nodes, got "
                 f"{type(node).__name__}"
             )
-    new_roots, _ = hook_graph(roots, hooks)
-    # A hooked root gets its hook node as the new root.
+        table.append((node, (fns,) if callable(fns) else tuple(fns)))
+    # One table object shared by every output's scope: a walk applies it once.
+    table = tuple(table)
+    new_roots = tuple(hook_scope(r, hooks=table) for r in roots)
     return new_roots[0] if single else new_roots
 
 
-__all__ = ["add_hook_source", "collect_hooks", "hook", "hook_graph", "run_hook", "with_hooks"]
+__all__ = ["hook_scope", "run_hook", "run_hooks", "with_hooks"]

@@ -27,14 +27,8 @@ from funcgrad.backend import as_value, xp_of
 from funcgrad.backend.versions import write_checker
 from funcgrad.errors import NonScalarOutputError, ShapeError
 from funcgrad.graph import Node, toposort
-from funcgrad.ops import astype, broadcast_to, reshape, sum_
-from funcgrad.transforms import hooks as _hooks
-
-
-# Observers of the walk (the profiler, anomaly detection): objects with
-# before_vjp(node) -> token, cotangent(node, input_index, ct) and
-# after_vjp(node, token). Empty unless one is active; checked once per node.
-_OBSERVERS: list = []
+from funcgrad.ops import astype, broadcast_to, observe, reshape, sum_
+from funcgrad.transforms.hooks import hook_scope, run_hooks
 
 
 class GradMap(Mapping):
@@ -94,7 +88,7 @@ def _short(v) -> str:
 
 
 def backward(out: Node, cotangent=None, wrt: Iterable[Node] | None = None, *,
-             create_graph: bool = False) -> GradMap:
+             create_graph: bool = False, hooks: Mapping | None = None) -> GradMap:
     """Differentiate `out` with respect to the nodes of its graph.
 
     Pure: the graph is not changed, and calling `backward` again on the same
@@ -108,6 +102,11 @@ def backward(out: Node, cotangent=None, wrt: Iterable[Node] | None = None, *,
             nodes). If omitted, every leaf `out` depends on.
         create_graph: If true, gradients are themselves nodes that can be
             differentiated again.
+        hooks: `{node: fn}` or `{node: [fn, ...]}`, for this pass only: the
+            total cotangent of `node` is given to each `fn` in turn, which
+            returns a replacement of the same shape and dtype (or `None` to
+            keep it), before it is passed on or returned. With
+            `create_graph`, what the hooks compute is recorded.
 
     Returns:
         A `GradMap` from each node of `wrt` (or each leaf) to its gradient,
@@ -124,6 +123,8 @@ def backward(out: Node, cotangent=None, wrt: Iterable[Node] | None = None, *,
         >>> y = fnp.sum(fnp.exp(x))
         >>> fg.backward(y)[x]
         array([1.        , 2.71828183])
+        >>> fg.backward(y, hooks={x: lambda ct: 2 * ct})[x]
+        array([2.        , 5.43656366])
     """
     if type(out) is not Node:
         raise TypeError(
@@ -139,7 +140,7 @@ def backward(out: Node, cotangent=None, wrt: Iterable[Node] | None = None, *,
                     f"funcgrad.backward: wrt[{k}] is a {type(node).__name__}, not a graph "
                     f"node; pass the nodes made by funcgrad.leaf (or any node of the graph)"
                 )
-    return walk((out,), (ct,), wrt, create_graph=create_graph)
+    return walk((out,), (ct,), wrt, create_graph=create_graph, hooks=hooks)
 
 
 def _seed(out: Node, cotangent, op: str):
@@ -163,8 +164,12 @@ def _seed(out: Node, cotangent, op: str):
 
 
 def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
-         create_graph: bool = False, order: list | None = None) -> GradMap:
+         create_graph: bool = False, order: list | None = None,
+         hooks: Mapping | None = None) -> GradMap:
     """Run the backward pass from several roots at once (the engine of `backward`).
+
+    The result depends on the arguments only: hooks are passed in (or are
+    part of the graph, as `with_hooks` scopes), never looked up elsewhere.
 
     Args:
         roots: Output nodes.
@@ -172,142 +177,168 @@ def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
         wrt: Nodes to return gradients for, or None for every leaf reached.
         create_graph: Run the rules on nodes, so gradients are nodes.
         order: `toposort(*roots)`, if the caller has it already.
+        hooks: `{node: fns}`: each node's total cotangent passes through its
+            hook functions (in order) before it is used or returned.
 
     Returns:
         The `GradMap` of gradients.
     """
     if order is None:
         order = toposort(*roots)
-    if _hooks._SOURCES:
-        roots, order, wrt, renamed = _apply_hook_sources(roots, order, wrt)
-    else:
-        renamed = None
-    wanted = None
-    needed = None
-    if wrt is not None:
-        wanted = {id(n) for n in wrt}
-        # Prune to the nodes that lead to something in wrt, unless every
-        # node reached is a leaf in wrt or leads only to such leaves.
-        if any(n.prim is None and id(n) not in wanted for n in order) or any(
-            n.prim is not None for n in wrt
-        ):
-            needed = _needed(order, wanted)
+    wanted = None if wrt is None else {id(n) for n in wrt}
+    needed = None if wanted is None else _needed_if_pruning(order, wrt, wanted)
+    hooked = _hook_table(hooks) if hooks else None
+    scopes: set[int] = set()  # the with_hooks tables already applied
+    observers = observe.current()
+    check = write_checker()  # CuPy debug mode: values unchanged since recorded
 
     # Cotangents received so far, keyed by id(node); each is popped when its
     # node is visited, so memory holds only the "frontier" of the walk.
     cts: dict[int, object] = {}
     for root, ct in zip(roots, cotangents):
-        key = id(root)
-        cts[key] = cts[key] + ct if key in cts else ct
+        _add(cts, id(root), ct)
     pop = cts.pop
     grads: dict[Node, object] = {}
-    observers = _OBSERVERS
-    # CuPy values cannot be read-only: in debug mode, check that the values a
-    # rule reads are unchanged since recorded (None, and free, otherwise).
-    check = write_checker()
 
     for node in reversed(order):
         ct = pop(id(node), None)
         if ct is None:
             continue  # nothing reached this node (or only zeros did)
+        # 1. The node's cotangent is complete: hooks see (and may replace) it.
+        if hooked is not None and id(node) in hooked:
+            ct = run_hooks(hooked[id(node)], ct)
         prim = node.prim
-        if prim is None:
-            if wanted is None or id(node) in wanted:
+        # 2. Report it if asked for; a leaf ends the path here.
+        if wanted is None:
+            if prim is None:
                 grads[node] = ct
+        elif id(node) in wanted:
+            grads[node] = ct
+        if prim is None:
             continue
-        if wanted is not None and id(node) in wanted:
-            grads[node] = ct  # an inner node asked for; keep walking past it
-
-        if observers:
-            tokens = [ob.before_vjp(node) for ob in observers]
-        inputs = node.inputs
-        params = node.params
+        if prim is hook_scope:  # with_hooks: its hooks apply from here on
+            hooked, scopes = _enter_scope(node.params["hooks"], hooked, scopes)
+        # 3. Pass a share of the cotangent to each input.
         if check is not None:
-            check(prim.name, node.value, *[i.value if type(i) is Node else i for i in inputs])
-        if create_graph:
-            args = inputs
-            out = node
-        else:
-            out = node.value
-            n_in = len(inputs)
-            if n_in == 1:
-                args = (inputs[0].value,)  # a node's only input is a node
-            elif n_in == 2:
-                a, b = inputs
-                args = (a.value if type(a) is Node else a, b.value if type(b) is Node else b)
-            else:
-                args = [i.value if type(i) is Node else i for i in inputs]
-        rules = prim.vjp
-
-        # One cotangent per input: from per-input rules, or all at once.
-        if type(rules) is not tuple:
-            in_cts = rules(ct, out, *args, **params)
-            if len(in_cts) != len(inputs):
-                raise ShapeError(
-                    f"funcgrad.{prim.name}: the VJP rule returned {len(in_cts)} "
-                    f"cotangents for {len(inputs)} inputs"
-                )
-        i = -1
-        for inp in inputs:
-            i += 1
-            if type(inp) is not Node:
-                continue  # a constant
-            if needed is not None and id(inp) not in needed:
-                continue  # no path from here to anything in wrt
-            if type(rules) is tuple:
-                rule = rules[i]
-                if rule is None:
-                    continue  # zero gradient for this input
-                c = rule(ct, out, *args, **params)
-            else:
-                c = in_cts[i]
-                if c is None:
-                    continue
-            # Unbroadcast and cast once, here, instead of in every rule.
-            value = inp.value
-            if c.shape != value.shape:
-                c = _fit(c, value.shape, prim.name)
-            if c.dtype is not value.dtype and c.dtype != value.dtype:
-                c = astype(c, dtype=value.dtype)
-            key = id(inp)
-            prev = pop(key, None)
-            cts[key] = c if prev is None else prev + c
-            if observers:
-                for ob in observers:
-                    ob.cotangent(node, i, c)
+            check(prim.name, node.value, *[_value(i) for i in node.inputs])
         if observers:
-            for ob, token in zip(observers, tokens):
-                ob.after_vjp(node, token)
+            _observed_step(observers, node, ct, cts, needed, create_graph)
+        else:
+            _step(node, ct, cts, needed, create_graph)
 
     if wrt is not None:
         for node in wrt:
             if node not in grads:
                 grads[node] = xp_of(node.value).zeros_like(node.value)
-    if renamed:
-        grads = {renamed.get(id(n), n): g for n, g in grads.items()}
     return GradMap(grads)
 
 
-def _apply_hook_sources(roots, order, wrt):
-    """Walk the hooked graph when a hook source (the Tensor layer) has hooks here.
+def _step(node: Node, ct, cts: dict, needed: set | None, create_graph: bool,
+          observers: tuple = ()) -> None:
+    """Apply `node`'s VJP rules to `ct` and add each input's share to `cts`."""
+    prim = node.prim
+    inputs = node.inputs
+    params = node.params
+    if create_graph:
+        args = inputs
+        out = node
+    else:
+        out = node.value
+        n_in = len(inputs)
+        if n_in == 1:
+            args = (inputs[0].value,)  # a node's only input is a node
+        elif n_in == 2:
+            a, b = inputs
+            args = (a.value if type(a) is Node else a, b.value if type(b) is Node else b)
+        else:
+            args = [i.value if type(i) is Node else i for i in inputs]
+    rules = prim.vjp
+    per_input = type(rules) is tuple
+    if not per_input:  # one rule giving every input's cotangent
+        all_cts = rules(ct, out, *args, **params)
+        if len(all_cts) != len(inputs):
+            raise ShapeError(
+                f"funcgrad.{prim.name}: the VJP rule returned {len(all_cts)} "
+                f"cotangents for {len(inputs)} inputs"
+            )
+    i = -1
+    for inp in inputs:
+        i += 1
+        if type(inp) is not Node:
+            continue  # a constant
+        if needed is not None and id(inp) not in needed:
+            continue  # no path from here to anything in wrt
+        if per_input:
+            rule = rules[i]
+            if rule is None:
+                continue  # zero gradient for this input
+            c = rule(ct, out, *args, **params)
+        else:
+            c = all_cts[i]
+            if c is None:
+                continue
+        # Unbroadcast and cast once, here, instead of in every rule.
+        value = inp.value
+        if c.shape != value.shape:
+            c = _fit(c, value.shape, prim.name)
+        if c.dtype is not value.dtype and c.dtype != value.dtype:
+            c = astype(c, dtype=value.dtype)
+        _add(cts, id(inp), c)
+        for ob in observers:
+            ob.cotangent(node, i, c)
 
-    Returns the new roots, their order, `wrt` translated to the rebuilt nodes,
-    and `{id(rebuilt): original}` to report gradients under the original nodes.
+
+def _observed_step(observers: tuple, node: Node, ct, cts: dict, needed, create_graph) -> None:
+    """`_step` between the observers' `before_vjp` and `after_vjp` (profiler, anomaly mode)."""
+    tokens = [ob.before_vjp(node) for ob in observers]
+    _step(node, ct, cts, needed, create_graph, observers)
+    for ob, token in zip(observers, tokens):
+        ob.after_vjp(node, token)
+
+
+def _add(cts: dict, key: int, c) -> None:
+    """Accumulate cotangent `c` for the node with id `key`."""
+    prev = cts.pop(key, None)
+    cts[key] = c if prev is None else prev + c
+
+
+def _value(x):
+    return x.value if type(x) is Node else x
+
+
+def _hook_table(hooks, base: dict | None = None) -> dict:
+    """`{id(node): (fn, ...)}` from `{node: fn or fns}` (or pairs), added to `base`."""
+    table = dict(base) if base else {}
+    items = hooks.items() if isinstance(hooks, Mapping) else hooks
+    for node, fns in items:
+        if type(node) is not Node:
+            raise TypeError(
+                f"funcgrad.backward: hooks must be keyed by graph nodes, got "
+                f"{type(node).__name__}"
+            )
+        fns = (fns,) if callable(fns) else tuple(fns)
+        table[id(node)] = table.get(id(node), ()) + fns
+    return table
+
+
+def _enter_scope(table: tuple, hooked: dict | None, scopes: set) -> tuple[dict | None, set]:
+    """Add a `hook_scope` node's hooks to the walk's table (once per table)."""
+    if id(table) in scopes or not table:
+        return hooked, scopes
+    return _hook_table(table, hooked), scopes | {id(table)}
+
+
+def _needed_if_pruning(order: list[Node], wrt: tuple, wanted: set[int]) -> set[int] | None:
+    """The nodes that lead to `wrt`, or None when every node reached does anyway.
+
+    Pruning pays off when the walk would otherwise visit leaves (or inner
+    nodes) that do not lead to anything asked for.
     """
-    hooks = _hooks.collect_hooks(order)
-    if not hooks:
-        return roots, order, wrt, None
-    roots, rebuilt = _hooks.hook_graph(tuple(roots), hooks)
-    renamed = {}
-    if wrt is not None:
-        new_wrt = []
-        for node in wrt:
-            new = rebuilt.get(id(node), node)
-            if new is not node:
-                renamed[id(new)] = node
-            new_wrt.append(new)
-        wrt = tuple(new_wrt)
-    return roots, toposort(*roots), wrt, renamed
+    if any(n.prim is None and id(n) not in wanted for n in order) or any(
+        n.prim is not None for n in wrt
+    ):
+        return _needed(order, wanted)
+    return None
 
 
 def _needed(order: list[Node], wanted: set[int]) -> set[int]:

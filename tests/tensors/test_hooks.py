@@ -114,16 +114,24 @@ def test_hooks_fire_for_autograd_grad():
     assert seen == ["y"] and x.grad is None
 
 
-def test_hooks_fire_for_the_functional_backward_on_the_tensors_node():
+def test_the_functional_backward_ignores_tensor_hooks():
+    # Issue #11: fg.backward depends only on its arguments; tensor hooks belong
+    # to Tensor.backward and autograd.grad (which pass them to the walk).
     seen = []
     x = f64([1.0, 2.0])
     y = x * 2
     z = (y * y).sum()
-    y.register_hook(lambda g: seen.append(g.numpy().copy()) or g * 10)
-    grads = fg.backward(z._node)
-    np.testing.assert_array_equal(seen[0], [4.0, 8.0])
-    np.testing.assert_array_equal(grads[x._node], [80.0, 160.0])
-    assert x.grad is None  # the functional backward is pure: .grad is untouched
+    before = fg.backward(z._node)[x._node]
+    h = y.register_hook(lambda g: seen.append(1) or g * 10)
+    hx = x.register_hook(lambda g: g * 100)
+    np.testing.assert_array_equal(fg.backward(z._node)[x._node], before)
+    np.testing.assert_array_equal(before, [8.0, 16.0])
+    assert seen == [] and x.grad is None
+    # The same hooks passed explicitly do apply.
+    hooked = fg.backward(z._node, hooks={y._node: lambda ct: ct * 10})[x._node]
+    np.testing.assert_array_equal(hooked, [80.0, 160.0])
+    h.remove()
+    hx.remove()
 
 
 def test_hook_gets_and_may_return_a_tensor_of_the_tensors_class():
