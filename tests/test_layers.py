@@ -259,7 +259,6 @@ def test_no_import_cycles_inside_funcgrad():
 PENDING_LOCAL = {
     "funcgrad/autograd/__init__.py": "#11: backward() imports the tensors layer locally",
     "funcgrad/ops/_util.py": "#11: local imports of backend and errors, which need no cycle broken",
-    "funcgrad/ops/registry.py": "#11: apply_jvp moves to transforms, removing the ops cycle",
     "funcgrad/tensors/devices.py": "#11: the tensors/ cycles",
     "funcgrad/tensors/engine.py": "#11: the tensors/ cycles",
     "funcgrad/tensors/methods.py": "#11: the tensors/ cycles",
