@@ -3,11 +3,15 @@
 CUDA needs CuPy and an NVIDIA GPU; without them, `.cuda()` raises a clear
 `funcgrad.backend.DeviceError` (a `RuntimeError`). Moving a tensor is the
 `to_device` primitive, so a tensor that requires grad can move: the result
-has `grad_fn=<ToDeviceBackward0>` and gradients flow back to the device the
+has `grad_fn=<ToCopyBackward0>` and gradients flow back to the device the
 tensor came from.
 """
 
 from __future__ import annotations
+
+from funcgrad.backend import device_of as _device_of
+from funcgrad.tensors.base import TensorBase
+from funcgrad.tensors.dtypes import to_dtype
 
 
 class device:  # noqa: N801  (PyTorch's name)
@@ -83,22 +87,17 @@ def parse_device(d) -> device:
 
 def device_of(value) -> device:
     """Return the device an array lives on (`device('cpu')` or `device('cuda', N)`)."""
-    from funcgrad.backend import device_of as _device_of
-
     return device(_device_of(value))
 
 
 def parse_to_args(args, kwargs):
     """Read `Tensor.to(...)` arguments: returns `(device or None, dtype or None)`."""
-    from funcgrad.tensors.dtypes import to_dtype
-    from funcgrad.tensors.tensor_class import Tensor
-
     dev = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     kwargs.pop("non_blocking", None)
     kwargs.pop("copy", None)
     for a in args:
-        if isinstance(a, Tensor):
+        if isinstance(a, TensorBase):
             dev, dtype = a.device, a.dtype
         elif isinstance(a, (device, int)) or (isinstance(a, str) and a.split(":")[0] in ("cpu", "cuda")):
             dev = a
@@ -114,20 +113,3 @@ def _already_on(current: device, target: device) -> bool:
     return target.index is None or current.index == target.index
 
 
-def move(t, target: device):
-    """Return tensor `t` on `target`, recorded in the graph (`t` itself if it is there).
-
-    When `t` requires grad (and grad mode is on) the result is a new
-    tensor with `grad_fn=<ToDeviceBackward0>`; backward moves its gradient
-    back to `t`'s device.
-
-    Raises:
-        funcgrad.backend.DeviceError: If CUDA is asked for and CuPy or a
-            GPU is missing.
-    """
-    if _already_on(device_of(t._value), target):
-        return t
-    from funcgrad.ops.device import move as _move_op
-    from funcgrad.tensors.tensor_class import _apply
-
-    return _apply(_move_op, t, str(target))

@@ -19,8 +19,8 @@ import weakref
 import numpy
 
 from funcgrad.backend import xp_of
-from funcgrad.graph import Node
-from funcgrad.tensors.tensor_class import Tensor, _new_like, owner_of
+from funcgrad.graph import Node, toposort
+from funcgrad.tensors.base import TensorBase, _new_like, owner_of
 from funcgrad.transforms.hooks import run_hook
 from funcgrad.transforms.reverse import walk
 
@@ -37,7 +37,7 @@ _HOOKED: dict[int, weakref.ref] = {}
 _ids = itertools.count()
 
 
-def track(t: Tensor) -> None:
+def track(t: TensorBase) -> None:
     """Remember a tensor whose node carries hooks or retain_grad (weakly)."""
     node = t._node
     if node is None or node.prim is None:
@@ -46,7 +46,7 @@ def track(t: Tensor) -> None:
     _TRACKED[key] = (node, weakref.ref(t, lambda _, key=key: _TRACKED.pop(key, None)))
 
 
-def add_hooked(t: Tensor) -> None:
+def add_hooked(t: TensorBase) -> None:
     """Remember (weakly) a tensor that has hooks, so walks consult it."""
     key = id(t)
     _HOOKED[key] = weakref.ref(t, lambda _, key=key: _HOOKED.pop(key, None))
@@ -87,7 +87,7 @@ def _tensor_hooks(order) -> dict:
     return found
 
 
-def _run_tensor_hooks(t: Tensor, g):
+def _run_tensor_hooks(t: TensorBase, g):
     """Pass a leaf's total gradient (array or node) through its tensor hooks."""
     for fn in list(t._hooks.values()):
         g = run_hook(_as_graph_hook(fn, type(t)), g, "tensor hook")
@@ -99,8 +99,8 @@ def _as_graph_hook(fn, cls):
         result = fn(_wrap_grad(ct, cls))
         if result is None:
             return None
-        return result._node if isinstance(result, Tensor) and result._node is not None else (
-            result._value if isinstance(result, Tensor) else result)
+        return result._node if isinstance(result, TensorBase) and result._node is not None else (
+            result._value if isinstance(result, TensorBase) else result)
 
     graph_hook.__name__ = getattr(fn, "__name__", "hook")
     return graph_hook
@@ -139,7 +139,7 @@ def _roots_and_seeds(tensors, grad_tensors, create_graph, op):
         )
     roots, seeds = [], []
     for k, (t, g) in enumerate(zip(tensors, grad_tensors, strict=True)):
-        if not isinstance(t, Tensor):
+        if not isinstance(t, TensorBase):
             raise TypeError(f"{op}: element {k} of tensors is a {type(t).__name__}, not a Tensor")
         if t._volatile:
             raise RuntimeError(f"element {k} of variables tuple is volatile")
@@ -160,16 +160,17 @@ def _roots_and_seeds(tensors, grad_tensors, create_graph, op):
                 )
             seed = xp_of(t._value).ones(t._value.shape, dtype=t._value.dtype)
         else:
-            if not isinstance(g, Tensor):
-                from funcgrad.tensors.creation import tensor as _tensor
-
-                g = _tensor(g, dtype=t.dtype)
-            if tuple(g.shape) != tuple(t.shape):
+            if isinstance(g, TensorBase):
+                g_node, g_value = g._node, g._value
+            else:  # an array, a list or a number: the output's dtype and device
+                g_node, g_value = None, xp_of(t._value).asarray(g, dtype=t._value.dtype)
+            if tuple(g_value.shape) != tuple(t._value.shape):
                 raise RuntimeError(
-                    f"Mismatch in shape: grad_output[{k}] has a shape of {g.shape} and "
-                    f"output[{k}] has a shape of {t.shape}"
+                    f"Mismatch in shape: grad_output[{k}] has a shape of "
+                    f"funcgrad.Size({list(g_value.shape)}) and output[{k}] has a shape of "
+                    f"funcgrad.Size({list(t._value.shape)})"
                 )
-            seed = g._node if (create_graph and g._node is not None) else g._value
+            seed = g_node if (create_graph and g_node is not None) else g_value
             if not create_graph and seed.dtype != t._value.dtype:
                 seed = seed.astype(t._value.dtype)
         roots.append(t._node)
@@ -178,9 +179,9 @@ def _roots_and_seeds(tensors, grad_tensors, create_graph, op):
 
 
 def _check_inputs(inputs, op: str) -> tuple:
-    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    inputs = (inputs,) if isinstance(inputs, TensorBase) else tuple(inputs)
     for k, t in enumerate(inputs):
-        if not isinstance(t, Tensor):
+        if not isinstance(t, TensorBase):
             raise TypeError(f"{op}: element {k} of inputs is a {type(t).__name__}, not a Tensor")
         if t._node is None:
             raise RuntimeError(
@@ -235,8 +236,6 @@ def run_backward(tensors, grad_tensors, inputs=None, create_graph: bool = False)
     effects is: tensor hooks (inside the walk), then `retain_grad`, then
     accumulation into the leaves' `.grad`, then post-accumulate hooks.
     """
-    from funcgrad.graph import toposort
-
     op = "funcgrad.autograd.backward"
     roots, seeds = _roots_and_seeds(tensors, grad_tensors, create_graph, op)
     if inputs is not None:
@@ -289,14 +288,13 @@ def _owned(g, seen: set):
     return g
 
 
-def _accumulate(t: Tensor, g, create_graph: bool, seen: set) -> None:
+def _accumulate(t: TensorBase, g, create_graph: bool, seen: set) -> None:
     cls = type(t)
     if t._grad is None:
         t._grad = _wrap_grad(_owned(g, seen), cls)
     elif create_graph or t._grad._node is not None:
-        from funcgrad.tensors.tensor_class import _apply
-
-        t._grad = _apply(lambda a, b: a + b, t._grad, _wrap_grad(g, cls))
+        old = t._grad._node if t._grad._node is not None else t._grad._value
+        t._grad = _wrap_grad(old + g, cls)  # a node: the sum is recorded
     else:
         t._grad._set_value(t._grad._value + (g.value if type(g) is Node else g))
 
@@ -325,18 +323,16 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         >>> torch.autograd.grad((x * x).sum(), x)
         (tensor([2., 4.]),)
     """
-    single_out = isinstance(outputs, Tensor)
+    single_out = isinstance(outputs, TensorBase)
     outputs = (outputs,) if single_out else tuple(outputs)
-    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    inputs = (inputs,) if isinstance(inputs, TensorBase) else tuple(inputs)
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
-    elif isinstance(grad_outputs, Tensor):
+    elif isinstance(grad_outputs, TensorBase):
         grad_outputs = (grad_outputs,)
     op = "funcgrad.autograd.grad"
     roots, seeds = _roots_and_seeds(outputs, tuple(grad_outputs), create_graph, op)
     inputs = _check_inputs(inputs, op)
-    from funcgrad.graph import toposort
-
     order = toposort(*roots)
     in_graph = {id(n) for n in order}
     # Each input's nodes in this graph: its node, and for a leaf any older

@@ -15,6 +15,8 @@ import math
 
 import numpy as np
 
+from funcgrad.tensors.dtypes import default_float_dtype
+
 _TYPE_NAMES = {
     "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
     "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
@@ -169,8 +171,6 @@ def format_tensor(t) -> str:
         >>> format_tensor(torch.tensor([1.0, 2000.0], dtype=torch.float64))
         'tensor([1.0000e+00, 2.0000e+03], dtype=funcgrad.float64)'
     """
-    from funcgrad.tensors.dtypes import default_float_dtype
-
     legacy = getattr(t, "_legacy_print", False)
     if legacy:
         return format_legacy(t, header=legacy is True)

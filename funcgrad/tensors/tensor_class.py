@@ -13,38 +13,23 @@ where to accumulate `.grad`. The graph itself holds no reference to tensors.
 
 from __future__ import annotations
 
-import weakref
+import warnings
 
 import numpy as np
 
 from funcgrad.backend import freeze, to_device
 from funcgrad.graph import Node, make_node
+from funcgrad.ops import astype, identity
+from funcgrad.ops.device import move as _move_op
 from funcgrad.tensors import grad_mode
+from funcgrad.tensors.base import TensorBase, _init, _new_like, _own_leaf, owner_of
+from funcgrad.tensors.devices import _already_on, device_of, parse_device, parse_to_args
 from funcgrad.tensors.dtypes import default_float_dtype, to_dtype
+from funcgrad.tensors.engine import RemovableHandle, add_hooked, run_backward, track
+from funcgrad.tensors.grad_fn import grad_fn_of
+from funcgrad.tensors.printing import format_tensor, type_name
 
 _grad_enabled = grad_mode.is_grad_enabled
-
-
-# Which tensor owns each leaf node: kept here, by the Tensor layer, so that
-# the graph holds no reference to it. Keys are weak (a node outlives its
-# tensor only while some graph holds it), values are weak references.
-_OWNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _own_leaf(tensor, value) -> Node:
-    """Make a leaf node holding `value`, owned by `tensor`."""
-    node = make_node(None, (), {}, value)
-    _OWNERS[node] = weakref.ref(tensor)
-    return node
-
-
-def owner_of(node: Node):
-    """Return the tensor that owns a leaf node, or None."""
-    if node.prim is None:
-        ref = _OWNERS.get(node)
-        if ref is not None:
-            return ref()
-    return None
 
 
 class Size(tuple):
@@ -67,7 +52,7 @@ class Size(tuple):
         return n
 
 
-class Tensor:
+class Tensor(TensorBase):
     """A multi-dimensional array that can record the operations applied to it.
 
     Mirrors `torch.Tensor`: `requires_grad`, `.backward()`, `.grad`,
@@ -88,10 +73,7 @@ class Tensor:
                 [4.5000, 4.5000]])
     """
 
-    __slots__ = (
-        "_value", "_node", "_grad", "_hooks", "_post_hooks", "_retains_grad",
-        "_base", "_volatile", "_grad_fn", "__weakref__",
-    )
+    __slots__ = ()
     _printed_name = "tensor"
     _data_class = None  # the class of `.data` (None: this tensor's own class)
     # NumPy defers binary operators to the tensor (`np.float64(2) * t` is
@@ -109,7 +91,6 @@ class Tensor:
         else:  # Tensor(2, 3): a new tensor of that shape (zeros here)
             value = np.zeros(tuple(int(d) for d in data), dtype=dtype or default_float_dtype())
         if device is not None:
-            from funcgrad.tensors.devices import parse_device
 
             value = to_device(value, str(parse_device(device)), op="funcgrad.Tensor")
         _init(self, value)
@@ -173,7 +154,6 @@ class Tensor:
         if node is None or node.prim is None:
             return None
         if self._grad_fn is None or self._grad_fn._node is not node:
-            from funcgrad.tensors.grad_fn import grad_fn_of
 
             self._grad_fn = grad_fn_of(node)
         return self._grad_fn
@@ -186,7 +166,6 @@ class Tensor:
         warns and returns None, as in PyTorch.
         """
         if self._grad is None and not self.is_leaf and not self._retains_grad:
-            import warnings
 
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being "
@@ -246,7 +225,6 @@ class Tensor:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if not self.is_leaf:
             self._retains_grad = True
-            from funcgrad.tensors.engine import track
 
             track(self)
 
@@ -267,7 +245,6 @@ class Tensor:
         """
         if self._node is None:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        from funcgrad.tensors.engine import RemovableHandle, add_hooked
 
         if self._hooks is None:
             self._hooks = {}
@@ -286,7 +263,6 @@ class Tensor:
                 "post accumulate grad hooks cannot be registered on non-leaf tensors "
                 "or tensors that do not require grad"
             )
-        from funcgrad.tensors.engine import RemovableHandle
 
         if self._post_hooks is None:
             self._post_hooks = {}
@@ -311,7 +287,6 @@ class Tensor:
             RuntimeError: If this tensor does not require grad, or is not a
                 one-element tensor and no `gradient` is given.
         """
-        from funcgrad.tensors.engine import run_backward
 
         run_backward((self,), (gradient,), inputs=inputs, create_graph=create_graph)
 
@@ -329,7 +304,6 @@ class Tensor:
             self._node = node
             value = node.value
             if self._retains_grad:  # retain_grad follows the tensor to its new node
-                from funcgrad.tensors.engine import track
 
                 track(self)
         self._value = value
@@ -353,7 +327,6 @@ class Tensor:
     @property
     def device(self):
         """The device the values live on (`funcgrad.device('cpu')` or a CUDA device)."""
-        from funcgrad.tensors.devices import device_of
 
         return device_of(self._value)
 
@@ -446,7 +419,6 @@ class Tensor:
         return id(self)
 
     def __repr__(self) -> str:
-        from funcgrad.tensors.printing import format_tensor
 
         return format_tensor(self)
 
@@ -464,16 +436,14 @@ class Tensor:
         and the keywords `dtype=` and `device=`, as PyTorch does. The result
         stays in the graph (gradients flow back through the conversion).
         """
-        from funcgrad.tensors.devices import parse_to_args
 
         device, dtype = parse_to_args(args, kwargs)
         out = self
         if dtype is not None and np.dtype(dtype) != self.dtype:
             out = out._astype(dtype)
         if device is not None:
-            from funcgrad.tensors.devices import move
 
-            out = move(out, device)
+            out = _move(out, device)
         return out
 
     def cpu(self) -> Tensor:
@@ -493,7 +463,6 @@ class Tensor:
     def type(self, dtype=None):
         """Return the type name (`'funcgrad.FloatTensor'`), or convert to `dtype`."""
         if dtype is None:
-            from funcgrad.tensors.printing import type_name
 
             return type_name(self)
         return self._astype(dtype)
@@ -524,14 +493,11 @@ class Tensor:
 
     def clone(self) -> Tensor:
         """Return a copy that stays in the graph (gradients flow back to this tensor)."""
-        from funcgrad.ops import identity
 
         return _apply(identity, self)
 
 
 def _astype_op(x, dtype):
-    from funcgrad.ops import astype
-
     return astype(x, dtype=dtype)
 
 
@@ -553,24 +519,6 @@ def _plain(data):
     if isinstance(data, (list, tuple)):
         return [_plain(d) for d in data]
     return data
-
-
-def _init(t: Tensor, value, node: Node | None = None) -> None:
-    t._value = value if node is None else node.value
-    t._node = node
-    t._grad = None
-    t._hooks = None
-    t._post_hooks = None
-    t._retains_grad = False
-    t._base = None
-    t._volatile = False
-    t._grad_fn = None
-
-
-def _new_like(cls, value, node) -> Tensor:
-    t = object.__new__(cls)
-    _init(t, value, node)
-    return t
 
 
 def _unwrap_value(x):
@@ -695,3 +643,18 @@ def _fresh_leaf(cls, value, requires_grad: bool):
 def _install(name, fn):
     setattr(Tensor, name, fn)
 
+
+def _move(t, target):
+    """Return tensor `t` on `target`, recorded in the graph (`t` itself if it is there).
+
+    When `t` requires grad (and grad mode is on) the result is a new
+    tensor with `grad_fn=<ToDeviceBackward0>`; backward moves its gradient
+    back to `t`'s device.
+
+    Raises:
+        funcgrad.backend.DeviceError: If CUDA is asked for and CuPy or a
+            GPU is missing.
+    """
+    if _already_on(device_of(t._value), target):
+        return t
+    return _apply(_move_op, t, str(target))

@@ -1,0 +1,65 @@
+"""The state a `Tensor` holds, below everything that acts on it.
+
+`TensorBase` declares the slots of a tensor; `Tensor` (in `tensor_class.py`)
+adds PyTorch's API on top. The backward engine and the `grad_fn` objects
+need only this state, so they import this module and the tensor class
+imports them, with no cycle.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from funcgrad.graph import Node, make_node
+
+
+class TensorBase:
+    """The slots of a tensor: a value, an optional graph node, and its autograd state.
+
+    Not used directly: every tensor is a `funcgrad.Tensor` (or a subclass).
+    """
+
+    __slots__ = (
+        "_value", "_node", "_grad", "_hooks", "_post_hooks", "_retains_grad",
+        "_base", "_volatile", "_grad_fn", "__weakref__",
+    )
+
+
+# Which tensor owns each leaf node: kept here, by the Tensor layer, so that
+# the graph holds no reference to it. Keys are weak (a node outlives its
+# tensor only while some graph holds it), values are weak references.
+_OWNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _own_leaf(tensor, value) -> Node:
+    """Make a leaf node holding `value`, owned by `tensor`."""
+    node = make_node(None, (), {}, value)
+    _OWNERS[node] = weakref.ref(tensor)
+    return node
+
+
+def owner_of(node: Node):
+    """Return the tensor that owns a leaf node, or None."""
+    if node.prim is None:
+        ref = _OWNERS.get(node)
+        if ref is not None:
+            return ref()
+    return None
+
+
+def _init(t: TensorBase, value, node: Node | None = None) -> None:
+    t._value = value if node is None else node.value
+    t._node = node
+    t._grad = None
+    t._hooks = None
+    t._post_hooks = None
+    t._retains_grad = False
+    t._base = None
+    t._volatile = False
+    t._grad_fn = None
+
+
+def _new_like(cls, value, node) -> TensorBase:
+    t = object.__new__(cls)
+    _init(t, value, node)
+    return t
