@@ -299,6 +299,26 @@ def _accumulate(t: TensorBase, g, create_graph: bool, seen: set) -> None:
         t._grad._set_value(t._grad._value + (g.value if type(g) is Node else g))
 
 
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate the gradients of `tensors` into the leaves' `.grad` (as `torch.autograd.backward`).
+
+    Args:
+        tensors: A tensor or a sequence of tensors.
+        grad_tensors: The vectors of the vector-Jacobian products (None
+            entries allowed for one-element tensors).
+        retain_graph: Ignored (graphs are immutable).
+        create_graph: Make the gradients differentiable.
+        inputs: Accumulate only into these tensors.
+    """
+    tensors = (tensors,) if isinstance(tensors, TensorBase) else tuple(tensors)
+    if grad_tensors is None:
+        grad_tensors = (None,) * len(tensors)
+    elif isinstance(grad_tensors, TensorBase):
+        grad_tensors = (grad_tensors,)
+    run_backward(tensors, tuple(grad_tensors), inputs=inputs, create_graph=create_graph)
+
+
+
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          allow_unused=False, materialize_grads=False):
     """Return the gradients of `outputs` with respect to `inputs` (without touching `.grad`).
