@@ -61,6 +61,8 @@ from funcgrad.tensors.dtypes import (
     short,
     uint8,
 )
+from funcgrad.tensors._generated import *  # noqa: F403  (PyTorch's names, from the records)
+from funcgrad.tensors._generated import __all__ as _generated_all
 from funcgrad.tensors.functions import *  # noqa: F403
 from funcgrad.tensors.functions import __all__ as _functions_all
 from funcgrad.tensors.tensor_class import Tensor as FloatTensor  # legacy constructor name
@@ -70,6 +72,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     *_tensor_all,
+    *_generated_all,
     *_functions_all,
     "FloatTensor",
     "autograd",

@@ -121,20 +121,24 @@ def primitives_table() -> str:
     for prim in registry.primitives():
         params = ", ".join(f"`{p}`" for p in prim.params) or "—"
         doc = html.escape(prim.doc).replace("|", "\\|") or "—"
+        grad_fn = grad_fn_name(prim)
+        grad_fn = f"`{grad_fn}`" if " " not in grad_fn else html.escape(grad_fn).replace("|", "\\|")
         rows.append(
             f"| `{prim.name}` | {doc} | {params} | {_rule_form(prim.vjp, 'vjp')} "
-            f"| {_rule_form(prim.jvp, 'jvp')} | `{grad_fn_name(prim)}` |"
+            f"| {_rule_form(prim.jvp, 'jvp')} | {grad_fn} |"
         )
     return "\n".join(rows)
 
 
 def grad_fn_name(prim) -> str:
-    """The imperative layer's `grad_fn` name of a primitive (asked of the layer itself)."""
-    import importlib
-    from types import SimpleNamespace
+    """The imperative layer's `grad_fn` name of a primitive, as its record declares it.
 
-    engine = importlib.import_module("funcgrad.tensors.grad_fn")
-    return engine.BackwardFunction(SimpleNamespace(prim=prim)).name()
+    Where PyTorch's name depends on how the operation was called, this is the
+    first line of the record's rule (`PowBackward0 for x ** number, ...`).
+    """
+    from funcgrad.tensors.grad_fn import declared_name
+
+    return declared_name(prim)
 
 
 # --- MkDocs events -----------------------------------------------------------------

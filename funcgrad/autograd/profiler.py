@@ -1,17 +1,19 @@
 """`funcgrad.autograd.profiler`: time every primitive and every backward node, as PyTorch's profiler does.
 
-While a `profile` is open, `Primitive.__call__` is replaced at class level
-by a timed wrapper, and an observer joins the backward walk
-(`funcgrad.transforms.reverse._OBSERVERS`). Both are removed when the last
-profile (or `emit_nvtx`) closes, so code that is not profiled pays nothing:
-`Primitive.__call__` is then the original function again.
+While a `profile` (or `emit_nvtx`) is open, the thread that opened it
+observes its own computation through `funcgrad.ops.observe`: every
+primitive application runs inside the observer's `call`, and every node of
+a backward walk between its `before_vjp` and `after_vjp`. Nothing is
+patched: `Primitive` keeps its methods, other threads run exactly as
+without a profile, and when the last profile closes the hot path is back to
+testing one counter (`funcgrad.ops.observe.active`).
 
 What is recorded:
 
 * one event per primitive application (`multiply`, `sin`, `sum`, ...),
   named like the registry;
 * one event per node visited by a backward walk, named like its `grad_fn`
-  (`MultiplyBackward0`; the name comes from
+  (`MulBackward0`; the name comes from
   `funcgrad.tensors.grad_fn.BackwardFunction.name`);
 * one event per `record_function` range.
 
@@ -26,9 +28,16 @@ for a primitive run outside any backward walk, `"backward"` for a backward
 node and for every primitive run inside one, `"user_annotation"` for a
 `record_function` range.
 
-Only the thread that opened a profile is recorded into it: other threads
-run through the same wrapper but are not timed (each thread has its own
-profiles and its own stack of open events).
+Threads: a profile records the thread that opened it and no other; each
+thread has its own profiles and its own stack of open events, and a thread
+started inside a profile is not recorded unless it opens one itself. This
+is PyTorch's rule too ("profiler is thread local", in the docstring of
+`torch.autograd.profiler.profile`; with torch 2.13, the operations another
+thread runs while a profile is open are in neither
+`torch.autograd.profiler.profile` nor `torch.profiler.profile`). PyTorch
+also follows the work it hands to its own threads (the autograd engine's
+workers, `torch.jit.fork` tasks); funcgrad runs a backward pass in the
+calling thread, so there is nothing to follow.
 """
 
 from __future__ import annotations
@@ -43,36 +52,71 @@ import time
 import warnings
 
 from funcgrad.graph import Node
-from funcgrad.ops.registry import Primitive
+from funcgrad.ops.observe import observing
 from funcgrad.tensors.grad_fn import _GRAD_FN_CLASSES, grad_fn_of
-
-# The module, not the function `funcgrad.transforms.reverse` re-exported by
-# `funcgrad.transforms`.
-_walk_module = importlib.import_module("funcgrad.transforms.reverse")
 
 _now = time.perf_counter_ns
 
 
-# --- per-thread state -------------------------------------------------------
+# --- per-thread state, which is also the thread's observer -------------------
 
 
 class _State:
-    """What one thread records into: its open profiles and its open events."""
+    """What one thread records into: its open profiles and its open events.
 
-    __slots__ = ("profiles", "nvtx", "stack", "active", "record_shapes")
+    While one of its profiles (or `emit_nvtx` blocks) is open, the state is
+    registered as the thread's observer (`funcgrad.ops.observe.observing`)
+    and times what the thread computes.
+    """
+
+    __slots__ = ("profiles", "nvtx", "stack", "active", "record_shapes", "use_cuda", "_observing")
 
     def __init__(self):
         self.profiles: list[profile] = []
         self.nvtx: list[emit_nvtx] = []
         self.stack: list[FunctionEvent] = []
-        self.active = 0  # len(profiles) + len(nvtx): the one check of the hot path
+        self.active = 0  # len(profiles) + len(nvtx)
         self.record_shapes = False
+        self.use_cuda = False
+        self._observing: observing | None = None
 
     def refresh(self) -> None:
-        self.active = len(self.profiles) + len(self.nvtx)
+        """Observe while something is open, stop when the last one closes."""
+        active = len(self.profiles) + len(self.nvtx)
+        if active and self._observing is None:
+            self._observing = observing(self)
+            self._observing.__enter__()
+        elif not active and self._observing is not None:
+            self._observing.__exit__(None, None, None)
+            self._observing = None
+        self.active = active
         self.record_shapes = any(p.record_shapes for p in self.profiles) or any(
             n.record_shapes for n in self.nvtx
         )
+        self.use_cuda = any(p.use_cuda for p in self.profiles)
+
+    # The observer protocol of funcgrad.ops.observe (called in this thread only).
+
+    def call(self, prim, args, params, run):
+        event = _begin(self, prim.name, "forward", args, None)
+        try:
+            return run()
+        finally:
+            _end(self, event)
+
+    def before_vjp(self, node):
+        # The event stays open while the walk's frame runs (see _close_dangling).
+        # Skip comprehension frames (Python < 3.12) to reach the walk's own.
+        frame = sys._getframe(1)
+        while frame.f_code.co_name.startswith("<") and frame.f_back is not None:
+            frame = frame.f_back
+        return _begin(self, _backward_name(node), "backward", (node,), frame)
+
+    def cotangent(self, node, input_index, ct):
+        pass
+
+    def after_vjp(self, node, token):
+        _end(self, token)
 
 
 class _Local(threading.local):
@@ -82,76 +126,6 @@ class _Local(threading.local):
 
 _local = _Local()
 
-
-# --- installing and removing the instrumentation ----------------------------
-
-_patch_lock = threading.Lock()
-_patch_users = 0
-_saved_call = None  # Primitive.__call__ as it was before the first profile opened
-
-
-def _acquire() -> None:
-    """Install the timed `Primitive.__call__` and the walk observer (reference counted)."""
-    global _patch_users, _saved_call
-    with _patch_lock:
-        if _patch_users == 0:
-            _saved_call = Primitive.__dict__["__call__"]
-            # NOTE: set on the class: Python looks special methods up on the type.
-            Primitive.__call__ = _timed_call
-            _walk_module._OBSERVERS.append(_OBSERVER)
-        _patch_users += 1
-
-
-def _release() -> None:
-    """Undo `_acquire`; the last release restores the original `Primitive.__call__`."""
-    global _patch_users
-    with _patch_lock:
-        _patch_users -= 1
-        if _patch_users == 0:
-            # NOTE: if someone replaced the wrapper after us, theirs stays (it
-            # calls ours, which passes straight through when nothing is open).
-            if Primitive.__dict__.get("__call__") is _timed_call:
-                Primitive.__call__ = _saved_call
-            try:
-                _walk_module._OBSERVERS.remove(_OBSERVER)
-            except ValueError:
-                pass
-
-
-def _timed_call(self, *args, **params):
-    state = _local.state
-    if not state.active:  # another thread, or every profile here is closed
-        return _saved_call(self, *args, **params)
-    event = _begin(state, self.name, "forward", args, None)
-    try:
-        return _saved_call(self, *args, **params)
-    finally:
-        _end(state, event)
-
-
-class _WalkObserver:
-    """Times each node of a backward walk (the thread's open profiles only)."""
-
-    def before_vjp(self, node):
-        state = _local.state
-        if not state.active:
-            return None
-        # The event stays open while the walk's frame runs (see _close_dangling).
-        # Skip the comprehension frame that calls observers (Python < 3.12).
-        frame = sys._getframe(1)
-        while frame.f_code.co_name.startswith("<") and frame.f_back is not None:
-            frame = frame.f_back
-        return _begin(state, _backward_name(node), "backward", (node,), frame)
-
-    def cotangent(self, node, input_index, ct):
-        pass
-
-    def after_vjp(self, node, token):
-        if token is not None:
-            _end(_local.state, token)
-
-
-_OBSERVER = _WalkObserver()
 _BACKWARD_NAMES: dict = {}
 
 
@@ -200,7 +174,7 @@ def _begin(state: _State, name: str, category: str, args, frame):
         ev.input_shapes = [_shape_of(a) for a in args]
     if state.nvtx:
         _nvtx_push(ev, state)
-    if args is not None:
+    if state.use_cuda and args is not None:
         gpu = _gpu_module(args)
         if gpu is not None:
             # NOTE: events belong to a GPU: made and recorded on the values' one
@@ -286,7 +260,7 @@ class FunctionEvent:
     Attributes:
         id: A number unique within the process.
         name: The primitive's name (`"multiply"`), the backward node's
-            `grad_fn` name (`"MultiplyBackward0"`) or the `record_function`
+            `grad_fn` name (`"MulBackward0"`) or the `record_function`
             name.
         category: `"forward"` (a primitive application), `"backward"` (a
             node of a backward walk, or a primitive its VJP rule ran) or
@@ -524,7 +498,7 @@ class EventList(list):
         >>> events = prof.events()
         >>> [(e.name, e.category) for e in events]  # doctest: +NORMALIZE_WHITESPACE
         [('multiply', 'forward'), ('sum', 'forward'), ('SumBackward0', 'backward'),
-         ('broadcast_to', 'backward'), ('MultiplyBackward0', 'backward')]
+         ('broadcast_to', 'backward'), ('MulBackward0', 'backward')]
         >>> print(events.key_averages().table(sort_by="count", row_limit=1))
         ---------...
                 Name    Self CPU %      Self CPU   CPU total %  ...
@@ -759,6 +733,13 @@ def _write_trace(events, path, start_ns) -> None:
 # --- the context managers -----------------------------------------------------
 
 
+def _not_implemented(argument: str, why: str):
+    raise NotImplementedError(
+        f"funcgrad.autograd.profiler.profile: {argument} is not implemented; {why} in "
+        f"funcgrad's profiler. Leave the argument out (or at its default)."
+    )
+
+
 class profile:
     """Record the time of every operation and backward node run in this block.
 
@@ -769,20 +750,26 @@ class profile:
 
     Args:
         enabled: If false, record nothing (the block runs as without it).
-        use_cuda: Accepted for compatibility: GPU time is measured (with
-            CUDA events) for every operation on CuPy arrays, and is 0 for
-            NumPy arrays.
-        use_device: Same as `use_cuda` (`"cuda"`).
+        use_cuda: Also measure GPU time, with CUDA events, for every
+            operation on CuPy arrays (operations on NumPy arrays get 0).
+            Off by default, as in PyTorch: the `CUDA total` column is then 0.
+        use_device: `"cuda"` is the same as `use_cuda=True`; no other
+            device is supported.
         record_shapes: Record the shapes of each operation's arguments
             (`key_averages(group_by_input_shape=True)` groups by them).
-        with_flops: Accepted for compatibility with PyTorch; ignored.
-        profile_memory: Accepted for compatibility with PyTorch; ignored.
-        with_stack: Accepted for compatibility with PyTorch; ignored.
-        with_modules: Accepted for compatibility with PyTorch; ignored.
-        use_kineto: Accepted for compatibility with PyTorch; ignored.
-        use_cpu: Accepted for compatibility with PyTorch; ignored.
-        experimental_config: Accepted for compatibility with PyTorch; ignored.
-        acc_events: Accepted for compatibility with PyTorch; ignored.
+        post_processing_timeout_s: Accepted: funcgrad has no post-processing
+            step (events are ready when the block ends), so no timeout can
+            be reached.
+
+    The other arguments of PyTorch's signature (`with_flops`,
+    `profile_memory`, `with_stack`, `with_modules`, `use_kineto=True`,
+    `use_cpu=False`, `experimental_config`, `acc_events`,
+    `custom_trace_id_callback`, `activity_filters`) are not implemented:
+    passing anything but their default raises `NotImplementedError` naming
+    the argument, instead of silently recording less than asked.
+
+    Raises:
+        NotImplementedError: For an argument funcgrad does not implement.
 
     Examples:
         >>> import funcgrad as torch
@@ -792,13 +779,13 @@ class profile:
         ...     y = x ** 2
         ...     y.backward()
         >>> [(e.name, e.category) for e in prof.function_events]
-        [('power', 'forward'), ('PowerBackward0', 'backward'), ('power', 'backward')]
+        [('power', 'forward'), ('PowBackward0', 'backward'), ('power', 'backward')]
         >>> print(prof)
         ---------...
                    Name    Self CPU %      Self CPU   CPU total %     CPU total  CPU time avg    CUDA total    # of Calls
         ---------...
                   power  ...
-         PowerBackward0  ...
+         PowBackward0  ...
                   power  ...
         ---------...
         Self CPU time total: ...
@@ -819,11 +806,28 @@ class profile:
         use_cpu: bool = True,
         experimental_config=None,
         acc_events: bool = False,
+        custom_trace_id_callback=None,
+        post_processing_timeout_s: float | None = None,
+        activity_filters=None,
     ):
+        if use_device is not None and use_device != "cuda":
+            _not_implemented(f"use_device={use_device!r}", 'only "cuda" (CuPy) devices are timed')
+        for name, value, default, why in (
+            ("with_flops", with_flops, False, "no FLOPs are counted"),
+            ("profile_memory", profile_memory, False, "no allocations are tracked"),
+            ("with_stack", with_stack, False, "no Python stacks are recorded per event"),
+            ("with_modules", with_modules, False, "no module hierarchy is recorded"),
+            ("use_kineto", use_kineto, False, "there is no Kineto backend"),
+            ("use_cpu", use_cpu, True, "CPU events are always recorded"),
+            ("experimental_config", experimental_config, None, "there is no Kineto backend"),
+            ("acc_events", acc_events, False, "a profile records a single run"),
+            ("custom_trace_id_callback", custom_trace_id_callback, None, "traces have no id"),
+            ("activity_filters", activity_filters, None, "events cannot be filtered"),
+        ):
+            if not (value is default or value == default):
+                _not_implemented(f"{name}={value!r}", why)
         self.enabled = bool(enabled)
-        self.use_cuda = bool(use_cuda) or (
-            use_device is not None and str(use_device).startswith("cuda")
-        )
+        self.use_cuda = bool(use_cuda) or use_device == "cuda"
         self.record_shapes = bool(record_shapes)
         self._events: list[FunctionEvent] = []
         self._state: _State | None = None
@@ -842,7 +846,6 @@ class profile:
             return self
         self._start_ns = _now()
         state = _local.state
-        _acquire()
         state.profiles.append(self)
         state.refresh()
         self._state = state
@@ -857,7 +860,6 @@ class profile:
                     del state.profiles[i]
                     break
             state.refresh()
-            _release()
             if state.stack and state.stack[-1]._frame is not None:
                 _close_dangling(state.stack)
             stop = _now()
@@ -1025,7 +1027,6 @@ class emit_nvtx:
                 )
             return self
         state = _local.state
-        _acquire()
         state.nvtx.append(self)
         state.refresh()
         self._state = state
@@ -1040,7 +1041,6 @@ class emit_nvtx:
                 del state.nvtx[i]
                 break
         state.refresh()
-        _release()
         self._state = None
 
 

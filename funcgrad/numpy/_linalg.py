@@ -1,7 +1,9 @@
-"""Products of `funcgrad.numpy` (matmul, dot, einsum, outer ...) and triangles (tril, triu).
+"""Hand-written products of `funcgrad.numpy`: einsum, dot, inner, outer, vdot, tensordot.
 
-`matmul` and `einsum` are primitives; `dot`, `inner`, `outer`, `vdot` and
-`tensordot` are built from them (and `multiply`, `reshape`), so they are
+`matmul`, `tril` and `triu` apply one primitive each and are generated into
+`_generated.py`. `einsum` is a primitive too, but its subscripts come first
+and are checked here; `dot`, `inner`, `outer`, `vdot` and `tensordot` are
+built from `matmul` and `einsum` (and `multiply`, `reshape`), so they are
 differentiable to any order like everything else.
 """
 
@@ -12,37 +14,10 @@ from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import linalg as _la
 from funcgrad.ops import shape as _sh
 
-__all__ = ["dot", "einsum", "inner", "matmul", "outer", "tensordot", "tril", "triu", "vdot"]
+__all__ = ["dot", "einsum", "inner", "outer", "tensordot", "vdot"]
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _OPTIMIZE = (False, True, "greedy", "optimal")
-
-
-def matmul(x1, x2):
-    """Return the matrix product `x1 @ x2`, as `numpy.matmul` computes it.
-
-    Both operands are stacks of matrices in their last two axes, and the
-    leading (batch) axes broadcast. A 1-D operand is a vector: a row on the
-    left, a column on the right (its unit axis is removed from the result).
-
-    Args:
-        x1: An array, or a graph node; at least 1-D.
-        x2: An array, or a graph node; at least 1-D.
-
-    Returns:
-        An array, or a node if either argument is a node.
-
-    Raises:
-        funcgrad.errors.OpError: If an operand is 0-D or the inner sizes differ.
-
-    Examples:
-        >>> import numpy as np, funcgrad.numpy as fnp
-        >>> fnp.matmul([[1.0, 2.0], [3.0, 4.0]], [1.0, 1.0])
-        array([3., 7.])
-        >>> fnp.matmul(np.ones((2, 1, 3, 4)), np.ones((5, 4, 2))).shape
-        (2, 5, 3, 2)
-    """
-    return _la.matmul(x1, x2)
 
 
 def dot(a, b):
@@ -246,47 +221,3 @@ def einsum(subscripts, *operands, optimize=False):
             f"explicit contraction paths are not supported"
         )
     return _la.einsum(*operands, subscripts=subscripts, optimize=optimize)
-
-
-def tril(m, k=0):
-    """Return `m` with the entries above the `k`-th diagonal zeroed, as `numpy.tril`.
-
-    Acts on the last two axes; `k=0` is the main diagonal, `k < 0` below it.
-
-    Args:
-        m: An array or graph node with at least 2 axes.
-        k: The diagonal above which to zero.
-
-    Returns:
-        An array, or a node if `m` is a node.
-
-    Examples:
-        >>> import numpy as np, funcgrad.numpy as fnp
-        >>> fnp.tril(np.ones((3, 3)), k=-1)
-        array([[0., 0., 0.],
-               [1., 0., 0.],
-               [1., 1., 0.]])
-    """
-    return _la.tril(m, k=k)
-
-
-def triu(m, k=0):
-    """Return `m` with the entries below the `k`-th diagonal zeroed, as `numpy.triu`.
-
-    Acts on the last two axes; `k=0` is the main diagonal, `k > 0` above it.
-
-    Args:
-        m: An array or graph node with at least 2 axes.
-        k: The diagonal below which to zero.
-
-    Returns:
-        An array, or a node if `m` is a node.
-
-    Examples:
-        >>> import numpy as np, funcgrad.numpy as fnp
-        >>> fnp.triu(np.ones((3, 3)))
-        array([[1., 1., 1.],
-               [0., 1., 1.],
-               [0., 0., 1.]])
-    """
-    return _la.triu(m, k=k)

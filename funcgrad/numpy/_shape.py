@@ -1,11 +1,13 @@
-"""Shape functions of `funcgrad.numpy` (see the package docstring).
+"""Hand-written shape functions of `funcgrad.numpy` (see the package docstring).
 
-Most are one primitive each (`transpose`, `squeeze`, `concatenate`, ...);
+The functions that apply one primitive each (`reshape`, `transpose`,
+`squeeze`, `flip`, ...) are generated into `_generated.py`. Here are those
+with another signature (`concatenate` and `stack` take a sequence,
+`expand_dims` needs its axis, `pad` has modes) and the compositions:
 `swapaxes`, `moveaxis`, `ravel`, the `atleast_*d` family and the stacking
-helpers are written over those. `split` returns several arrays while a
-graph node holds one value, so it is one `getitem` (a slice) per piece: the
-pieces are independent nodes, and each one's gradient flows back into its
-own slab of the input.
+helpers. `split` returns several arrays while a graph node holds one value,
+so it is one `getitem` (a slice) per piece: the pieces are independent
+nodes, and each one's gradient flows back into its own slab of the input.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import numpy as _np
 
 from funcgrad.errors import OpError as _OpError
 from funcgrad.graph import Node as _Node
+from funcgrad.numpy._adapters import axes as _axes
 from funcgrad.ops import shape as _sh
 from funcgrad.ops._util import normalize_axis as _normalize_axis
 from funcgrad.ops.index import getitem as _getitem
@@ -26,21 +29,16 @@ __all__ = [
     "atleast_1d",
     "atleast_2d",
     "atleast_3d",
-    "broadcast_to",
     "concatenate",
     "expand_dims",
-    "flip",
     "hstack",
     "moveaxis",
     "pad",
     "permute_dims",
     "ravel",
-    "reshape",
     "split",
-    "squeeze",
     "stack",
     "swapaxes",
-    "transpose",
     "vstack",
 ]
 
@@ -50,41 +48,6 @@ def _array(a):
     if type(a) is _Node or hasattr(a, "shape"):
         return a
     return _np.asarray(a)
-
-
-def _axes(axis):
-    """Return an axis argument as an int, a tuple of ints or None (static parameters)."""
-    if axis is None or isinstance(axis, int):
-        return axis
-    if hasattr(axis, "__index__"):
-        return axis.__index__()
-    return tuple(axis)
-
-
-def reshape(a, newshape):
-    """Return `a` with the same values in a new shape (one entry may be -1).
-
-    Examples:
-        >>> import funcgrad.numpy as fnp
-        >>> fnp.reshape([1.0, 2.0, 3.0, 4.0], (2, 2))
-        array([[1., 2.],
-               [3., 4.]])
-    """
-    shape = (newshape,) if isinstance(newshape, int) else tuple(newshape)
-    return _sh.reshape(a, shape=shape)
-
-
-def broadcast_to(array, shape):
-    """Return `array` broadcast to `shape`, as NumPy would broadcast it.
-
-    Examples:
-        >>> import funcgrad.numpy as fnp
-        >>> fnp.broadcast_to([1.0, 2.0], (2, 2))
-        array([[1., 2.],
-               [1., 2.]])
-    """
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    return _sh.broadcast_to(array, shape=shape)
 
 
 def ravel(a):
@@ -100,26 +63,6 @@ def ravel(a):
 
 # --- permuting axes -------------------------------------------------------------
 
-def transpose(a, axes=None):
-    """Return `a` with its axes permuted (reversed if `axes` is None).
-
-    Args:
-        a: An array, a number, or a graph node.
-        axes: A permutation of `range(a.ndim)`; negative entries count from
-            the end.
-
-    Examples:
-        >>> import funcgrad.numpy as fnp
-        >>> fnp.transpose([[1.0, 2.0, 3.0]])
-        array([[1.],
-               [2.],
-               [3.]])
-        >>> fnp.transpose(fnp.reshape(fnp.ravel([[0.0] * 6]), (1, 2, 3)), (2, 0, 1)).shape
-        (3, 1, 2)
-    """
-    return _sh.transpose(a, axes=None if axes is None else tuple(axes))
-
-
 def permute_dims(a, axes=None):
     """Return `a` with its axes permuted: the array-API name of `transpose`.
 
@@ -128,7 +71,7 @@ def permute_dims(a, axes=None):
         >>> fnp.permute_dims([[1.0, 2.0]], (1, 0)).shape
         (2, 1)
     """
-    return transpose(a, axes)
+    return _sh.transpose(a, axes=_axes(axes))
 
 
 def swapaxes(a, axis1, axis2):
@@ -182,19 +125,6 @@ def moveaxis(a, source, destination):
 
 
 # --- adding and removing axes ------------------------------------------------------
-
-def squeeze(a, axis=None):
-    """Return `a` without its size-1 axes (only those in `axis`, if given).
-
-    Examples:
-        >>> import numpy as np, funcgrad.numpy as fnp
-        >>> fnp.squeeze(np.zeros((1, 3, 1))).shape
-        (3,)
-        >>> fnp.squeeze(np.zeros((1, 3, 1)), axis=-1).shape
-        (1, 3)
-    """
-    return _sh.squeeze(a, axis=_axes(axis))
-
 
 def expand_dims(a, axis):
     """Return `a` with new size-1 axes at the positions `axis` (an int or a tuple).
@@ -392,19 +322,7 @@ def array_split(ary, indices_or_sections, axis=0):
     return _split(ary, indices_or_sections, axis, "array_split", equal=False)
 
 
-# --- reversing and padding -----------------------------------------------------------------
-
-def flip(m, axis=None):
-    """Return `m` with the order of its elements reversed along `axis` (all axes if None).
-
-    Examples:
-        >>> import funcgrad.numpy as fnp
-        >>> fnp.flip([[1.0, 2.0], [3.0, 4.0]], axis=-1)
-        array([[2., 1.],
-               [4., 3.]])
-    """
-    return _sh.flip(m, axis=_axes(axis))
-
+# --- padding ------------------------------------------------------------------------------
 
 _GATHER_MODES = ("edge", "reflect", "symmetric", "wrap")
 

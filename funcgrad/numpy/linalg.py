@@ -2,95 +2,23 @@
 
 Every function acts on the last two axes and broadcasts over the leading
 ones, like NumPy's. Matrices must be real (float16, float32 or float64).
+`inv`, `solve`, `det` and `norm` apply one primitive each and are generated
+from the primitive records; `slogdet` (a pair, one of it differentiable)
+and `cholesky` (its `upper` option) are written here.
 """
 
-from __future__ import annotations
+from collections import namedtuple as _namedtuple
 
-from collections import namedtuple
-
-from funcgrad.backend import xp_of
-from funcgrad.graph import Node
+from funcgrad.backend import xp_of as _xp_of
+from funcgrad.graph import Node as _Node
+from funcgrad.numpy._generated_linalg import *  # noqa: F403
+from funcgrad.numpy._generated_linalg import __all__ as _generated_all
 from funcgrad.ops import linalg as _la
-from funcgrad.ops import reduce as _rd
 
-__all__ = ["cholesky", "det", "inv", "norm", "slogdet", "solve"]
+__all__ = ["SlogdetResult", "cholesky", "slogdet", *_generated_all]
 
-SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
+SlogdetResult = _namedtuple("SlogdetResult", ["sign", "logabsdet"])
 SlogdetResult.__doc__ = "The `(sign, logabsdet)` pair that `slogdet` returns."
-
-
-def inv(a):
-    """Return the inverse of the matrix `a` (of each matrix in a stack).
-
-    The gradient of `inv(a)` with respect to `a` is `-inv(a)^T ct inv(a)^T`.
-
-    Args:
-        a: An array or graph node of shape `(..., n, n)`.
-
-    Returns:
-        An array, or a node if `a` is a node.
-
-    Raises:
-        funcgrad.errors.OpError: If a matrix is singular (NumPy's
-            `LinAlgError`, with the shapes named).
-
-    Examples:
-        >>> import funcgrad.numpy as fnp
-        >>> fnp.linalg.inv([[2.0, 0.0], [0.0, 4.0]])
-        array([[0.5 , 0.  ],
-               [0.  , 0.25]])
-    """
-    return _la.inv(a)
-
-
-def solve(a, b):
-    """Return `x` such that `a @ x = b`, as `numpy.linalg.solve` (NumPy 2 rules).
-
-    `b` is one vector if it is 1-D (the result then has shape `(..., n)`);
-    otherwise it is a stack of `(n, k)` matrices whose batch axes broadcast
-    against those of `a`.
-
-    Args:
-        a: An array or graph node of shape `(..., n, n)`.
-        b: An array or graph node of shape `(n,)` or `(..., n, k)`.
-
-    Returns:
-        An array, or a node if either argument is a node.
-
-    Raises:
-        funcgrad.errors.OpError: If `a` is singular or the shapes do not fit.
-
-    Examples:
-        >>> import funcgrad.numpy as fnp
-        >>> fnp.linalg.solve([[2.0, 0.0], [0.0, 4.0]], [1.0, 1.0])
-        array([0.5 , 0.25])
-    """
-    return _la.solve(a, b)
-
-
-def det(a):
-    """Return the determinant of the matrix `a` (of each matrix in a stack).
-
-    The gradient is `det(a) * inv(a)^T`, so it is computed through `inv`:
-    at an exactly singular matrix `inv` fails and the backward pass raises
-    `OpError` (the gradient there, the adjugate, is not implemented). Use
-    `slogdet` for large matrices, whose determinant may overflow.
-
-    Args:
-        a: An array or graph node of shape `(..., n, n)`.
-
-    Returns:
-        An array of shape `(...)`, or a node if `a` is a node.
-
-    Examples:
-        >>> import numpy as np, funcgrad as fg, funcgrad.numpy as fnp
-        >>> fnp.linalg.det([[2.0, 0.0], [0.0, 3.0]])
-        np.float64(6.0)
-        >>> fg.grad(fnp.linalg.det)(np.array([[2.0, 0.0], [0.0, 3.0]]))
-        array([[3., 0.],
-               [0., 2.]])
-    """
-    return _la.det(a)
 
 
 def slogdet(a):
@@ -117,10 +45,10 @@ def slogdet(a):
         array([[ 0.5  ,  0.   ],
                [-0.125,  0.25 ]])
     """
-    if type(a) is not Node:
-        value = a if hasattr(a, "shape") else xp_of(a).asarray(a)
-        return SlogdetResult(*xp_of(value).linalg.slogdet(value))
-    sign = xp_of(a.value).linalg.slogdet(a.value)[0]
+    if type(a) is not _Node:
+        value = a if hasattr(a, "shape") else _xp_of(a).asarray(a)
+        return SlogdetResult(*_xp_of(value).linalg.slogdet(value))
+    sign = _xp_of(a.value).linalg.slogdet(a.value)[0]
     return SlogdetResult(sign, _la.logabsdet(a))
 
 
@@ -155,47 +83,3 @@ def cholesky(a, upper=False):
     """
     factor = _la.cholesky(a)
     return _la._mT(factor) if upper else factor
-
-
-def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002  (NumPy's name)
-    """Return a vector or matrix norm of `x`, like `numpy.linalg.norm`.
-
-    With `axis=None` and `ord=None` this is the 2-norm of all the entries,
-    whatever the number of dimensions. An int `axis` (or a 1-D `x`) gives
-    vector norms; a pair of axes (or a 2-D `x` with `ord` given) gives
-    matrix norms.
-
-    Orders: for vectors any number (None or 2: Euclidean; 1: sum of
-    magnitudes; inf, -inf: largest, smallest magnitude; 0: number of
-    nonzero entries; other p: `sum(|x|**p)**(1/p)`); for matrices None or
-    `'fro'` (Frobenius), 1, -1 (largest, smallest absolute column sum) and
-    inf, -inf (largest, smallest absolute row sum).
-
-    The gradient at the zero vector is 0, not NaN, and entries, columns or
-    rows that tie for the extremum share the gradient evenly.
-
-    Args:
-        x: An array, or a graph node.
-        ord: The order of the norm (see above).
-        axis: None, an int (vector norms) or a pair of ints (matrix norms).
-        keepdims: If true, the reduced axes stay, with size 1.
-
-    Returns:
-        An array, or a node if `x` is a node.
-
-    Raises:
-        funcgrad.errors.OpError: For a matrix norm that needs singular
-            values (`ord=2`, `-2`, `'nuc'`), or an axis out of range.
-
-    Examples:
-        >>> import numpy as np, funcgrad as fg, funcgrad.numpy as fnp
-        >>> fnp.linalg.norm(np.array([3.0, 4.0]))
-        np.float64(5.0)
-        >>> fnp.linalg.norm(np.array([[1.0, -2.0], [3.0, 4.0]]), ord=1)
-        np.float64(6.0)
-        >>> fg.grad(fnp.linalg.norm)(np.array([3.0, 4.0]))
-        array([0.6, 0.8])
-        >>> fg.grad(fnp.linalg.norm)(np.zeros(2))
-        array([0., 0.])
-    """
-    return _rd.norm(x, ord=ord, axis=axis, keepdims=keepdims)

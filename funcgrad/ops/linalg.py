@@ -159,7 +159,7 @@ def _matmul_hint(error, x, y):
 
 
 def _matmul_grad_fn(inputs, params):
-    """By the operands' ranks, as PyTorch's matmul dispatches (Dot, Mv, Mm, ... Backward0).
+    """DotBackward0, MvBackward0, MmBackward0 ... by the operands' ranks, as PyTorch's matmul.
 
     DotBackward0 (1-D @ 1-D), MvBackward0 (2-D @ 1-D), MmBackward0 (2-D @ 2-D),
     SqueezeBackward4 (1-D @ 2-D), CloneBackward0 (2-D @ a batch), else UnsafeViewBackward0.

@@ -1,8 +1,13 @@
-"""PyTorch-named functions on tensors (`funcgrad.exp`, `funcgrad.mean` ...), also installed as methods.
+"""Hand-written PyTorch-style functions on tensors (`funcgrad.add`, `funcgrad.var`, `funcgrad.cat` ...).
 
-Each is a thin translation of PyTorch's argument names (`dim`, `keepdim`)
-to `funcgrad.numpy`'s (`axis`, `keepdims`); `_apply` runs the NumPy-like
-function on the tensors' nodes (or values) and wraps the result.
+The functions that apply one primitive with PyTorch's usual arguments
+(`funcgrad.exp`, `funcgrad.sum(input, dim, keepdim)` ...) are generated from
+the primitive records into `_generated.py`. Here are those whose signature
+is PyTorch's own (`alpha=`, `unbiased=`, `*sizes`, `dims`, a `(values,
+indices)` pair), the compositions (`square`, `dot`, `flatten` ...) and the
+functions that have no gradient (`argmax`, `all`, `equal` ...). Each runs
+through `_apply`, which applies the primitive to the tensors' nodes (or
+values) and wraps the result.
 """
 
 from __future__ import annotations
@@ -11,49 +16,53 @@ from collections import namedtuple
 
 import numpy as np
 
-from funcgrad import nn as _nn
 from funcgrad import numpy as fnp
+from funcgrad.ops import elementwise as _ew
+from funcgrad.ops import reduce as _rd
+from funcgrad.ops import shape as _sh
+from funcgrad.tensors._adapters import dims as _dims
 from funcgrad.tensors.tensor_class import Tensor, _apply, _new_like, _unwrap_value
 
-__all__ = ['abs', 'acos', 'add', 'all', 'allclose', 'any', 'argmax', 'argmin', 'asin', 'atan', 'atan2', 'bmm', 'cat', 'clamp', 'clip', 'concatenate', 'cos', 'cosh', 'cumsum', 'div', 'dot', 'einsum', 'equal', 'exp', 'expand', 'expm1', 'flatten', 'flip', 'log', 'log1p', 'log_softmax', 'logsumexp', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mm', 'mul', 'neg', 'norm', 'outer', 'permute', 'pow', 'prod', 'reciprocal', 'relu', 'reshape', 'sigmoid', 'sign', 'sin', 'sinh', 'softmax', 'sqrt', 'square', 'squeeze', 'stack', 'std', 'sub', 'sum', 't', 'tan', 'tanh', 'transpose', 'unsqueeze', 'var', 'where']
+__all__ = [
+    "add",
+    "all",
+    "allclose",
+    "any",
+    "argmax",
+    "argmin",
+    "cat",
+    "concatenate",
+    "div",
+    "dot",
+    "einsum",
+    "equal",
+    "expand",
+    "flatten",
+    "flip",
+    "max",
+    "min",
+    "norm",
+    "outer",
+    "permute",
+    "pow",
+    "reciprocal",
+    "reshape",
+    "square",
+    "squeeze",
+    "stack",
+    "std",
+    "sub",
+    "t",
+    "transpose",
+    "unsqueeze",
+    "var",
+    "where",
+]
 
 _ValuesIndices = namedtuple("return_types", ["values", "indices"])
 
 
-def _dims(dim):
-    return dim if dim is None or isinstance(dim, int) else tuple(dim)
-
-
-def _elementwise(name: str, fn, doc: str):
-    def f(input, *, out=None):  # noqa: A002  (PyTorch's name)
-        return _apply(fn, input)
-
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = f"{doc}\n\nExamples:\n    >>> import funcgrad as torch\n    >>> torch.{name}(torch.zeros(1)).shape\n    funcgrad.Size([1])\n"
-    return f
-
-
-exp = _elementwise("exp", fnp.exp, "Return `e ** input`, elementwise.")
-log = _elementwise("log", fnp.log, "Return the natural logarithm of `input`, elementwise.")
-log1p = _elementwise("log1p", fnp.log1p, "Return `log(1 + input)`, elementwise.")
-expm1 = _elementwise("expm1", fnp.expm1, "Return `exp(input) - 1`, elementwise.")
-sqrt = _elementwise("sqrt", fnp.sqrt, "Return the square root of `input`, elementwise.")
-abs = _elementwise("abs", fnp.absolute, "Return `|input|`, elementwise.")  # noqa: A001
-sign = _elementwise("sign", fnp.sign, "Return the sign (-1, 0, 1) of `input`, elementwise.")
-sin = _elementwise("sin", fnp.sin, "Return the sine of `input`, elementwise.")
-cos = _elementwise("cos", fnp.cos, "Return the cosine of `input`, elementwise.")
-tan = _elementwise("tan", fnp.tan, "Return the tangent of `input`, elementwise.")
-tanh = _elementwise("tanh", fnp.tanh, "Return the hyperbolic tangent of `input`, elementwise.")
-sinh = _elementwise("sinh", fnp.sinh, "Return the hyperbolic sine of `input`, elementwise.")
-cosh = _elementwise("cosh", fnp.cosh, "Return the hyperbolic cosine of `input`, elementwise.")
-asin = _elementwise("asin", fnp.arcsin, "Return the inverse sine of `input`, elementwise.")
-acos = _elementwise("acos", fnp.arccos, "Return the inverse cosine of `input`, elementwise.")
-atan = _elementwise("atan", fnp.arctan, "Return the inverse tangent of `input`, elementwise.")
-neg = _elementwise("neg", fnp.negative, "Return `-input`, elementwise.")
-sigmoid = _elementwise("sigmoid", _nn.sigmoid if hasattr(_nn, "sigmoid") else None, "Return the logistic sigmoid of `input`.")
-relu = _elementwise("relu", _nn.relu if hasattr(_nn, "relu") else None, "Return `max(input, 0)`, elementwise.")
-square = _elementwise("square", fnp.square, "Return `input * input`, elementwise.")
-reciprocal = _elementwise("reciprocal", fnp.reciprocal, "Return `1 / input`, elementwise.")
+# --- arithmetic -------------------------------------------------------------------
 
 
 def add(input, other, *, alpha=1):  # noqa: A002
@@ -65,27 +74,37 @@ def add(input, other, *, alpha=1):  # noqa: A002
         tensor([4., 4.])
     """
     if alpha != 1:
-        return _apply(lambda a, b: fnp.add(a, fnp.multiply(b, alpha)), input, other)
-    return _apply(fnp.add, input, other)
+        return _apply(lambda a, b: _ew.add(a, _ew.multiply(b, alpha)), input, other)
+    return _apply(_ew.add, input, other)
 
 
 def sub(input, other, *, alpha=1):  # noqa: A002
-    """Return `input - alpha * other`."""
+    """Return `input - alpha * other`.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.sub(torch.ones(2), torch.ones(2), alpha=3)
+        tensor([-2., -2.])
+    """
     if alpha != 1:
-        return _apply(lambda a, b: fnp.subtract(a, fnp.multiply(b, alpha)), input, other)
-    return _apply(fnp.subtract, input, other)
-
-
-def mul(input, other):  # noqa: A002
-    """Return `input * other`."""
-    return _apply(fnp.multiply, input, other)
+        return _apply(lambda a, b: _ew.subtract(a, _ew.multiply(b, alpha)), input, other)
+    return _apply(_ew.subtract, input, other)
 
 
 def div(input, other, *, rounding_mode=None):  # noqa: A002
-    """Return `input / other` (true division)."""
+    """Return `input / other` (true division).
+
+    Raises:
+        NotImplementedError: For a `rounding_mode` (its result has no gradient).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.div(torch.ones(2), 4)
+        tensor([0.2500, 0.2500])
+    """
     if rounding_mode is not None:
         raise NotImplementedError("funcgrad.div: rounding_mode is not supported (it has no gradient)")
-    return _apply(fnp.divide, input, other)
+    return _apply(_ew.divide, input, other)
 
 
 def pow(input, exponent):  # noqa: A001, A002
@@ -96,109 +115,115 @@ def pow(input, exponent):  # noqa: A001, A002
         >>> torch.pow(torch.tensor([2.0, 3.0]), 2)
         tensor([4., 9.])
     """
-    return _apply(fnp.power, input, exponent)
+    return _apply(_ew.power, input, exponent)
 
 
-def atan2(input, other):  # noqa: A002
-    """Return the angle of the point `(other, input)`, elementwise."""
-    return _apply(fnp.arctan2, input, other)
-
-
-def maximum(input, other):  # noqa: A002
-    """Return the elementwise larger of two tensors."""
-    return _apply(fnp.maximum, input, other)
-
-
-def minimum(input, other):  # noqa: A002
-    """Return the elementwise smaller of two tensors."""
-    return _apply(fnp.minimum, input, other)
-
-
-def clamp(input, min=None, max=None):  # noqa: A001, A002
-    """Return `input` limited to `[min, max]`.
+def square(input):  # noqa: A002
+    """Return `input ** 2`, elementwise (as in PyTorch, its `grad_fn` is `PowBackward0`).
 
     Examples:
         >>> import funcgrad as torch
-        >>> torch.clamp(torch.tensor([-2.0, 0.5, 2.0]), -1, 1)
-        tensor([-1.0000,  0.5000,  1.0000])
+        >>> torch.square(torch.tensor([3.0], requires_grad=True))
+        tensor([9.], grad_fn=<PowBackward0>)
     """
-    return _apply(lambda a: fnp.clip(a, min, max), input)
+    return _apply(_ew.power, input, 2)
 
 
-clip = clamp
+def reciprocal(input):  # noqa: A002
+    """Return `1 / input`, elementwise.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.reciprocal(torch.tensor([4.0], requires_grad=True))
+        tensor([0.2500], grad_fn=<ReciprocalBackward0>)
+    """
+    return _apply(_ew.divide, 1.0, input)
 
 
 def where(condition, input, other):  # noqa: A002
-    """Return `input` where `condition` holds, else `other` (gradient to the selected branch only)."""
+    """Return `input` where `condition` holds, else `other` (gradient to the selected branch only).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> x = torch.tensor([-1.0, 2.0])
+        >>> torch.where(x > 0, x, torch.zeros(2))
+        tensor([0., 2.])
+    """
     return _apply(lambda c, a, b: fnp.where(c, a, b), condition, input, other)
 
 
-def _reduce(name):
-    def f(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
-        return _apply(lambda a: getattr(fnp, name)(a, axis=_dims(dim), keepdims=keepdim), input)
-
-    f.__name__ = f.__qualname__ = name
-    return f
-
-
-sum = _reduce("sum")  # noqa: A001
-sum.__doc__ = """Return the sum of `input` over `dim` (all elements if None).
-
-Examples:
-    >>> import funcgrad as torch
-    >>> torch.sum(torch.ones(2, 3), dim=1)
-    tensor([3., 3.])
-"""
-mean = _reduce("mean")
-mean.__doc__ = "Return the mean of `input` over `dim` (all elements if None)."
-prod = _reduce("prod")
-prod.__doc__ = "Return the product of `input` over `dim` (all elements if None)."
-
-
-def logsumexp(input, dim, keepdim=False):  # noqa: A002
-    """Return `log(sum(exp(input)))` over `dim`, computed stably."""
-    return _apply(lambda a: _nn.logsumexp(a, axis=_dims(dim), keepdims=keepdim), input)
+# --- reductions ---------------------------------------------------------------------
 
 
 def var(input, dim=None, unbiased=True, keepdim=False, *, correction=None):  # noqa: A002
-    """Return the variance over `dim` (unbiased by default, as in PyTorch)."""
+    """Return the variance over `dim` (unbiased by default, as in PyTorch).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.var(torch.tensor([1.0, 2.0, 3.0, 4.0]))
+        tensor(1.6667)
+    """
     ddof = correction if correction is not None else (1 if unbiased else 0)
-    return _apply(lambda a: fnp.var(a, axis=_dims(dim), keepdims=keepdim, ddof=ddof), input)
+    return _apply(_rd.var, input, axis=_dims(dim), ddof=ddof, keepdims=keepdim)
 
 
 def std(input, dim=None, unbiased=True, keepdim=False, *, correction=None):  # noqa: A002
-    """Return the standard deviation over `dim` (unbiased by default, as in PyTorch)."""
+    """Return the standard deviation over `dim` (unbiased by default, as in PyTorch).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.std(torch.tensor([1.0, 3.0]))
+        tensor(1.4142)
+    """
     ddof = correction if correction is not None else (1 if unbiased else 0)
-    return _apply(lambda a: fnp.std(a, axis=_dims(dim), keepdims=keepdim, ddof=ddof), input)
+    return _apply(_rd.std, input, axis=_dims(dim), ddof=ddof, keepdims=keepdim)
 
 
-def _extremum(name, arg):
+def _extremum(name, prim, elementwise, arg):
     def f(input, dim=None, keepdim=False):  # noqa: A002
         if isinstance(dim, Tensor):  # torch.max(a, b): elementwise
-            return (maximum if name == "max" else minimum)(input, dim)
-        values = _apply(lambda a: getattr(fnp, name)(a, axis=dim, keepdims=keepdim), input)
+            return _apply(elementwise, input, dim)
+        values = _apply(prim, input, axis=_dims(dim), keepdims=keepdim)
         if dim is None:
             return values
-        idx = getattr(np, arg)(_unwrap_value(input), axis=dim, keepdims=keepdim)
+        idx = arg(_unwrap_value(input), axis=dim, keepdims=keepdim)
         return _ValuesIndices(values, _new_like(Tensor, idx, None))
 
     f.__name__ = f.__qualname__ = name
-    f.__doc__ = (f"Return the {name}imum of `input` (over `dim`: a `(values, indices)` pair; "
-                 f"with a tensor as second argument: elementwise).")
+    f.__doc__ = (
+        f"Return the {name}imum of `input`: over all elements, over `dim` (a `(values, "
+        f"indices)` pair), or elementwise with a tensor as second argument.\n\n"
+        f"Examples:\n"
+        f"    >>> import funcgrad as torch\n"
+        f"    >>> torch.{name}(torch.tensor([[1.0, 5.0], [3.0, 2.0]]), dim=1).values\n"
+        f"    tensor([{'5., 3.' if name == 'max' else '1., 2.'}])\n"
+    )
     return f
 
 
-max = _extremum("max", "argmax")  # noqa: A001
-min = _extremum("min", "argmin")  # noqa: A001
+max = _extremum("max", _rd.max_, _ew.maximum, np.argmax)  # noqa: A001
+min = _extremum("min", _rd.min_, _ew.minimum, np.argmin)  # noqa: A001
 
 
 def argmax(input, dim=None, keepdim=False):  # noqa: A002
-    """Return the indices of the maxima (no gradient)."""
+    """Return the indices of the maxima (no gradient).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.argmax(torch.tensor([1.0, 5.0, 3.0]))
+        tensor(1)
+    """
     return _new_like(Tensor, np.argmax(_unwrap_value(input), axis=dim, keepdims=keepdim), None)
 
 
 def argmin(input, dim=None, keepdim=False):  # noqa: A002
-    """Return the indices of the minima (no gradient)."""
+    """Return the indices of the minima (no gradient).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.argmin(torch.tensor([1.0, 5.0, 3.0]))
+        tensor(0)
+    """
     return _new_like(Tensor, np.argmin(_unwrap_value(input), axis=dim, keepdims=keepdim), None)
 
 
@@ -238,8 +263,11 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:  # 
         >>> torch.allclose(torch.tensor([1.0]), torch.tensor([1.0 + 1e-7]))
         True
     """
-    return bool(np.allclose(_unwrap_value(input), _unwrap_value(other), rtol=rtol, atol=atol,
-                            equal_nan=equal_nan))
+    return bool(
+        np.allclose(
+            _unwrap_value(input), _unwrap_value(other), rtol=rtol, atol=atol, equal_nan=equal_nan
+        )
+    )
 
 
 def equal(input, other) -> bool:  # noqa: A002
@@ -254,54 +282,65 @@ def equal(input, other) -> bool:  # noqa: A002
     return a.shape == b.shape and bool(np.all(a == b))
 
 
-def cumsum(input, dim):  # noqa: A002
-    """Return the cumulative sum along `dim`."""
-    return _apply(lambda a: fnp.cumsum(a, axis=dim), input)
-
-
 def norm(input, p="fro", dim=None, keepdim=False):  # noqa: A002
-    """Return the norm of `input` (2-norm of all elements by default)."""
+    """Return the norm of `input` (the 2-norm of all elements by default).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.norm(torch.tensor([3.0, 4.0]))
+        tensor(5.)
+    """
     ord_ = None if p in ("fro", 2) and (dim is None or isinstance(dim, int)) else p
-    return _apply(lambda a: fnp.linalg.norm(a if dim is not None else fnp.reshape(a, (-1,)), ord=ord_, axis=dim, keepdims=keepdim), input)
+
+    def f(a):
+        return fnp.linalg.norm(
+            a if dim is not None else fnp.reshape(a, (-1,)), ord=ord_, axis=dim, keepdims=keepdim
+        )
+
+    return _apply(f, input)
 
 
-def matmul(input, other):  # noqa: A002
-    """Return the matrix product of two tensors (NumPy's matmul semantics)."""
-    return _apply(fnp.matmul, input, other)
-
-
-mm = matmul
-bmm = matmul
+# --- products -----------------------------------------------------------------------
 
 
 def dot(input, other):  # noqa: A002
-    """Return the dot product of two 1-D tensors."""
+    """Return the dot product of two 1-D tensors.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.dot(torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0]))
+        tensor(11.)
+    """
     return _apply(fnp.dot, input, other)
 
 
 def outer(input, vec2):  # noqa: A002
-    """Return the outer product of two 1-D tensors."""
+    """Return the outer product of two 1-D tensors.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.outer(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 10.0]))
+        tensor([[ 1., 10.],
+                [ 2., 20.]])
+    """
     return _apply(fnp.outer, input, vec2)
 
 
 def einsum(equation, *operands):
-    """Return the Einstein summation of the operands."""
+    """Return the Einstein summation of the operands (given one by one or as one list).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.einsum("ij->j", torch.ones(2, 3))
+        tensor([2., 2., 2.])
+    """
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     return _apply(lambda *ops: fnp.einsum(equation, *ops), *operands)
 
 
-def softmax(input, dim):  # noqa: A002
-    """Return the softmax of `input` along `dim`."""
-    return _apply(lambda a: _nn.softmax(a, axis=dim), input)
+# --- shapes ---------------------------------------------------------------------------
 
-
-def log_softmax(input, dim):  # noqa: A002
-    """Return the log of the softmax of `input` along `dim`, computed stably."""
-    return _apply(lambda a: _nn.log_softmax(a, axis=dim), input)
-
-
-# --- shapes ---------------------------------------------------------------------
 
 def _shape_args(shape):
     if len(shape) == 1 and not isinstance(shape[0], int):
@@ -310,51 +349,93 @@ def _shape_args(shape):
 
 
 def reshape(input, *shape):  # noqa: A002
-    """Return `input` with the same values in a new shape (one entry may be -1)."""
-    return _apply(lambda a: fnp.reshape(a, _shape_args(shape)), input)
+    """Return `input` with the same values in a new shape (one entry may be -1).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.reshape(torch.ones(4, requires_grad=True), (2, 2)).grad_fn
+        <ViewBackward0 object at 0x...>
+    """
+    return _apply(_sh.reshape, input, shape=_shape_args(shape))
 
 
 def flatten(input, start_dim=0, end_dim=-1):  # noqa: A002
-    """Return `input` with dimensions `start_dim..end_dim` merged into one."""
+    """Return `input` with dimensions `start_dim..end_dim` merged into one.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.flatten(torch.ones(2, 3, 4), 1).shape
+        funcgrad.Size([2, 12])
+    """
     shape = tuple(input.shape)
     if not shape:
         return reshape(input, 1)
     end = end_dim % len(shape)
     merged = 1
-    for n in shape[start_dim:end + 1]:
+    for n in shape[start_dim : end + 1]:
         merged *= n
-    return reshape(input, shape[:start_dim] + (merged,) + shape[end + 1:])
+    return reshape(input, shape[:start_dim] + (merged,) + shape[end + 1 :])
 
 
 def t(input):  # noqa: A002
-    """Return the transpose of a tensor of at most 2 dimensions."""
+    """Return the transpose of a tensor of at most 2 dimensions.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.t(torch.ones(2, 3, requires_grad=True)).grad_fn
+        <TBackward0 object at 0x...>
+    """
     if input.dim() > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.dim()}D")
-    return _apply(fnp.transpose, input)
+    return _apply(_sh.transpose, input, axes=None)
 
 
 def transpose(input, dim0, dim1):  # noqa: A002
-    """Return `input` with dimensions `dim0` and `dim1` swapped."""
+    """Return `input` with dimensions `dim0` and `dim1` swapped.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.transpose(torch.ones(2, 3, requires_grad=True), 0, 1).grad_fn
+        <TransposeBackward0 object at 0x...>
+    """
     return _apply(lambda a: fnp.swapaxes(a, dim0, dim1), input)
 
 
 def permute(input, *dims):  # noqa: A002
-    """Return `input` with its dimensions permuted."""
-    return _apply(lambda a: fnp.transpose(a, _shape_args(dims)), input)
+    """Return `input` with its dimensions permuted.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.permute(torch.ones(2, 3, 4), (2, 0, 1)).shape
+        funcgrad.Size([4, 2, 3])
+    """
+    return _apply(_sh.transpose, input, axes=_shape_args(dims))
 
 
 def unsqueeze(input, dim):  # noqa: A002
-    """Return `input` with a new dimension of size 1 at `dim`."""
+    """Return `input` with a new dimension of size 1 at `dim`.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.unsqueeze(torch.ones(3), -1).shape
+        funcgrad.Size([3, 1])
+    """
     if dim < 0:
         dim += input.dim() + 1
-    return _apply(lambda a: fnp.expand_dims(a, dim), input)
+    return _apply(_sh.expand_dims, input, axis=dim)
 
 
 def squeeze(input, dim=None):  # noqa: A002
-    """Return `input` without its size-1 dimensions (or just `dim`, if it has size 1)."""
+    """Return `input` without its size-1 dimensions (or just `dim`, if it has size 1).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.squeeze(torch.ones(1, 3, 1)).shape
+        funcgrad.Size([3])
+    """
     if dim is not None and input.shape[dim] != 1:
         return input
-    return _apply(lambda a: fnp.squeeze(a, axis=dim), input)
+    return _apply(_sh.squeeze, input, axis=_dims(dim))
 
 
 def cat(tensors, dim=0):
@@ -372,19 +453,37 @@ concatenate = cat
 
 
 def stack(tensors, dim=0):
-    """Return the tensors stacked along a new dimension."""
+    """Return the tensors stacked along a new dimension.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.stack([torch.ones(2), torch.zeros(2)]).shape
+        funcgrad.Size([2, 2])
+    """
     return _apply(lambda ts: fnp.stack(ts, axis=dim), list(tensors))
 
 
 def flip(input, dims):  # noqa: A002
-    """Return `input` reversed along `dims`."""
-    return _apply(lambda a: fnp.flip(a, axis=_dims(dims)), input)
+    """Return `input` reversed along `dims`.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.flip(torch.tensor([1.0, 2.0, 3.0]), (0,))
+        tensor([3., 2., 1.])
+    """
+    return _apply(_sh.flip, input, axis=_dims(dims))
 
 
 def expand(input, *sizes):  # noqa: A002
-    """Return `input` broadcast to `sizes` (-1 keeps a dimension)."""
+    """Return `input` broadcast to `sizes` (-1 keeps a dimension).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.expand(torch.ones(3, 1), -1, 2).shape
+        funcgrad.Size([3, 2])
+    """
     sizes = _shape_args(sizes)
     shape = tuple(input.shape)
     lead = len(sizes) - len(shape)
     target = tuple(s if s != -1 else shape[i - lead] for i, s in enumerate(sizes))
-    return _apply(lambda a: fnp.broadcast_to(a, target), input)
+    return _apply(_sh.broadcast_to, input, shape=target)

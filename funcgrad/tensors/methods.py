@@ -1,8 +1,16 @@
-"""Operators and methods of `Tensor`, installed from `funcgrad.tensors.functions`.
+"""Operators and methods of `Tensor`, installed from the PyTorch-style functions.
 
 Methods are the module-level functions with the tensor as first argument,
-so each operation is written once. In-place variants (`add_`, `mul_`,
+so each operation is written once. Which function each method and in-place
+method is comes from the primitive records (`_generated.METHODS` and
+`_generated.INPLACE`, written by `scripts/generate_surfaces.py`); this
+module adds the Python operators and the methods that are not one primitive
+(`square`, `view_as`, `zero_` ...). In-place variants (`add_`, `exp_`,
 `zero_` ...) compute the out-of-place result and rebind the tensor to it.
+
+Reflected operators follow PyTorch, which matters for `grad_fn`: `2 * t` is
+`mul(t, 2)` (so `next_functions[0]` is `t`'s), `2 - t` is `rsub`, and
+`2 / t` is `reciprocal(t) * 2`.
 """
 
 from __future__ import annotations
@@ -10,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from funcgrad import numpy as fnp
+from funcgrad.tensors import _generated as G
 from funcgrad.tensors import functions as F
 from funcgrad.tensors import grad_mode
 from funcgrad.tensors.tensor_class import Tensor, _apply, _unwrap_value
@@ -17,6 +26,12 @@ from funcgrad.tensors.tensor_class import Tensor, _apply, _unwrap_value
 
 def _flip(fn):
     return lambda self, other: fn(other, self)
+
+
+def _rtruediv(self, other):
+    if isinstance(other, (int, float, np.generic)):
+        return G.mul(F.reciprocal(self), other)  # what PyTorch records for `2 / t`
+    return F.div(other, self)
 
 
 def _compare(np_fn):
@@ -96,60 +111,82 @@ def _copy(self, src):
     return Tensor._from_value(src_value.copy())
 
 
+# Python's operators that are a declared method (`t * u` is `t.mul(u)`). A commutative
+# reflected operator keeps the tensor first: PyTorch records `2 * t` as mul(t, 2).
+_OPERATORS = {
+    "__add__": "add",
+    "__radd__": "add",
+    "__sub__": "sub",
+    "__mul__": "mul",
+    "__rmul__": "mul",
+    "__truediv__": "div",
+    "__pow__": "pow",
+    "__matmul__": "matmul",
+    "__neg__": "neg",
+    "__abs__": "abs",
+}
+_INPLACE_OPERATORS = {
+    "__iadd__": "add",
+    "__isub__": "sub",
+    "__imul__": "mul",
+    "__itruediv__": "div",
+    "__ipow__": "pow",
+}
+
+# The other operators, and the methods that are not one primitive's.
 _METHODS = {
-    "__add__": F.add, "__radd__": _flip(F.add),
-    "__sub__": F.sub, "__rsub__": _flip(F.sub),
-    "__mul__": F.mul, "__rmul__": _flip(F.mul),
-    "__truediv__": F.div, "__rtruediv__": _flip(F.div),
-    "__pow__": F.pow, "__rpow__": _flip(F.pow),
-    "__matmul__": F.matmul, "__rmatmul__": _flip(F.matmul),
-    "__neg__": F.neg, "__pos__": lambda self: self, "__abs__": F.abs,
+    "__rsub__": _flip(F.sub),
+    "__rtruediv__": _rtruediv,
+    "__rpow__": _flip(F.pow),
+    "__rmatmul__": lambda self, other: G.METHODS["matmul"](other, self),
+    "__pos__": lambda self: self,
     "__getitem__": _getitem,
-    "__lt__": _compare(np.less), "__le__": _compare(np.less_equal),
-    "__gt__": _compare(np.greater), "__ge__": _compare(np.greater_equal),
-    "__eq__": _compare(np.equal), "__ne__": _compare(np.not_equal),
-    "add": F.add, "sub": F.sub, "mul": F.mul, "div": F.div, "pow": F.pow,
-    "neg": F.neg, "exp": F.exp, "log": F.log, "log1p": F.log1p, "expm1": F.expm1,
-    "sqrt": F.sqrt, "abs": F.abs, "sign": F.sign, "sin": F.sin, "cos": F.cos,
-    "tan": F.tan, "tanh": F.tanh, "sinh": F.sinh, "cosh": F.cosh, "asin": F.asin,
-    "acos": F.acos, "atan": F.atan, "sigmoid": F.sigmoid, "relu": F.relu,
-    "square": F.square, "reciprocal": F.reciprocal, "clamp": F.clamp, "clip": F.clamp,
-    "maximum": F.maximum, "minimum": F.minimum, "atan2": F.atan2,
-    "sum": F.sum, "mean": F.mean, "prod": F.prod, "var": F.var, "std": F.std,
-    "max": F.max, "min": F.min, "argmax": F.argmax, "argmin": F.argmin,
-    "all": F.all, "any": F.any, "allclose": F.allclose, "equal": F.equal,
+    "__lt__": _compare(np.less),
+    "__le__": _compare(np.less_equal),
+    "__gt__": _compare(np.greater),
+    "__ge__": _compare(np.greater_equal),
+    "__eq__": _compare(np.equal),
+    "__ne__": _compare(np.not_equal),
+    "square": F.square,
+    "reciprocal": F.reciprocal,
+    "argmax": F.argmax,
+    "argmin": F.argmin,
+    "all": F.all,
+    "any": F.any,
+    "allclose": F.allclose,
+    "equal": F.equal,
+    "dot": F.dot,
+    "outer": F.outer,
+    "flatten": F.flatten,
     "contiguous": lambda self, *args, **kwargs: self,
     "is_contiguous": lambda self, *args, **kwargs: True,
     "nelement": lambda self: self.numel(),
-    "cumsum": F.cumsum, "norm": F.norm, "logsumexp": F.logsumexp,
-    "matmul": F.matmul, "mm": F.mm, "bmm": F.bmm, "dot": F.dot, "outer": F.outer,
-    "softmax": F.softmax, "log_softmax": F.log_softmax,
-    "reshape": F.reshape, "view": F.reshape, "flatten": F.flatten, "t": F.t,
-    "transpose": F.transpose, "permute": F.permute, "unsqueeze": F.unsqueeze,
-    "squeeze": F.squeeze, "flip": F.flip, "expand": F.expand,
     "view_as": lambda self, other: F.reshape(self, tuple(other.shape)),
     "reshape_as": lambda self, other: F.reshape(self, tuple(other.shape)),
     "expand_as": lambda self, other: F.expand(self, *other.shape),
-    "T": property(lambda self: _apply(fnp.transpose, self)),
+    # PyTorch's `.T` is a permute (PermuteBackward0), not `t()`
+    "T": property(lambda self: F.permute(self, *reversed(range(self.dim())))),
 }
 
 _INPLACE = {
-    "add_": F.add, "sub_": F.sub, "mul_": F.mul, "div_": F.div, "pow_": F.pow,
-    "clamp_": F.clamp, "neg_": F.neg, "exp_": F.exp, "sqrt_": F.sqrt, "abs_": F.abs,
-    "tanh_": F.tanh, "sigmoid_": F.sigmoid, "relu_": F.relu,
+    "square_": F.square,
+    "reciprocal_": F.reciprocal,
     "zero_": lambda self: Tensor._from_value(np.zeros_like(self._value)),
-    "fill_": _fill, "copy_": _copy,
-    "__iadd__": F.add, "__isub__": F.sub, "__imul__": F.mul, "__itruediv__": F.div,
-    "__ipow__": F.pow,
+    "fill_": _fill,
+    "copy_": _copy,
 }
 
 
 def install() -> None:
-    """Give `Tensor` its operators and methods."""
-    for name, fn in _METHODS.items():
-        setattr(Tensor, name, fn)
-    for name, fn in _INPLACE.items():
-        setattr(Tensor, name, _inplace(name, fn))
+    """Give `Tensor` its operators and methods: those the records declare, then the others."""
+    operators = {op: G.METHODS[m] for op, m in _OPERATORS.items() if m in G.METHODS}
+    for table in (G.METHODS, operators, _METHODS):
+        for name, fn in table.items():
+            setattr(Tensor, name, fn)
+    operators = {op: G.METHODS[m] for op, m in _INPLACE_OPERATORS.items() if m in G.METHODS}
+    for table in (G.INPLACE, operators, _INPLACE):
+        for name, fn in table.items():
+            setattr(Tensor, name, _inplace(name, fn))
     Tensor._from_value = staticmethod(lambda value: _new_value(value))
 
 

@@ -1,24 +1,34 @@
 """funcgrad.autograd.detect_anomaly: NaN in a backward pass, traced back to the forward line."""
 
 import gc
-import importlib
 import inspect
+import threading
 
 import numpy as np
 import pytest
 
+import funcgrad as fg
 import funcgrad as torch
 import funcgrad.numpy as fnp
 from funcgrad.autograd import anomaly
+from funcgrad.ops import observe
 from funcgrad.ops.registry import Primitive
-
-_walk_module = importlib.import_module("funcgrad.transforms.reverse")
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Anomaly Detection has been enabled",
     "ignore:invalid value encountered",
     "ignore:divide by zero encountered",
 )
+
+
+def _assert_nothing_patched():
+    # The methods are the registry's own, and no thread observes any more.
+    for name in ("__call__", "bind"):
+        method = Primitive.__dict__[name]
+        assert method.__module__ == "funcgrad.ops.registry"
+        assert method.__qualname__ == f"Primitive.{name}"
+    assert observe.active == 0
+    assert observe.current() == ()
 
 
 def _next_line() -> int:
@@ -61,7 +71,7 @@ def test_the_index_names_the_input_whose_gradient_is_nan():
         y = a * b  # the cotangent of b (input 1) is ct * a
         with pytest.raises(
             RuntimeError,
-            match=r"^Function 'MultiplyBackward0' returned nan values in its 1th output",
+            match=r"^Function 'MulBackward0' returned nan values in its 1th output",
         ):
             y.sum().backward()
 
@@ -84,44 +94,40 @@ def test_decorator_form():
     with pytest.raises(RuntimeError, match="SqrtBackward0"):
         run(x)
     assert not anomaly.is_anomaly_enabled()
-    assert (
-        "bind" not in Primitive.__dict__
-        or Primitive.__dict__["bind"] is not anomaly._recording_bind
-    )
+    _assert_nothing_patched()
 
 
 def test_state_is_restored_on_exit_nesting_and_exceptions():
-    bind = Primitive.__dict__["bind"]
-    call = Primitive.__dict__["__call__"]
-    observers = list(_walk_module._OBSERVERS)
+    mode = anomaly._local.mode
     with torch.autograd.detect_anomaly():
-        assert Primitive.__dict__["bind"] is not bind
+        assert observe.current() == (mode,)  # this thread's mode observes; nothing patched
+        assert Primitive.__dict__["bind"].__qualname__ == "Primitive.bind"
         with torch.autograd.detect_anomaly():
+            assert observe.current() == (mode,)
             torch.ones(2, requires_grad=True) * 2.0
         assert anomaly.is_anomaly_enabled()  # the inner block restored "on"
-        assert anomaly._STACKS
-    assert Primitive.__dict__["bind"] is bind
-    assert Primitive.__dict__["__call__"] is call
-    assert _walk_module._OBSERVERS == observers
-    assert not anomaly._STACKS and not anomaly._BY_VALUE
+        assert mode.stacks
+    _assert_nothing_patched()
+    assert not mode.stacks and not mode.by_value
     with pytest.raises(KeyError):
         with torch.autograd.detect_anomaly():
             raise KeyError("boom")
-    assert Primitive.__dict__["bind"] is bind and not anomaly.is_anomaly_enabled()
+    assert not anomaly.is_anomaly_enabled()
+    _assert_nothing_patched()
 
 
 def test_set_detect_anomaly_as_function_and_context_manager():
-    bind = Primitive.__dict__["bind"]
     torch.autograd.set_detect_anomaly(True)
     try:
         assert anomaly.is_anomaly_enabled()
+        assert observe.active == 1
         with torch.autograd.set_detect_anomaly(False):
             assert not anomaly.is_anomaly_enabled()
-            assert Primitive.__dict__["bind"] is bind
+            assert observe.active == 0
         assert anomaly.is_anomaly_enabled()
     finally:
         torch.autograd.set_detect_anomaly(False)
-    assert Primitive.__dict__["bind"] is bind
+    _assert_nothing_patched()
 
 
 def test_check_nan_false_lets_nan_through():
@@ -189,6 +195,81 @@ def test_forgotten_graphs_are_pruned_from_the_side_table():
             y = torch.ones(2, requires_grad=True) * 2.0
             del y
         gc.collect()
-        anomaly._prune()
-        assert id(kept._node) in anomaly._STACKS
-        assert len(anomaly._STACKS) == 1
+        mode = anomaly._local.mode
+        anomaly._prune(mode)
+        assert id(kept._node) in mode.stacks
+        assert len(mode.stacks) == 1
+
+
+def test_anomaly_mode_in_one_thread_does_not_make_another_raise():
+    on = threading.Event()
+    done = threading.Event()
+    seen = {}
+
+    def other():
+        on.wait(10)  # runs while the main thread has anomaly mode on
+        try:
+            seen["enabled"] = anomaly.is_anomaly_enabled()
+            x = torch.tensor([4.0, -1.0], dtype=torch.float64, requires_grad=True)
+            torch.sqrt(x).sum().backward()  # NaN gradient: silent here
+            seen["grad"] = x.grad.numpy()
+            seen["functional"] = torch.grad(lambda v: fnp.sum(fnp.sqrt(v)))(np.array([-1.0]))
+        except BaseException as e:  # pragma: no cover - the failure being tested
+            seen["error"] = e
+        finally:
+            done.set()
+
+    t = threading.Thread(target=other)
+    t.start()
+    with torch.autograd.detect_anomaly():
+        on.set()
+        assert done.wait(10)
+        # Still on here, and still raising here.
+        x = torch.tensor([-1.0], requires_grad=True)
+        with pytest.raises(RuntimeError, match="SqrtBackward0"):
+            torch.sqrt(x).backward(torch.ones(1))
+    t.join()
+    assert "error" not in seen, seen.get("error")
+    assert seen["enabled"] is False
+    assert seen["grad"][0] == pytest.approx(0.25) and np.isnan(seen["grad"][1])
+    assert np.isnan(seen["functional"][0])
+    _assert_nothing_patched()
+
+
+def test_another_threads_anomaly_mode_records_nothing_here():
+    ready = threading.Event()
+    release = threading.Event()
+
+    def other():
+        with torch.autograd.set_detect_anomaly(True):
+            ready.set()
+            release.wait(10)
+
+    t = threading.Thread(target=other)
+    t.start()
+    try:
+        assert ready.wait(10)
+        assert observe.active == 1 and observe.current() == ()
+        y = torch.sqrt(torch.tensor([-1.0], requires_grad=True))
+        y.backward(torch.ones(1))  # no raise: the mode is the other thread's
+    finally:
+        release.set()
+        t.join()
+    _assert_nothing_patched()
+
+
+def test_backward_gives_the_same_gradients_inside_and_outside_anomaly_mode():
+    x = fg.leaf(np.array([0.3, -1.2, 2.5]))
+    w = fg.leaf(np.array([1.5, 0.5, -2.0]))
+    y = fnp.sum(fnp.tanh(x * w) ** 2 + fnp.exp(x) / (1.0 + w**2))
+    outside = fg.backward(y)
+    outside_2 = fg.backward(y, create_graph=True)
+    with torch.autograd.detect_anomaly():
+        inside = fg.backward(y)
+        inside_2 = fg.backward(y, create_graph=True)
+    after = fg.backward(y)
+    for node in (x, w):
+        np.testing.assert_array_equal(inside[node], outside[node])
+        np.testing.assert_array_equal(after[node], outside[node])
+        np.testing.assert_array_equal(inside_2[node].value, outside_2[node].value)
+    _assert_nothing_patched()

@@ -1,6 +1,7 @@
 """funcgrad.autograd.profiler: what is recorded, how it prints, and that it leaves nothing behind."""
 
-import importlib
+import importlib.util
+import inspect
 import json
 import threading
 import warnings
@@ -8,11 +9,23 @@ import warnings
 import numpy as np
 import pytest
 
+import funcgrad as fg
 import funcgrad as torch
+import funcgrad.numpy as fnp
 from funcgrad.autograd import Variable, profiler
+from funcgrad.ops import observe
 from funcgrad.ops.registry import Primitive
+from tests.references import requires
 
-_walk_module = importlib.import_module("funcgrad.transforms.reverse")
+
+def _assert_nothing_patched():
+    # The methods are the registry's own, and no thread observes any more.
+    for name in ("__call__", "bind"):
+        method = Primitive.__dict__[name]
+        assert method.__module__ == "funcgrad.ops.registry"
+        assert method.__qualname__ == f"Primitive.{name}"
+    assert observe.active == 0
+    assert observe.current() == ()
 
 
 def _counts(prof, **kw):
@@ -28,7 +41,7 @@ def test_seed_example_runs_with_only_the_import_changed(capsys):
     print(prof)
     out = capsys.readouterr().out
     assert "Name" in out and "CPU total" in out and "CUDA total" in out
-    assert "power" in out and "PowerBackward0" in out
+    assert "power" in out and "PowBackward0" in out
     assert "Self CPU time total:" in out
     # The gradient is still right: d(x^2)/dx = 2x.
     np.testing.assert_allclose(x.grad.numpy(), 2 * x.detach().numpy(), rtol=1e-6)
@@ -43,13 +56,13 @@ def test_loop_of_multiplies_counts_forward_and_backward():
         y.sum().backward()
     counts = _counts(prof)
     assert counts["multiply"] == 10
-    assert counts["MultiplyBackward0"] == 10
+    assert counts["MulBackward0"] == 10
     assert counts["sum"] == 1 and counts["SumBackward0"] == 1
     np.testing.assert_array_equal(x.grad.numpy(), np.full(3, 1024.0))
     table = prof.key_averages().table(sort_by="count", row_limit=2)
     rows = [line.split() for line in table.splitlines()]
-    named = {r[0]: r[-1] for r in rows if r and r[0] in ("multiply", "MultiplyBackward0")}
-    assert named == {"multiply": "10", "MultiplyBackward0": "10"}
+    named = {r[0]: r[-1] for r in rows if r and r[0] in ("multiply", "MulBackward0")}
+    assert named == {"multiply": "10", "MulBackward0": "10"}
 
 
 def test_events_are_in_order_with_categories_and_backward_names():
@@ -81,7 +94,7 @@ def test_primitives_run_by_a_vjp_rule_are_children_of_the_backward_event():
     with profiler.profile() as prof:
         (x**2).backward(torch.ones(1))
     events = prof.events()
-    backward = next(e for e in events if e.name == "PowerBackward0")
+    backward = next(e for e in events if e.name == "PowBackward0")
     nested = [e for e in events if e.cpu_parent is backward]
     assert [(e.name, e.category) for e in nested] == [("power", "backward")]
     child = nested[0]
@@ -166,7 +179,7 @@ def test_chrome_trace_is_valid_trace_event_json(tmp_path):
         assert isinstance(e["dur"], (int, float)) and e["dur"] > 0
         assert isinstance(e["pid"], int) and isinstance(e["tid"], int)
     cats = {e["name"]: e["cat"] for e in complete}
-    assert cats["multiply"] == "forward" and cats["MultiplyBackward0"] == "backward"
+    assert cats["multiply"] == "forward" and cats["MulBackward0"] == "backward"
     assert cats["step"] == "user_annotation"
     assert next(e for e in complete if e["name"] == "multiply")["args"]["Input Shapes"] == [
         [3],
@@ -195,26 +208,26 @@ def test_record_function_as_decorator_and_outside_a_profile():
     assert events[0].self_cpu_time_total <= events[0].cpu_time_total
 
 
-def test_primitive_call_is_restored_after_exit():
-    before = Primitive.__dict__["__call__"]
-    observers = list(_walk_module._OBSERVERS)
+def test_a_profile_observes_this_thread_and_patches_nothing():
+    _assert_nothing_patched()
     with profiler.profile():
-        assert Primitive.__dict__["__call__"] is not before
-        assert len(_walk_module._OBSERVERS) == len(observers) + 1
-    assert Primitive.__dict__["__call__"] is before
-    assert _walk_module._OBSERVERS == observers
+        # One observer (the thread's profiling state), registered for this thread.
+        assert observe.active == 1
+        (state,) = observe.current()
+        assert state is profiler._local.state
+        assert Primitive.__dict__["__call__"].__qualname__ == "Primitive.__call__"
+    _assert_nothing_patched()
 
 
 def test_nested_profiles_and_out_of_order_exits_restore_state():
-    before = Primitive.__dict__["__call__"]
     x = torch.ones(2, requires_grad=True)
     with profiler.profile() as outer:
         x * 1.0
         with profiler.profile() as inner:
             x * 2.0
-        assert Primitive.__dict__["__call__"] is not before
+            assert len(observe.current()) == 1  # one observer, however many profiles
         x * 3.0
-    assert Primitive.__dict__["__call__"] is before
+    _assert_nothing_patched()
     assert _counts(outer)["multiply"] == 3
     assert _counts(inner)["multiply"] == 1
 
@@ -222,22 +235,19 @@ def test_nested_profiles_and_out_of_order_exits_restore_state():
     a.__enter__()
     b.__enter__()
     a.__exit__(None, None, None)
-    assert Primitive.__dict__["__call__"] is not before
+    assert observe.active == 1
     x * 4.0
     b.__exit__(None, None, None)
-    assert Primitive.__dict__["__call__"] is before
+    _assert_nothing_patched()
     assert _counts(b)["multiply"] == 1 and a.events() == []
 
 
 def test_exception_inside_the_block_restores_state():
-    before = Primitive.__dict__["__call__"]
-    observers = list(_walk_module._OBSERVERS)
     with pytest.raises(ZeroDivisionError):
         with profiler.profile():
             torch.ones(2, requires_grad=True) * 2.0
             raise ZeroDivisionError("in the block")
-    assert Primitive.__dict__["__call__"] is before
-    assert _walk_module._OBSERVERS == observers
+    _assert_nothing_patched()
 
 
 def test_a_failing_backward_leaves_no_open_event_behind():
@@ -277,12 +287,12 @@ def test_only_the_profiling_thread_is_recorded():
     assert {e.thread for e in prof.events()} == {threading.get_ident()}
 
 
-def test_disabled_profile_records_and_patches_nothing():
-    before = Primitive.__dict__["__call__"]
+def test_disabled_profile_records_and_observes_nothing():
     with profiler.profile(enabled=False) as prof:
-        assert Primitive.__dict__["__call__"] is before
+        assert observe.active == 0
         torch.ones(2, requires_grad=True) * 2.0
     assert prof.events() == []
+    _assert_nothing_patched()
 
 
 def test_results_need_a_finished_profile():
@@ -296,8 +306,6 @@ def test_results_need_a_finished_profile():
 
 
 def test_functional_api_is_profiled_too():
-    import funcgrad.numpy as fnp
-
     with profiler.profile() as prof:
         g = torch.grad(lambda v: fnp.sum(fnp.tanh(v)))(np.array([0.1, 0.2]))
     counts = _counts(prof)
@@ -308,14 +316,138 @@ def test_functional_api_is_profiled_too():
 @pytest.mark.skipif(importlib.util.find_spec("cupy") is not None, reason="CuPy is installed")
 def test_emit_nvtx_without_cupy_warns_once_and_runs():
     profiler._nvtx_warned = False
-    before = Primitive.__dict__["__call__"]
     x = torch.ones(2, requires_grad=True)
     with pytest.warns(RuntimeWarning, match="CuPy"):
         with profiler.emit_nvtx():
+            assert observe.active == 0  # nothing to emit to: nothing observed
             (x * x).sum().backward()
-    assert Primitive.__dict__["__call__"] is before
+    _assert_nothing_patched()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with profiler.emit_nvtx():
             x * 1.0
     np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0])
+
+
+def test_a_profile_records_nothing_of_a_thread_running_at_the_same_time():
+    xa = torch.ones(3, dtype=torch.float64, requires_grad=True)
+    xb = torch.ones(3, dtype=torch.float64, requires_grad=True)
+    a_open = threading.Event()
+    b_done = threading.Event()
+    seen = {}
+
+    def thread_b():
+        a_open.wait(10)
+        y = xb
+        for _ in range(20):
+            y = torch.exp(y * 0.1)
+        y.sum().backward()
+        with profiler.profile() as prof_b:  # open while A's is open too
+            torch.tanh(xb).sum().backward()
+        seen["prof_b"] = prof_b
+        seen["thread"] = threading.get_ident()
+        b_done.set()
+
+    t = threading.Thread(target=thread_b)
+    with profiler.profile() as prof_a:
+        t.start()
+        a_open.set()
+        steps = 0
+        while not b_done.is_set() or steps < 5:  # A computes all the while
+            torch.sin(xa).sum().backward()
+            steps += 1
+    t.join()
+    names_a = {e.name for e in prof_a.events()}
+    assert {"sin", "SinBackward0", "sum", "SumBackward0"} <= names_a
+    assert not names_a & {"exp", "ExpBackward0", "tanh", "TanhBackward0"}  # B's work
+    assert _counts(prof_a)["sin"] == steps
+    assert {e.thread for e in prof_a.events()} == {threading.get_ident()}
+    names_b = {e.name for e in seen["prof_b"].events()}
+    assert "tanh" in names_b and not names_b & {"sin", "SinBackward0", "exp", "ExpBackward0"}
+    assert {e.thread for e in seen["prof_b"].events()} == {seen["thread"]}
+    # The work itself is unaffected.
+    np.testing.assert_allclose(xa.grad.numpy(), steps * np.cos(1.0))
+    _assert_nothing_patched()
+
+
+def test_backward_gives_the_same_gradients_inside_and_outside_a_profile():
+    x = fg.leaf(np.array([0.3, -1.2, 2.5]))
+    w = fg.leaf(np.array([1.5, 0.5, -2.0]))
+    y = fnp.sum(fnp.tanh(x * w) ** 2 + fnp.exp(x) / (1.0 + w**2))
+    outside = fg.backward(y)
+    outside_2 = fg.backward(y, create_graph=True)
+    with profiler.profile(record_shapes=True) as prof:
+        inside = fg.backward(y)
+        inside_2 = fg.backward(y, create_graph=True)
+    after = fg.backward(y)
+    for node in (x, w):
+        np.testing.assert_array_equal(inside[node], outside[node])
+        np.testing.assert_array_equal(after[node], outside[node])
+        np.testing.assert_array_equal(inside_2[node].value, outside_2[node].value)
+    assert _counts(prof)["TanhBackward0"] == 2
+    _assert_nothing_patched()
+
+
+def test_a_primitive_applied_to_a_tensor_is_recorded_once():
+    x = torch.ones(3, requires_grad=True)
+    with profiler.profile() as prof:
+        fnp.sin(x)  # the Tensor applies sin again to its node: one event, not two
+    assert [(e.name, e.cpu_parent) for e in prof.events()] == [("sin", None)]
+
+
+@pytest.mark.parametrize(
+    "argument",
+    [
+        {"with_flops": True},
+        {"profile_memory": True},
+        {"with_stack": True},
+        {"with_modules": True},
+        {"use_kineto": True},
+        {"use_cpu": False},
+        {"experimental_config": object()},
+        {"acc_events": True},
+        {"custom_trace_id_callback": lambda: "trace-1"},
+        {"activity_filters": {}},
+        {"use_device": "xpu"},
+    ],
+    ids=lambda kw: next(iter(kw)),
+)
+def test_unimplemented_arguments_raise_naming_the_argument(argument):
+    ((name, value),) = argument.items()
+    message = rf"^funcgrad\.autograd\.profiler\.profile: {name}={value!r} is not implemented; "
+    with pytest.raises(NotImplementedError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        profiler.profile(**argument)
+    _assert_nothing_patched()
+
+
+def test_implemented_and_default_arguments_are_accepted():
+    x = torch.ones(2, requires_grad=True)
+    with profiler.profile(
+        True,
+        use_cuda=False,
+        use_device="cuda",
+        record_shapes=True,
+        with_flops=False,
+        profile_memory=False,
+        with_stack=False,
+        with_modules=False,
+        use_kineto=False,
+        use_cpu=True,
+        experimental_config=None,
+        acc_events=False,
+        custom_trace_id_callback=None,
+        post_processing_timeout_s=5.0,
+        activity_filters=None,
+    ) as prof:
+        x * 2.0
+    assert prof.use_cuda
+    assert [(e.name, e.input_shapes) for e in prof.events()] == [("multiply", [[2], []])]
+    # NumPy values: no GPU time even when asked for.
+    assert prof.events()[0].cuda_time_total == 0
+
+
+def test_the_arguments_are_pytorch_213s():
+    torch_ = requires("torch")
+    ours = list(inspect.signature(profiler.profile).parameters)
+    theirs = list(inspect.signature(torch_.autograd.profiler.profile).parameters)
+    assert ours == theirs

@@ -39,7 +39,7 @@ def test_gradients_flow_back_across_devices(device):
     x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)  # a CPU leaf, float32
     y = x.to(device)
     if device != "cpu":
-        assert not y.is_leaf and y.grad_fn.name() == "ToDeviceBackward0"
+        assert not y.is_leaf and y.grad_fn.name() == "ToCopyBackward0"
         assert y.requires_grad and y.device == torch.device(full_name(device))
     z = (y @ y).tanh().sum()
     z.backward()

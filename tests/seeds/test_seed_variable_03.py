@@ -3,8 +3,8 @@ gradcheck and profiler sections (tested with those features).
 
 Each test is one example of the tutorial with `import torch` replaced by
 `import funcgrad as torch`; the expected text is what the tutorial prints,
-with `funcgrad.` where 0.3 said `torch.` and `grad_fn` names derived from the
-primitives (`AddBackward0` where 0.3 said `AddBackward1`).
+with `funcgrad.` where 0.3 said `torch.` and today's PyTorch `grad_fn` names
+(`AddBackward0` where 0.3 said `AddBackward1`).
 """
 
 from __future__ import annotations

@@ -40,22 +40,22 @@ def test_is_leaf():
         assert (x * 2).is_leaf
 
 
-def test_grad_fn_names_come_from_the_primitives():
+def test_grad_fn_names_are_pytorchs():
     x = torch.ones(2, 2, requires_grad=True)
     assert x.grad_fn is None
     names = {
         "AddBackward0": x + 1,
-        "SubtractBackward0": x - 1,
-        "MultiplyBackward0": x * 2,
-        "DivideBackward0": x / 2,
+        "SubBackward0": x - 1,
+        "MulBackward0": x * 2,
+        "DivBackward0": x / 2,
         "MeanBackward0": x.mean(),
         "SumBackward0": x.sum(),
         "ExpBackward0": x.exp(),
-        "MatmulBackward0": x @ x,
+        "MmBackward0": x @ x,
         "TanhBackward0": x.tanh(),
     }
     for name, t in names.items():
-        assert t.grad_fn.name() == name
+        assert t.grad_fn.name() == name == type(t.grad_fn).__name__
         assert repr(t.grad_fn).startswith(f"<{name} object at 0x")
     # The same tensor gives equal grad_fn objects.
     y = x * 2

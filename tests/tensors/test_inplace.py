@@ -102,7 +102,7 @@ def test_in_place_on_a_non_leaf_is_recorded():
     b = a * 1
     b += a  # b = 2 a
     b.mul_(a)  # b = 2 a^2
-    assert b.grad_fn.name() == "MultiplyBackward0"
+    assert b.grad_fn.name() == "MulBackward0"
     b.sum().backward()
     np.testing.assert_array_equal(a.grad.numpy(), [4.0, 8.0])
 
@@ -179,7 +179,7 @@ def test_data_of_a_non_leaf_in_place_changes_its_value():
     y = x * 2
     y.data.mul_(10)
     np.testing.assert_array_equal(y.detach().numpy(), [20.0, 20.0])
-    assert y.grad_fn.name() == "MultiplyBackward0"
+    assert y.grad_fn.name() == "MulBackward0"
 
 
 def test_detach():

@@ -34,7 +34,7 @@ from tests.references import requires
      "tensor([[1., 1.],\n        [1., 1.]], requires_grad=True)"),
     (lambda: torch.ones(2, 1, 2),
      "tensor([[[1., 1.]],\n\n        [[1., 1.]]])"),
-    (lambda: torch.tensor(1.0, requires_grad=True) * 2, "tensor(2., grad_fn=<MultiplyBackward0>)"),
+    (lambda: torch.tensor(1.0, requires_grad=True) * 2, "tensor(2., grad_fn=<MulBackward0>)"),
 ])
 def test_repr(make, expected):
     assert repr(make()) == expected
