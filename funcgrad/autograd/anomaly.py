@@ -1,26 +1,35 @@
 """Anomaly detection: find the forward line whose backward produced a NaN.
 
-While anomaly mode is on (`detect_anomaly()`, `set_detect_anomaly(True)`):
+While anomaly mode is on (`detect_anomaly()`, `set_detect_anomaly(True)`),
+the thread that turned it on observes its own computation through
+`funcgrad.ops.observe`:
 
-* `Primitive.bind` (every primitive applied to a graph node) is replaced at
-  class level by a wrapper that remembers where in the user's code each
-  node was made: the call stack without funcgrad's own frames;
-* an observer of the backward walk (`funcgrad.transforms.reverse._OBSERVERS`)
-  looks at every cotangent a node's VJP produces and, at the first one
-  holding a NaN, raises a `RuntimeError` naming the node's `grad_fn`
-  (`SqrtBackward0`) and showing the remembered forward stack.
+* every node it records (`node_made`) is remembered with where in the
+  user's code it was made: the call stack without funcgrad's own frames;
+* every cotangent a backward walk in this thread produces (`cotangent`) is
+  checked, and at the first one holding a NaN a `RuntimeError` names the
+  node's `grad_fn` (`SqrtBackward0`) and shows the remembered forward stack.
 
-When the mode is turned off, both are removed (`Primitive.bind` is the
-original function again) and the remembered stacks are dropped. Without
-anomaly mode NaN gradients propagate silently, as in PyTorch.
+Nothing is patched (`Primitive` keeps its methods). When the mode is turned
+off the observer is unregistered and the remembered stacks are dropped.
+Without anomaly mode NaN gradients propagate silently, as in PyTorch.
 
-The mode is global (every thread), as in PyTorch.
+Threads: the mode belongs to the thread that set it. Another thread neither
+records stacks nor raises, and `is_anomaly_enabled()` answers for the
+calling thread. PyTorch differs here: its `AnomalyMode` is one process-wide
+flag ("it is enabled for all computation and threads", the comment on
+`DetectAnomalyGuard` in `torch/csrc/autograd/anomaly_mode.h`; with torch
+2.13, `torch.is_anomaly_enabled()` is True in a thread started inside
+`set_detect_anomaly(True)`). funcgrad keeps it per thread because its core
+promises that a backward pass depends on its arguments only: a debugging
+session in one thread must not make another thread's backward raise. To
+check a backward pass run by another thread, turn the mode on in that
+thread.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib
 import linecache
 import os
 import sys
@@ -30,71 +39,106 @@ import warnings
 
 from funcgrad.backend import xp_of
 from funcgrad.graph import Node
-from funcgrad.ops.registry import Primitive
+from funcgrad.ops.observe import observing
 from funcgrad.tensors.grad_fn import grad_fn_of
-
-_walk_module = importlib.import_module("funcgrad.transforms.reverse")
 
 # Frames from files under this folder are funcgrad's, not the user's.
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
-_lock = threading.Lock()
-_enabled = False
-_check_nan = True
-_check_inf = False
-_saved_bind = None
 
-# id(node) -> (node, [(filename, lineno, function), ...] outermost first).
-# NOTE: the node itself is kept so that its id cannot be reused while the
-# entry exists; `_prune` drops entries whose node nothing else holds any more.
-_STACKS: dict[int, tuple] = {}
-# id(node.value) -> id(node): finds the stack of a node that a walk rebuilt
-# (tensor hooks rebuild the nodes downstream of a hooked one; values are shared).
-_BY_VALUE: dict[int, int] = {}
-_prune_at = 4096
+class _Mode:
+    """One thread's anomaly mode, and the observer it registers while on."""
+
+    __slots__ = (
+        "enabled",
+        "check_nan",
+        "check_inf",
+        "stacks",
+        "by_value",
+        "prune_at",
+        "_observing",
+    )
+
+    def __init__(self):
+        self.enabled = False
+        self.check_nan = True
+        self.check_inf = False
+        # id(node) -> (node, [(filename, lineno, function), ...] outermost first).
+        # NOTE: the node itself is kept so that its id cannot be reused while the
+        # entry exists; `_prune` drops entries whose node nothing else holds any more.
+        self.stacks: dict[int, tuple] = {}
+        # id(node.value) -> id(node): finds the stack of a node that a walk
+        # rebuilt (a rebuilt node shares its value with the original).
+        self.by_value: dict[int, int] = {}
+        self.prune_at = 4096
+        self._observing: observing | None = None
+
+    def set(self, mode: bool, check_nan: bool, check_inf: bool) -> None:
+        if mode and not self.enabled:
+            self._observing = observing(self)
+            self._observing.__enter__()
+        elif not mode and self.enabled:
+            self._observing.__exit__(None, None, None)
+            self._observing = None
+            self.stacks.clear()
+            self.by_value.clear()
+        self.enabled = bool(mode)
+        self.check_nan = bool(check_nan)
+        self.check_inf = bool(check_inf)
+
+    def saved(self) -> tuple[bool, bool, bool]:
+        return self.enabled, self.check_nan, self.check_inf
+
+    # The observer protocol of funcgrad.ops.observe (called in this thread only).
+
+    def node_made(self, node: Node) -> None:
+        _remember(self, node, sys._getframe(1))
+
+    def before_vjp(self, node):
+        return None
+
+    def cotangent(self, node, input_index, ct):
+        if not (self.check_nan or self.check_inf):
+            return
+        value = ct.value if type(ct) is Node else ct
+        xp = xp_of(value)
+        if self.check_nan and bool(xp.isnan(value).any()):
+            raise RuntimeError(_message(self, node, input_index, "nan"))
+        if self.check_inf and bool(xp.isinf(value).any()):
+            raise RuntimeError(_message(self, node, input_index, "inf"))
+
+    def after_vjp(self, node, token):
+        pass
+
+
+class _Local(threading.local):
+    def __init__(self):
+        self.mode = _Mode()
+
+
+_local = _Local()
 
 
 def is_anomaly_enabled() -> bool:
-    """Return whether anomaly mode is on.
+    """Return whether anomaly mode is on in the calling thread.
 
     Examples:
         >>> from funcgrad.autograd import anomaly
         >>> anomaly.is_anomaly_enabled()
         False
     """
-    return _enabled
+    return _local.mode.enabled
 
 
 def is_anomaly_check_nan_enabled() -> bool:
-    """Return whether anomaly mode checks backward results for NaN.
+    """Return whether anomaly mode checks backward results for NaN (in the calling thread).
 
     Examples:
         >>> from funcgrad.autograd import anomaly
         >>> anomaly.is_anomaly_check_nan_enabled()
         True
     """
-    return _check_nan
-
-
-def _set(mode: bool, check_nan: bool, check_inf: bool) -> None:
-    global _enabled, _check_nan, _check_inf, _saved_bind
-    with _lock:
-        if mode and not _enabled:
-            _saved_bind = Primitive.__dict__["bind"]
-            Primitive.bind = _recording_bind
-            _walk_module._OBSERVERS.append(_OBSERVER)
-        elif not mode and _enabled:
-            if Primitive.__dict__.get("bind") is _recording_bind:
-                Primitive.bind = _saved_bind
-            try:
-                _walk_module._OBSERVERS.remove(_OBSERVER)
-            except ValueError:
-                pass
-            _STACKS.clear()
-            _BY_VALUE.clear()
-        _enabled = bool(mode)
-        _check_nan = bool(check_nan)
-        _check_inf = bool(check_inf)
+    return _local.mode.check_nan
 
 
 class set_detect_anomaly:
@@ -120,14 +164,15 @@ class set_detect_anomaly:
     """
 
     def __init__(self, mode: bool, check_nan: bool = True, *, check_inf: bool = False):
-        self.prev = (_enabled, _check_nan, _check_inf)
-        _set(mode, check_nan, check_inf)
+        state = _local.mode
+        self.prev = state.saved()
+        state.set(mode, check_nan, check_inf)
 
     def __enter__(self) -> set_detect_anomaly:
         return self
 
     def __exit__(self, *exc) -> None:
-        _set(*self.prev)
+        _local.mode.set(*self.prev)
 
 
 class detect_anomaly:
@@ -174,39 +219,34 @@ class detect_anomaly:
         )
 
     def __enter__(self) -> detect_anomaly:
-        self.prev = (_enabled, _check_nan, _check_inf)
-        _set(True, self.check_nan, self.check_inf)
+        state = _local.mode
+        self.prev = state.saved()
+        state.set(True, self.check_nan, self.check_inf)
         return self
 
     def __exit__(self, *exc) -> None:
-        _set(*self.prev)
+        _local.mode.set(*self.prev)
 
     def __call__(self, fn):
         check_nan, check_inf = self.check_nan, self.check_inf
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            prev = (_enabled, _check_nan, _check_inf)
-            _set(True, check_nan, check_inf)
+            state = _local.mode
+            prev = state.saved()
+            state.set(True, check_nan, check_inf)
             try:
                 return fn(*args, **kwargs)
             finally:
-                _set(*prev)
+                state.set(*prev)
 
         return wrapper
 
 
-# --- recording where nodes are made ------------------------------------------------
+# --- remembering where nodes are made, and the message ---------------------------
 
 
-def _recording_bind(self, args, params):
-    node = _saved_bind(self, args, params)
-    _remember(node, sys._getframe(1))
-    return node
-
-
-def _remember(node: Node, frame) -> None:
-    global _prune_at
+def _remember(mode: _Mode, node: Node, frame) -> None:
     frames = []
     while frame is not None:
         code = frame.f_code
@@ -216,67 +256,43 @@ def _remember(node: Node, frame) -> None:
         frame = frame.f_back
     frames.reverse()
     key = id(node)
-    _STACKS[key] = (node, frames)
-    _BY_VALUE[id(node.value)] = key
-    if len(_STACKS) > _prune_at:
-        _prune()
-        _prune_at = max(4096, 2 * len(_STACKS))
+    stacks = mode.stacks
+    stacks[key] = (node, frames)
+    mode.by_value[id(node.value)] = key
+    if len(stacks) > mode.prune_at:
+        _prune(mode)
+        mode.prune_at = max(4096, 2 * len(stacks))
 
 
-def _prune() -> None:
+def _prune(mode: _Mode) -> None:
     """Forget the nodes that only this table still holds (their graphs are gone)."""
-    for key, entry in list(_STACKS.items()):
+    stacks, by_value = mode.stacks, mode.by_value
+    for key, entry in list(stacks.items()):
         # Two references: the entry tuple and getrefcount's own argument.
         if sys.getrefcount(entry[0]) <= 2:
-            del _STACKS[key]
+            del stacks[key]
             vkey = id(entry[0].value)
-            if _BY_VALUE.get(vkey) == key:
-                del _BY_VALUE[vkey]
+            if by_value.get(vkey) == key:
+                del by_value[vkey]
 
 
-def _forward_stack(node: Node):
-    entry = _STACKS.get(id(node))
+def _forward_stack(mode: _Mode, node: Node):
+    entry = mode.stacks.get(id(node))
     if entry is not None and entry[0] is node:
         return entry[1]
     # A node rebuilt for hooks shares its value (and primitive) with the original.
-    key = _BY_VALUE.get(id(node.value))
-    entry = _STACKS.get(key) if key is not None else None
+    key = mode.by_value.get(id(node.value))
+    entry = mode.stacks.get(key) if key is not None else None
     if entry is not None and entry[0].prim is node.prim and entry[0].value is node.value:
         return entry[1]
     return None
 
 
-# --- checking the backward pass ------------------------------------------------------
-
-
-class _AnomalyObserver:
-    """Checks every cotangent a VJP produces for NaN (and inf if asked)."""
-
-    def before_vjp(self, node):
-        return None
-
-    def cotangent(self, node, input_index, ct):
-        if not (_check_nan or _check_inf):
-            return
-        value = ct.value if type(ct) is Node else ct
-        xp = xp_of(value)
-        if _check_nan and bool(xp.isnan(value).any()):
-            raise RuntimeError(_message(node, input_index, "nan"))
-        if _check_inf and bool(xp.isinf(value).any()):
-            raise RuntimeError(_message(node, input_index, "inf"))
-
-    def after_vjp(self, node, token):
-        pass
-
-
-_OBSERVER = _AnomalyObserver()
-
-
-def _message(node: Node, index: int, what: str) -> str:
+def _message(mode: _Mode, node: Node, index: int, what: str) -> str:
     name = grad_fn_of(node).name()
     # NOTE: PyTorch's wording, including its "0th", "1th", ... ordinals.
     head = f"Function '{name}' returned {what} values in its {index}th output."
-    frames = _forward_stack(node)
+    frames = _forward_stack(mode, node)
     if not frames:
         return (
             f"{head}\n\nNo forward pass information available. Enable detect anomaly "

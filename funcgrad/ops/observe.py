@@ -20,7 +20,10 @@ thread's observers only while some thread observes.
 
 from __future__ import annotations
 
+import functools
 import threading
+
+from funcgrad.graph import Node
 
 active = 0  # number of threads with at least one observer
 _count_lock = threading.Lock()
@@ -80,4 +83,61 @@ class observing:
                 active -= 1
 
 
-__all__ = ["active", "current", "observing"]
+# --- called by Primitive.__call__ and Primitive.bind while `active` ----------------
+
+# Returned by `observed_call` when the caller should compute as if unobserved.
+UNOBSERVED = object()
+
+
+def observed_call(prim, args: tuple, params: dict):
+    """Apply `prim` to `args` inside the calling thread's `call` observers.
+
+    `Primitive.__call__` calls this first whenever `active` is nonzero, and
+    computes as usual when it returns `UNOBSERVED`: when this thread has no
+    `call` observer, when an argument belongs to a layer above (a `Tensor`
+    applies the primitive again to its node, and that application is the
+    one observed, so it is seen once), and for the computation that `run()`
+    itself asks for.
+    """
+    local = _local
+    stack = getattr(local, "stack", ())
+    if not stack:  # another thread observes, not this one
+        return UNOBSERVED
+    if getattr(local, "plain", False):
+        local.plain = False  # this is run()'s own application: compute it
+        return UNOBSERVED
+    calls = [ob.call for ob in stack if hasattr(ob, "call")]
+    if not calls:
+        return UNOBSERVED
+    for a in args:  # mirrors the dispatch of Primitive.__call__
+        t = type(a)
+        if t is Node:
+            break
+        if getattr(t, "__funcgrad_apply__", None) is not None:
+            return UNOBSERVED
+
+    def run():
+        local.plain = True
+        try:
+            return prim(*args, **params)
+        finally:
+            local.plain = False
+
+    # The outermost observer's `call` wraps the next one's, and so on.
+    for call in reversed(calls):
+        run = functools.partial(call, prim, args, params, run)
+    try:
+        return run()
+    finally:
+        local.plain = False  # in case an observer never called run()
+
+
+def node_made(node) -> None:
+    """Tell the calling thread's observers that `node` was recorded (`Primitive.bind`)."""
+    for ob in current():
+        made = getattr(ob, "node_made", None)
+        if made is not None:
+            made(node)
+
+
+__all__ = ["UNOBSERVED", "active", "current", "node_made", "observed_call", "observing"]
