@@ -10,8 +10,6 @@ A slice whose entries are all -inf (a fully masked row) gives `softmax`
 zeros, `log_softmax` and `logsumexp` -inf, and a zero gradient, never NaN.
 """
 
-from __future__ import annotations
-
 from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import nn as _nn
 

@@ -56,7 +56,11 @@ PRIMITIVES_DOC = "docs/api/primitives.md"
 
 # The modules where each surface's hand-written functions live.
 HAND_WRITTEN = {
-    "numpy": ("funcgrad/numpy/_elementwise.py", "funcgrad/numpy/_shape.py", "funcgrad/numpy/_linalg.py"),
+    "numpy": (
+        "funcgrad/numpy/_elementwise.py",
+        "funcgrad/numpy/_shape.py",
+        "funcgrad/numpy/_linalg.py",
+    ),
     "numpy.linalg": ("funcgrad/numpy/linalg.py",),
     "torch": ("funcgrad/tensors/functions.py",),
 }
@@ -117,10 +121,16 @@ PARAMS = {
         torch_doc="The diagonal: 0 is the main one, > 0 above it, < 0 below it.",
     ),
     "a_min": Param(
-        "None", "The lower bound (a number), or None.", torch="min", torch_doc="The lower bound, or None."
+        "None",
+        "The lower bound (a number), or None.",
+        torch="min",
+        torch_doc="The lower bound, or None.",
     ),
     "a_max": Param(
-        "None", "The upper bound (a number), or None.", torch="max", torch_doc="The upper bound, or None."
+        "None",
+        "The upper bound (a number), or None.",
+        torch="max",
+        torch_doc="The upper bound, or None.",
     ),
     "axes": Param("None", "A permutation of the axes; None reverses them.", "_as_axes({})"),
     "shape": Param(None, "The shape: an int or a tuple of ints.", "_as_shape({})"),
@@ -166,7 +176,9 @@ def hand_written(surface: str) -> set[str]:
 
 
 def _split_numpy(name: str) -> tuple[str, str]:
-    return ("numpy.linalg", name[len("linalg.") :]) if name.startswith("linalg.") else ("numpy", name)
+    return (
+        ("numpy.linalg", name[len("linalg.") :]) if name.startswith("linalg.") else ("numpy", name)
+    )
 
 
 def surfaces(prims) -> dict[str, list[Surface]]:
@@ -366,7 +378,7 @@ def torch_docstring(item: Surface) -> str:
     letters = "xyz"
     lines = [_summary(prim.doc), ""]
     lines.append("Args:")
-    for n, var in zip(names, inputs_of(prim)):
+    for n, var in zip(names, inputs_of(prim), strict=True):
         kind = "A tensor" if n == "input" else "A tensor or a number"
         lines.append(f"    {n}: {kind} (`{var}` above).")
     for p in prim.params:
@@ -375,10 +387,8 @@ def torch_docstring(item: Surface) -> str:
     lines += ["", "Returns:", "    A tensor: its `grad_fn` is named as in PyTorch.", ""]
     lines += ["Examples:", "    >>> import funcgrad as torch"]
     tensors = []
-    for letter, a in zip(letters, args):
-        lines.append(
-            f"    >>> {letter} = torch.tensor({a.tolist()!r}, requires_grad=True)"
-        )
+    for letter, a in zip(letters[: len(args)], args, strict=True):
+        lines.append(f"    >>> {letter} = torch.tensor({a.tolist()!r}, requires_grad=True)")
         tensors.append(torch.tensor(a.tolist(), requires_grad=True))
     call = list(letters[: len(args)])
     for p, v in _shown_params(prim, params):
@@ -404,12 +414,12 @@ def numpy_module(items: list[Surface], linalg: bool) -> str:
         if linalg
         else "Functions of `funcgrad.numpy` that apply one primitive each."
     )
-    out = [HEADER.format(summary=summary), ""]
     used = {PARAMS[p].convert.split("(")[0] for i in items for p in i.prim.params}
-    out += [f"from funcgrad.numpy._adapters import {c[4:]} as {c}" for c in sorted(used - {"{}"})]
-    out += [f"from funcgrad.ops import {f} as _{f}" for f in _families(items)]
-    names = [n for i in items for n in (i.name, *i.aliases)]
-    out += ["", f"__all__ = {names!r}", "", ""]
+    imports = [
+        f"from funcgrad.numpy._adapters import {c[4:]} as {c}" for c in sorted(used - {"{}"})
+    ]
+    imports += [f"from funcgrad.ops import {f} as _{f}" for f in _families(items)]
+    blocks = []
     for item in items:
         prim = item.prim
         ins = inputs_of(prim)
@@ -420,25 +430,24 @@ def numpy_module(items: list[Surface], linalg: bool) -> str:
             sig.append(p if conv.default is None else f"{p}={conv.default}")
             call.append(f"{p}={conv.convert.format(p)}")
         body = f"{_module_ref(prim)}({', '.join(call)})"
-        out.append(_function(item.name, ", ".join(sig), numpy_docstring(item), body))
-        for alias in item.aliases:
-            out.append(f"{alias} = {item.name}\n")
-        out.append("")
-    return _tidy("\n".join(out))
+        blocks.append(_function(item.name, ", ".join(sig), numpy_docstring(item), body))
+        if item.aliases:
+            blocks.append("\n".join(f"{alias} = {item.name}" for alias in item.aliases))
+    return _module(summary, imports, [n for i in items for n in (i.name, *i.aliases)], blocks)
 
 
 def torch_module(items: list[Surface], prims) -> str:
     hand = hand_written("torch")
-    out = [HEADER.format(summary="PyTorch-style functions of `funcgrad`, and the `Tensor` method tables."), ""]
-    out.append("from collections.abc import Callable")
-    out.append("")
-    out += [f"from funcgrad.ops import {f} as _{f}" for f in _families(items)]
-    out.append("from funcgrad.tensors import functions as _functions")
+    summary = "PyTorch-style functions of `funcgrad`, and the `Tensor` method tables."
     used = {PARAMS[p].torch_convert.split("(")[0] for i in items for p in i.prim.params}
-    out += [f"from funcgrad.tensors._adapters import {c[4:]} as {c}" for c in sorted(used - {"{}"})]
-    out.append("from funcgrad.tensors.tensor_class import Tensor, _apply")
-    names = [n for i in items for n in (i.name, *i.aliases)]
-    out += ["", f"__all__ = {names!r}", "", ""]
+    imports = ["from collections.abc import Callable", ""]
+    imports += [f"from funcgrad.ops import {f} as _{f}" for f in _families(items)]
+    imports.append("from funcgrad.tensors import functions as _functions")
+    imports += [
+        f"from funcgrad.tensors._adapters import {c[4:]} as {c}" for c in sorted(used - {"{}"})
+    ]
+    imports.append("from funcgrad.tensors.tensor_class import Tensor, _apply")
+    blocks = []
     for item in items:
         prim = item.prim
         ins = TORCH_INPUTS[len(inputs_of(prim))]
@@ -449,10 +458,10 @@ def torch_module(items: list[Surface], prims) -> str:
             sig.append(conv.torch if conv.default is None else f"{conv.torch}={conv.default}")
             call.append(f"{p}={conv.torch_convert.format(conv.torch)}")
         body = f"_apply({', '.join(call)})"
-        out.append(_function(item.name, ", ".join(sig), torch_docstring(item), body, "Tensor"))
-        for alias in item.aliases:
-            out.append(f"{alias} = {item.name}\n")
-        out.append("")
+        blocks.append(_function(item.name, ", ".join(sig), torch_docstring(item), body, "Tensor"))
+        if item.aliases:
+            blocks.append("\n".join(f"{alias} = {item.name}" for alias in item.aliases))
+    names = [n for i in items for n in (i.name, *i.aliases)]
     generated = set(names)
 
     def function_of(prim, method: str) -> str:
@@ -469,37 +478,27 @@ def torch_module(items: list[Surface], prims) -> str:
 
     methods = [(m, function_of(p, m)) for p in prims for m in p.names.method]
     inplace = [(m, function_of(p, m)) for p in prims for m in p.names.inplace]
-    out.append("# The `Tensor` methods (and in-place methods, rebinding the tensor) of each function.")
-    out.append("METHODS: dict[str, Callable] = {")
-    out += [f"    {m!r}: {f}," for m, f in methods]
-    out += ["}", "INPLACE: dict[str, Callable] = {"]
-    out += [f"    {m!r}: {f}," for m, f in inplace]
-    out.append("}")
-    return _tidy("\n".join(out))
+    tables = [
+        "# The `Tensor` methods (and in-place methods, rebinding the tensor) of each function."
+    ]
+    tables.append("METHODS: dict[str, Callable] = {")
+    tables += [f'    "{m}": {f},' for m, f in methods]
+    tables += ["}", "INPLACE: dict[str, Callable] = {"]
+    tables += [f'    "{m}": {f},' for m, f in inplace]
+    tables.append("}")
+    blocks.append("\n".join(tables))
+    return _module(summary, imports, names, blocks)
 
 
-def _tidy(source: str) -> str:
-    source = re.sub(r"\n{3,}", "\n\n\n", source).rstrip() + "\n"
-    return _format(source)
+def _module(summary: str, imports: list[str], names: list[str], blocks: list[str]) -> str:
+    """A generated module, laid out as `ruff format` lays it out (so no formatter is needed)."""
+    head = HEADER.format(summary=summary) + "\n" + "\n".join(imports) + "\n\n" + _all(names)
+    return "\n\n\n".join([head, *(b.rstrip("\n") for b in blocks)]) + "\n"
 
 
-def _format(source: str) -> str:
-    """Run `ruff format` on the source if ruff is installed (the files stay formatted)."""
-    import shutil
-    import subprocess
-
-    ruff = shutil.which("ruff")
-    if ruff is None:
-        return source
-    done = subprocess.run(
-        [ruff, "format", "--stdin-filename", "generated.py", "-"],
-        input=source,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        check=True,
-    )
-    return done.stdout
+def _all(names: list[str]) -> str:
+    """`__all__` as `ruff format` writes a long list: one name a line."""
+    return "__all__ = [\n" + "".join(f'    "{n}",\n' for n in names) + "]"
 
 
 # --- the generated parts of the docs ----------------------------------------------------------
@@ -587,7 +586,10 @@ def render() -> dict[str, str]:
         TORCH_OUT: torch_module(items["torch"], prims),
         TENSOR_DOC: fill(
             tensor_doc,
-            {"tensor-methods": methods_section(prims), "torch-functions": tensor_section(items["torch"])},
+            {
+                "tensor-methods": methods_section(prims),
+                "torch-functions": tensor_section(items["torch"]),
+            },
             TENSOR_DOC,
         ),
         PRIMITIVES_DOC: fill(primitives_doc, {"names": primitives_section(prims)}, PRIMITIVES_DOC),

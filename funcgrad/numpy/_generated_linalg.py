@@ -8,7 +8,12 @@ from funcgrad.numpy._adapters import axes as _as_axes
 from funcgrad.ops import linalg as _linalg
 from funcgrad.ops import reduce as _reduce
 
-__all__ = ["norm", "inv", "solve", "det"]
+__all__ = [
+    "norm",
+    "inv",
+    "solve",
+    "det",
+]
 
 
 def norm(x, ord=None, axis=None, keepdims=False):

@@ -164,7 +164,7 @@ def tensordot(a, b, axes=2):
         raise OpError(f"funcgrad.tensordot: operands with {na} and {nb} axes need too many labels")
     la = list(_LETTERS[:na])
     lb = list(_LETTERS[na:na + nb])
-    for i, j in zip(axes_a, axes_b):
+    for i, j in zip(axes_a, axes_b, strict=True):
         lb[j % nb] = la[i % na]
     summed = {la[i % na] for i in axes_a}
     out = [c for c in la if c not in summed] + [c for c in lb if c not in summed]

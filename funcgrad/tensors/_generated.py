@@ -663,7 +663,6 @@ def matmul(input: Tensor, other: Tensor | float) -> Tensor:
 
 
 mm = matmul
-
 bmm = matmul
 
 

@@ -103,7 +103,9 @@ def div(input, other, *, rounding_mode=None):  # noqa: A002
         tensor([0.2500, 0.2500])
     """
     if rounding_mode is not None:
-        raise NotImplementedError("funcgrad.div: rounding_mode is not supported (it has no gradient)")
+        raise NotImplementedError(
+            "funcgrad.div: rounding_mode is not supported (it has no gradient)"
+        )
     return _apply(_ew.divide, input, other)
 
 
@@ -291,13 +293,9 @@ def norm(input, p="fro", dim=None, keepdim=False):  # noqa: A002
         tensor(5.)
     """
     ord_ = None if p in ("fro", 2) and (dim is None or isinstance(dim, int)) else p
-
-    def f(a):
-        return fnp.linalg.norm(
-            a if dim is not None else fnp.reshape(a, (-1,)), ord=ord_, axis=dim, keepdims=keepdim
-        )
-
-    return _apply(f, input)
+    if dim is None and ord_ is not None:  # a vector norm of all the elements, as PyTorch's
+        input = reshape(input, -1)
+    return _apply(_rd.norm, input, ord=ord_, axis=_dims(dim), keepdims=keepdim)
 
 
 # --- products -----------------------------------------------------------------------
