@@ -4,9 +4,11 @@ Each case is one expression, written once and run on both libraries (`T` is
 `torch` or `funcgrad`): the tests compare `type(y.grad_fn).__name__`,
 `y.grad_fn.name()` and, where PyTorch records the expression as one node as
 funcgrad does, `next_functions` entry by entry (None, which leaf, or the
-name of the input's `grad_fn`). Every primitive whose record declares a
-PyTorch-style function must be covered by a case; the few places where
-funcgrad cannot give PyTorch's name are listed, with the reason, in
+name of the input's `grad_fn`). Besides the hand-written `CASES`, every
+generated PyTorch-style function is called on its primitive's sample (so a
+new primitive is compared without a new case), and every primitive whose
+record declares a PyTorch-style function must be covered. The few places
+where funcgrad cannot give PyTorch's name are listed, with the reason, in
 `KNOWN_DIFFERENCES`, and checked to still differ (so the list stays true).
 """
 
@@ -18,6 +20,7 @@ import pytest
 import funcgrad
 from funcgrad.ops import registry
 from tests.references import requires
+from tests.test_surfaces import generator
 
 torch = requires("torch")
 
@@ -205,6 +208,27 @@ def test_grad_fn_is_pytorchs(name, expression, one_node):
 
 
 @pytest.mark.parametrize("name", sorted(KNOWN_DIFFERENCES))
+def _generated_case(item):
+    args, params = generator.example_args(item.prim)
+    kwargs = {generator.PARAMS[p].torch: v for p, v in params.items()}
+
+    def expression(T, v):
+        tensors = [T.tensor(a.tolist(), dtype=T.float64, requires_grad=True) for a in args]
+        v.order[:] = tensors  # next_functions name these leaves by position
+        return getattr(T, item.name)(*tensors, **kwargs)
+
+    return expression
+
+
+GENERATED = generator.surfaces(registry.primitives())["torch"]
+
+
+@pytest.mark.parametrize("item", GENERATED, ids=lambda i: i.name)
+def test_generated_function_grad_fn_is_pytorchs(item):
+    test_grad_fn_is_pytorchs(item.name, _generated_case(item), True)
+
+
+@pytest.mark.parametrize("name", sorted(KNOWN_DIFFERENCES))
 def test_known_differences_still_differ(name):
     expression, reason = KNOWN_DIFFERENCES[name]
     expected, _ = _run(torch, expression)
@@ -215,7 +239,7 @@ def test_known_differences_still_differ(name):
 
 
 def test_every_primitive_with_a_torch_name_is_compared():
-    covered = set()
+    covered = {item.prim.name for item in GENERATED}
     for _, expression, _ in CASES:
         got, _ = _run(funcgrad, expression)
         covered.add(got._node.prim.name)
