@@ -36,6 +36,7 @@ __all__ = [
     "arcsin",
     "arccos",
     "arctan",
+    "arcsinh",
     "arctan2",
     "maximum",
     "minimum",
@@ -445,6 +446,23 @@ def arctan(x):
         array([-0.83298127,  1.01219701])
     """
     return _elementwise.arctan(x)
+
+
+def arcsinh(x):
+    """Return the inverse hyperbolic sine.
+
+    Args:
+        x: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if `x` is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.arcsinh(np.array([-1.1, 1.6]))
+        array([-0.95034693,  1.24898333])
+    """
+    return _elementwise.arcsinh(x)
 
 
 def arctan2(x, y):

@@ -484,6 +484,18 @@ arctan = register(Primitive(
     ),
 ))
 
+arcsinh = register(Primitive(
+    name="arcsinh",
+    forward=lambda xp, x: xp.arcsinh(x),
+    vjp=(lambda ct, out, x: keep_zeros(ct, ct / sqrt(x * x + 1.0)),),
+    jvp=ELEMENTWISE,
+    sample=_unary(),
+    doc="inverse hyperbolic sine",
+    names=Names(
+        numpy="arcsinh", torch="asinh", method="asinh", inplace="asinh_", grad_fn="AsinhBackward0"
+    ),
+))
+
 arctan2 = register(Primitive(
     name="arctan2",
     forward=lambda xp, x, y: xp.arctan2(x, y),

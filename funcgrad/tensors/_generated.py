@@ -33,6 +33,7 @@ __all__ = [
     "asin",
     "acos",
     "atan",
+    "asinh",
     "atan2",
     "sigmoid",
     "relu",
@@ -382,6 +383,24 @@ def atan(input: Tensor) -> Tensor:
         tensor([-0.8330,  1.0122], grad_fn=<AtanBackward0>)
     """
     return _apply(_elementwise.arctan, input)
+
+
+def asinh(input: Tensor) -> Tensor:
+    """Return the inverse hyperbolic sine.
+
+    Args:
+        input: A tensor (`x` above).
+
+    Returns:
+        A tensor: its `grad_fn` is named as in PyTorch.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> x = torch.tensor([-1.1, 1.6], requires_grad=True)
+        >>> torch.asinh(x)
+        tensor([-0.9503,  1.2490], grad_fn=<AsinhBackward0>)
+    """
+    return _apply(_elementwise.arcsinh, input)
 
 
 def atan2(input: Tensor, other: Tensor | float) -> Tensor:
@@ -787,6 +806,7 @@ METHODS: dict[str, Callable] = {
     "asin": asin,
     "acos": acos,
     "atan": atan,
+    "asinh": asinh,
     "atan2": atan2,
     "sigmoid": sigmoid,
     "relu": relu,
@@ -846,6 +866,7 @@ INPLACE: dict[str, Callable] = {
     "asin_": asin,
     "acos_": acos,
     "atan_": atan,
+    "asinh_": asinh,
     "atan2_": atan2,
     "sigmoid_": sigmoid,
     "relu_": relu,
