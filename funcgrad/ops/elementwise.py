@@ -8,7 +8,8 @@ wherever `ct` is exactly 0, even where the derivative `d(x)` is infinite or
 NaN (`sqrt` and `log` at 0, any rule at a NaN value): 0 * inf would be NaN.
 So the unselected branch of `where` (or of a mask, `relu`, `clip`, indexing)
 never poisons a gradient: `grad(lambda x: sum(where(x > 0, sqrt(x), 0.0)))`
-is 0, not NaN, at x <= 0, with no "double where". See `keep_zeros`.
+is 0, not NaN, at x <= 0, with no "double where". The rules here are the
+math only: a record declares `keeps_zeros` and the engines apply `guard`.
 """
 
 from __future__ import annotations
@@ -43,53 +44,6 @@ _ndarray = numpy.ndarray
 _vdot = numpy.vdot
 _isfinite = math.isfinite
 _SCALARS = (numpy.generic, float, int)
-
-
-def keep_zeros(ct, r, axis=None):
-    """Return a rule's result `r` with an exact 0 wherever the cotangent `ct` is exactly 0.
-
-    `r` must be linear in `ct` (`ct * d`, `ct / d`, `-ct * out / y` ...), so
-    0 is the right answer there; IEEE arithmetic says NaN when `d` is
-    infinite or NaN (0 * inf, 0 / 0). With `axis`, `r` is a reduction's
-    input-shaped result and a whole slice is 0 when `ct`'s slice is all 0.
-
-    NOTE: the hot path pays one test (`all_finite`, a single BLAS call on
-    NumPy arrays) and returns `r` itself; `where` runs only when `r` has a
-    non-finite entry. So gradients that are finite are untouched, and so are
-    their derivatives (second order): the mask appears only where the
-    product was undefined. Works on arrays and on nodes (`create_graph`).
-
-    Examples:
-        >>> import numpy as np
-        >>> ct, d = np.array([0.0, 1.0]), np.array([np.inf, np.inf])
-        >>> keep_zeros(ct, ct * d)
-        array([ 0., inf])
-    """
-    v = r.value if type(r) is Node else r
-    if type(v) is _ndarray:
-        # all_finite, inlined: this is the hot path (dot is cheaper than vdot in 1-D)
-        if _isfinite((v.dot(v) if v.ndim == 1 else _vdot(v, v)).real):
-            return r
-    elif type(r) is Node or isinstance(v, _SCALARS):
-        if all_finite(v):
-            return r
-    else:
-        # NOTE: first order on a GPU: mask without looking, so that nothing
-        # waits for the device (no second order to keep intact here).
-        return where(_zeros_of(ct, axis), 0.0, r)
-    zero = _zeros_of(ct, axis)
-    if not zero.any():
-        return r  # non-finite where ct is not 0: a real inf or NaN, kept
-    return where(zero, 0.0, r)
-
-
-def _zeros_of(ct, axis):
-    zero = value_of(ct) == 0
-    if type(zero) is bool:  # ct was a Python number
-        zero = numpy.bool_(zero)
-    if axis is not None:
-        zero = zero.all(axis=axis, keepdims=True)
-    return zero
 
 
 def guard(prim, ct, result, params):
@@ -198,20 +152,14 @@ subtract = register(Primitive(
 ))
 
 
-def _times(ct, d):
-    # ct * d; a Python number d needs no guard (ct * 2.0 is not finite only where ct is not)
-    if type(d) is float or type(d) is int:
-        return ct * d
-    return keep_zeros(ct, ct * d)
-
-
 multiply = register(Primitive(
     name="multiply",
     forward=lambda xp, x, y: xp.multiply(x, y),
-    vjp=(lambda ct, out, x, y: _times(ct, y), lambda ct, out, x, y: _times(ct, x)),
+    vjp=(lambda ct, out, x, y: ct * y, lambda ct, out, x, y: ct * x),
     jvp=ELEMENTWISE,
     sample=_binary(),
     doc="x * y",
+    keeps_zeros="elementwise",
     names=Names(
         numpy="multiply", torch="mul", method="mul", inplace="mul_", grad_fn="MulBackward0"
     ),
@@ -230,11 +178,12 @@ def _divide_grad_fn(inputs, params):
 divide = register(Primitive(
     name="divide",
     forward=lambda xp, x, y: xp.divide(x, y),
-    vjp=(lambda ct, out, x, y: keep_zeros(ct, ct / y),
-         lambda ct, out, x, y: keep_zeros(ct, -ct * out / y)),
+    vjp=(lambda ct, out, x, y: ct / y,
+         lambda ct, out, x, y: -ct * out / y),
     jvp=ELEMENTWISE,
     sample=_binary(low2=0.5, high2=3.0),
     doc="x / y",
+    keeps_zeros="elementwise",
     names=Names(
         numpy=("divide", "true_divide"),
         torch="div",
@@ -257,13 +206,21 @@ negative = register(Primitive(
 ))
 
 
+def _exact_zeros(f, r):
+    # r = f * d, exactly 0 where the factor f is 0 even if d is inf (multiply's guard, on f)
+    return guard(multiply, f, r, _NO_PARAMS)
+
+
+_NO_PARAMS: dict = {}
+
+
 def _power_vjp_base(ct, out, x, y):
     # d/dx x**y = y * x**(y - 1); 0 where y == 0 (x**0 == 1 is constant, also at
     # x == 0, where 0 * 0**-1 would be NaN). At x == 0 with 0 < y < 1 it is
     # inf, as the math says (x**0.5 at 0).
     if type(y) is float or type(y) is int:
-        return ct * 0.0 if y == 0 else keep_zeros(ct, ct * (y * power(x, y - 1)))
-    return keep_zeros(ct, ct * keep_zeros(y, y * power(x, y - 1)))
+        return ct * 0.0 if y == 0 else ct * (y * power(x, y - 1))
+    return ct * _exact_zeros(y, y * power(x, y - 1))
 
 
 def _power_vjp_exponent(ct, out, x, y):
@@ -271,7 +228,7 @@ def _power_vjp_exponent(ct, out, x, y):
     # x == 0, and not real for x < 0); a NaN x stays NaN
     x_v = value_of(x)
     log_x = log(where((x_v > 0) | (x_v != x_v), x, 1.0))
-    return keep_zeros(ct, ct * keep_zeros(log_x, log_x * out))
+    return ct * _exact_zeros(log_x, log_x * out)
 
 
 def _power_grad_fn(inputs, params):
@@ -288,6 +245,7 @@ power = register(Primitive(
     jvp=ELEMENTWISE,
     sample=_binary(low=0.5, high=2.0, low2=-2.0, high2=2.0),
     doc="x ** y (d/dx taken as 0 where y == 0, d/dy as 0 where x <= 0)",
+    keeps_zeros="elementwise",
     names=Names(numpy="power", torch="pow", method="pow", inplace="pow_", grad_fn=_power_grad_fn),
 ))
 
@@ -297,30 +255,33 @@ power = register(Primitive(
 exp = register(Primitive(
     name="exp",
     forward=lambda xp, x: xp.exp(x),
-    vjp=(lambda ct, out, x: keep_zeros(ct, ct * out),),
+    vjp=(lambda ct, out, x: ct * out,),
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="e ** x",
+    keeps_zeros="elementwise",
     names=Names(numpy="exp", torch="exp", method="exp", inplace="exp_", grad_fn="ExpBackward0"),
 ))
 
 log = register(Primitive(
     name="log",
     forward=lambda xp, x: xp.log(x),
-    vjp=(lambda ct, out, x: keep_zeros(ct, ct / x),),
+    vjp=(lambda ct, out, x: ct / x,),
     jvp=ELEMENTWISE,
     sample=_unary(0.1, 10.0),
     doc="natural logarithm (gradient inf at 0)",
+    keeps_zeros="elementwise",
     names=Names(numpy="log", torch="log", method="log", inplace="log_", grad_fn="LogBackward0"),
 ))
 
 log1p = register(Primitive(
     name="log1p",
     forward=lambda xp, x: xp.log1p(x),
-    vjp=(lambda ct, out, x: keep_zeros(ct, ct / (x + 1.0)),),
+    vjp=(lambda ct, out, x: ct / (x + 1.0),),
     jvp=ELEMENTWISE,
     sample=_unary(-0.9, 3.0),
     doc="log(1 + x), accurate near 0",
+    keeps_zeros="elementwise",
     names=Names(
         numpy="log1p", torch="log1p", method="log1p", inplace="log1p_", grad_fn="Log1PBackward0"
     ),
@@ -329,10 +290,11 @@ log1p = register(Primitive(
 expm1 = register(Primitive(
     name="expm1",
     forward=lambda xp, x: xp.expm1(x),
-    vjp=(lambda ct, out, x: keep_zeros(ct, ct * (out + 1.0)),),
+    vjp=(lambda ct, out, x: ct * (out + 1.0),),
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="exp(x) - 1, accurate near 0",
+    keeps_zeros="elementwise",
     names=Names(
         numpy="expm1", torch="expm1", method="expm1", inplace="expm1_", grad_fn="Expm1Backward0"
     ),
@@ -341,11 +303,12 @@ expm1 = register(Primitive(
 sqrt = register(Primitive(
     name="sqrt",
     forward=lambda xp, x: xp.sqrt(x),
-    # NOTE: inf at 0 (the math), but 0 where ct is 0: see keep_zeros.
-    vjp=(lambda ct, out, x: keep_zeros(ct, ct / (out * 2.0)),),
+    # NOTE: inf at 0 (the math), but 0 where ct is 0: see guard.
+    vjp=(lambda ct, out, x: ct / (out * 2.0),),
     jvp=ELEMENTWISE,
     sample=_unary(0.1, 10.0),
     doc="square root (gradient inf at 0)",
+    keeps_zeros="elementwise",
     names=Names(
         numpy="sqrt", torch="sqrt", method="sqrt", inplace="sqrt_", grad_fn="SqrtBackward0"
     ),
@@ -358,10 +321,11 @@ absolute = register(Primitive(
     name="abs",
     forward=lambda xp, x: xp.abs(x),
     # NOTE: at 0 the gradient is sign(0) = 0, the subgradient PyTorch and JAX use.
-    vjp=(lambda ct, out, x: keep_zeros(ct, ct * sign(value_of(x))),),
+    vjp=(lambda ct, out, x: ct * sign(value_of(x)),),
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="|x| (gradient 0 at 0)",
+    keeps_zeros="elementwise",
     names=Names(
         numpy=("absolute", "abs"), torch="abs", method="abs", inplace="abs_", grad_fn="AbsBackward0"
     ),
@@ -385,40 +349,44 @@ sign = register(Primitive(
 sin = register(Primitive(
     name="sin",
     forward=lambda xp, x: xp.sin(x),
-    vjp=(lambda ct, out, x: keep_zeros(ct, ct * cos(x)),),
+    vjp=(lambda ct, out, x: ct * cos(x),),
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="sine",
+    keeps_zeros="elementwise",
     names=Names(numpy="sin", torch="sin", method="sin", inplace="sin_", grad_fn="SinBackward0"),
 ))
 
 cos = register(Primitive(
     name="cos",
     forward=lambda xp, x: xp.cos(x),
-    vjp=(lambda ct, out, x: keep_zeros(ct, -ct * sin(x)),),
+    vjp=(lambda ct, out, x: -ct * sin(x),),
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="cosine",
+    keeps_zeros="elementwise",
     names=Names(numpy="cos", torch="cos", method="cos", inplace="cos_", grad_fn="CosBackward0"),
 ))
 
 tan = register(Primitive(
     name="tan",
     forward=lambda xp, x: xp.tan(x),
-    vjp=(lambda ct, out, x: keep_zeros(ct, ct * (out * out + 1.0)),),  # 1 + tan(x)**2
+    vjp=(lambda ct, out, x: ct * (out * out + 1.0),),  # 1 + tan(x)**2
     jvp=ELEMENTWISE,
     sample=_unary(-1.2, 1.2),
     doc="tangent",
+    keeps_zeros="elementwise",
     names=Names(numpy="tan", torch="tan", method="tan", inplace="tan_", grad_fn="TanBackward0"),
 ))
 
 tanh = register(Primitive(
     name="tanh",
     forward=lambda xp, x: xp.tanh(x),
-    vjp=(lambda ct, out, x: keep_zeros(ct, ct * (1.0 - out * out)),),
+    vjp=(lambda ct, out, x: ct * (1.0 - out * out),),
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="hyperbolic tangent",
+    keeps_zeros="elementwise",
     names=Names(
         numpy="tanh", torch="tanh", method="tanh", inplace="tanh_", grad_fn="TanhBackward0"
     ),
@@ -427,10 +395,11 @@ tanh = register(Primitive(
 sinh = register(Primitive(
     name="sinh",
     forward=lambda xp, x: xp.sinh(x),
-    vjp=(lambda ct, out, x: keep_zeros(ct, ct * cosh(x)),),
+    vjp=(lambda ct, out, x: ct * cosh(x),),
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="hyperbolic sine",
+    keeps_zeros="elementwise",
     names=Names(
         numpy="sinh", torch="sinh", method="sinh", inplace="sinh_", grad_fn="SinhBackward0"
     ),
@@ -439,10 +408,11 @@ sinh = register(Primitive(
 cosh = register(Primitive(
     name="cosh",
     forward=lambda xp, x: xp.cosh(x),
-    vjp=(lambda ct, out, x: keep_zeros(ct, ct * sinh(x)),),
+    vjp=(lambda ct, out, x: ct * sinh(x),),
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="hyperbolic cosine",
+    keeps_zeros="elementwise",
     names=Names(
         numpy="cosh", torch="cosh", method="cosh", inplace="cosh_", grad_fn="CoshBackward0"
     ),
@@ -451,10 +421,11 @@ cosh = register(Primitive(
 arcsin = register(Primitive(
     name="arcsin",
     forward=lambda xp, x: xp.arcsin(x),
-    vjp=(lambda ct, out, x: keep_zeros(ct, ct / sqrt(1.0 - x * x)),),
+    vjp=(lambda ct, out, x: ct / sqrt(1.0 - x * x),),
     jvp=ELEMENTWISE,
     sample=_unary(-0.9, 0.9),
     doc="inverse sine",
+    keeps_zeros="elementwise",
     names=Names(
         numpy="arcsin", torch="asin", method="asin", inplace="asin_", grad_fn="AsinBackward0"
     ),
@@ -463,10 +434,11 @@ arcsin = register(Primitive(
 arccos = register(Primitive(
     name="arccos",
     forward=lambda xp, x: xp.arccos(x),
-    vjp=(lambda ct, out, x: keep_zeros(ct, -ct / sqrt(1.0 - x * x)),),
+    vjp=(lambda ct, out, x: -ct / sqrt(1.0 - x * x),),
     jvp=ELEMENTWISE,
     sample=_unary(-0.9, 0.9),
     doc="inverse cosine",
+    keeps_zeros="elementwise",
     names=Names(
         numpy="arccos", torch="acos", method="acos", inplace="acos_", grad_fn="AcosBackward0"
     ),
@@ -475,10 +447,11 @@ arccos = register(Primitive(
 arctan = register(Primitive(
     name="arctan",
     forward=lambda xp, x: xp.arctan(x),
-    vjp=(lambda ct, out, x: keep_zeros(ct, ct / (x * x + 1.0)),),
+    vjp=(lambda ct, out, x: ct / (x * x + 1.0),),
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="inverse tangent",
+    keeps_zeros="elementwise",
     names=Names(
         numpy="arctan", torch="atan", method="atan", inplace="atan_", grad_fn="AtanBackward0"
     ),
@@ -487,10 +460,11 @@ arctan = register(Primitive(
 arcsinh = register(Primitive(
     name="arcsinh",
     forward=lambda xp, x: xp.arcsinh(x),
-    vjp=(lambda ct, out, x: keep_zeros(ct, ct / sqrt(x * x + 1.0)),),
+    vjp=(lambda ct, out, x: ct / sqrt(x * x + 1.0),),
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="inverse hyperbolic sine",
+    keeps_zeros="elementwise",
     names=Names(
         numpy="arcsinh", torch="asinh", method="asinh", inplace="asinh_", grad_fn="AsinhBackward0"
     ),
@@ -500,12 +474,13 @@ arctan2 = register(Primitive(
     name="arctan2",
     forward=lambda xp, x, y: xp.arctan2(x, y),
     vjp=(
-        lambda ct, out, y, x: keep_zeros(ct, ct * x / (x * x + y * y)),
-        lambda ct, out, y, x: keep_zeros(ct, -ct * y / (x * x + y * y)),
+        lambda ct, out, y, x: ct * x / (x * x + y * y),
+        lambda ct, out, y, x: -ct * y / (x * x + y * y),
     ),
     jvp=ELEMENTWISE,
     sample=_binary(low=0.3, high=3.0),
     doc="angle of the point (x, y)",
+    keeps_zeros="elementwise",
     names=Names(
         numpy="arctan2", torch="atan2", method="atan2", inplace="atan2_", grad_fn="Atan2Backward0"
     ),
@@ -518,10 +493,11 @@ sigmoid = register(Primitive(
     name="sigmoid",
     # exp(-log(1 + exp(-x))) never overflows
     forward=lambda xp, x: xp.exp(-xp.logaddexp(0.0, -x)),
-    vjp=(lambda ct, out, x: keep_zeros(ct, ct * (out * (1.0 - out))),),
+    vjp=(lambda ct, out, x: ct * (out * (1.0 - out)),),
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="1 / (1 + exp(-x)), stable for large |x|",
+    keeps_zeros="elementwise",
     names=Names(torch="sigmoid", method="sigmoid", inplace="sigmoid_", grad_fn="SigmoidBackward0"),
 ))
 
@@ -538,10 +514,11 @@ relu = register(Primitive(
 softplus = register(Primitive(
     name="softplus",
     forward=lambda xp, x: xp.logaddexp(0.0, x),
-    vjp=(lambda ct, out, x: keep_zeros(ct, ct * sigmoid(x)),),
+    vjp=(lambda ct, out, x: ct * sigmoid(x),),
     jvp=ELEMENTWISE,
     sample=_unary(),
     doc="log(1 + exp(x)), stable for large |x|",
+    keeps_zeros="elementwise",
     names=Names(grad_fn="SoftplusBackward0"),
 ))
 

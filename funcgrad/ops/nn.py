@@ -9,7 +9,7 @@ zeros and log_softmax -inf, and a zero gradient rather than NaN.
 from __future__ import annotations
 
 from funcgrad.ops._util import shape_of, value_of
-from funcgrad.ops.elementwise import exp, keep_zeros, where
+from funcgrad.ops.elementwise import exp, where
 from funcgrad.ops.reduce import _axis_sample, keep_reduced_dims, sum_
 from funcgrad.ops.registry import Names, Primitive, Sample, register
 
@@ -41,7 +41,7 @@ def _logsumexp_forward(xp, x, *, axis, keepdims):
 # exp(x - out): in float32, an out near 1000 has lost the digits that matter.
 def _logsumexp_vjp(ct, out, x, *, axis, keepdims):
     ct = keep_reduced_dims(ct, shape_of(x), axis, keepdims)
-    return keep_zeros(ct, ct * softmax(x, axis=axis))
+    return ct * softmax(x, axis=axis)
 
 
 def _logsumexp_jvp(x_t, out, x, *, axis, keepdims):
@@ -62,6 +62,7 @@ logsumexp = register(Primitive(
     params=("axis", "keepdims"),
     sample=Sample(_logsumexp_sample),
     doc="log(sum(exp(x))) over axes, stable (-inf, gradient 0, for all -inf)",
+    keeps_zeros="reduction",
     names=Names(torch="logsumexp", method="logsumexp", grad_fn="LogsumexpBackward0"),
 ))
 
@@ -79,9 +80,8 @@ def _softmax_forward(xp, x, *, axis):
 
 
 def _softmax_vjp(ct, out, x, *, axis):
-    # J = diag(p) - p p^T is symmetric, so this is the JVP too; 0 on a slice
-    # where ct is all 0, even if the slice is NaN (keep_zeros)
-    return keep_zeros(ct, out * (ct - sum_(ct * out, axis=axis, keepdims=True)), axis=axis)
+    # J = diag(p) - p p^T is symmetric, so this is the JVP too
+    return out * (ct - sum_(ct * out, axis=axis, keepdims=True))
 
 
 def _softmax_sample(g):
@@ -99,6 +99,7 @@ softmax = register(Primitive(
     params=("axis",),
     sample=Sample(_softmax_sample),
     doc="exp(x) / sum(exp(x)) along axes, stable (zeros for an all -inf slice)",
+    keeps_zeros="slices",
     names=Names(torch="softmax", method="softmax", grad_fn="SoftmaxBackward0"),
 ))
 
@@ -117,16 +118,14 @@ def _log_softmax_vjp(ct, out, x, *, axis):
     # ct - softmax * sum(ct); 0 on a slice that is all -inf
     out_v = value_of(out)
     live = (out_v != _NEG_INF).any(axis=axis, keepdims=True)
-    r = where(live, ct - exp(out) * sum_(ct, axis=axis, keepdims=True), 0.0)
-    return keep_zeros(ct, r, axis=axis)
+    return where(live, ct - exp(out) * sum_(ct, axis=axis, keepdims=True), 0.0)
 
 
 def _log_softmax_jvp(x_t, out, x, *, axis):
     # x_t - sum(softmax * x_t); 0 on a slice that is all -inf
     out_v = value_of(out)
     live = (out_v != _NEG_INF).any(axis=axis, keepdims=True)
-    r = where(live, x_t - sum_(x_t * exp(out), axis=axis, keepdims=True), 0.0)
-    return keep_zeros(x_t, r, axis=axis)
+    return where(live, x_t - sum_(x_t * exp(out), axis=axis, keepdims=True), 0.0)
 
 
 log_softmax = register(Primitive(
@@ -137,5 +136,6 @@ log_softmax = register(Primitive(
     params=("axis",),
     sample=Sample(_softmax_sample),
     doc="x - logsumexp(x) along axes, stable (-inf for an all -inf slice)",
+    keeps_zeros="slices",
     names=Names(torch="log_softmax", method="log_softmax", grad_fn="LogSoftmaxBackward0"),
 ))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from funcgrad.errors import OpError
 from funcgrad.ops._util import attach, normalize_axis, shape_of, value_of
-from funcgrad.ops.elementwise import absolute, keep_zeros, power, sign, where
+from funcgrad.ops.elementwise import absolute, power, sign, where
 from funcgrad.ops.registry import LINEAR, Names, Primitive, Sample, register
 from funcgrad.ops.shape import broadcast_to, reshape
 
@@ -174,7 +174,7 @@ def _prod_sample(g):
 
 def _prod_vjp(ct, out, x, *, axis, keepdims):
     ct = keep_reduced_dims(ct, shape_of(x), axis, keepdims)
-    return keep_zeros(ct, ct * _prod_others(out, x, axis, keepdims))
+    return ct * _prod_others(out, x, axis, keepdims)
 
 
 def _prod_jvp(x_t, out, x, *, axis, keepdims):
@@ -189,6 +189,7 @@ prod = register(Primitive(
     params=("axis", "keepdims"),
     sample=Sample(_prod_sample),
     doc="product over axes (exact gradients where entries are 0)",
+    keeps_zeros="reduction",
     names=Names(
         numpy="prod",
         torch="prod",
@@ -291,7 +292,7 @@ def _moment_sample(g):
 
 def _var_vjp(ct, out, x, *, axis, ddof, keepdims):
     ct = keep_reduced_dims(ct, shape_of(x), axis, keepdims)
-    return keep_zeros(ct, ct * _var_grad(x, axis, ddof))
+    return ct * _var_grad(x, axis, ddof)
 
 
 def _var_jvp(x_t, out, x, *, axis, ddof, keepdims):
@@ -307,6 +308,7 @@ var = register(Primitive(
     params=("axis", "ddof", "keepdims"),
     sample=Sample(_moment_sample),
     doc="variance over axes, divided by n - ddof",
+    keeps_zeros="reduction",
     names=Names(numpy="var", torch="var", method="var", grad_fn="VarBackward0"),
 ))
 
@@ -314,7 +316,7 @@ var = register(Primitive(
 def _std_vjp(ct, out, x, *, axis, ddof, keepdims):
     d_std = _std_grad(out, x, axis, ddof, keepdims)
     ct = keep_reduced_dims(ct, shape_of(x), axis, keepdims)
-    return keep_zeros(ct, ct * d_std)
+    return ct * d_std
 
 
 def _std_jvp(x_t, out, x, *, axis, ddof, keepdims):
@@ -330,6 +332,7 @@ std = register(Primitive(
     params=("axis", "ddof", "keepdims"),
     sample=Sample(_moment_sample),
     doc="standard deviation over axes (gradient 0 where it is 0)",
+    keeps_zeros="reduction",
     names=Names(numpy="std", torch="std", method="std", grad_fn="StdBackward0"),
 ))
 
@@ -469,7 +472,7 @@ def _norm_vjp(ct, out, x, *, ord, axis, keepdims):  # noqa: A002
     axes = _norm_axes(ord, axis, len(shape_of(x)))[1]
     d_norm = _norm_grad(out, x, ord, axis, keepdims)
     ct = keep_reduced_dims(ct, shape_of(x), axes, keepdims)
-    return keep_zeros(ct, ct * d_norm)
+    return ct * d_norm
 
 
 def _norm_jvp(x_t, out, x, *, ord, axis, keepdims):  # noqa: A002
@@ -485,6 +488,7 @@ norm = register(Primitive(
     params=("ord", "axis", "keepdims"),
     sample=Sample(_norm_sample),
     doc="vector or matrix norm (gradient 0 at the zero vector)",
+    keeps_zeros="reduction",
     names=Names(
         numpy="linalg.norm", torch="norm", method="norm", grad_fn="LinalgVectorNormBackward0"
     ),

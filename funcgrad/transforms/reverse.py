@@ -27,7 +27,7 @@ from funcgrad.backend import as_value, xp_of
 from funcgrad.backend.versions import write_checker
 from funcgrad.errors import NonScalarOutputError, ShapeError
 from funcgrad.graph import Node, toposort
-from funcgrad.ops import astype, broadcast_to, observe, reshape, sum_
+from funcgrad.ops import astype, broadcast_to, guard, observe, reshape, sum_
 from funcgrad.transforms.hooks import hook_scope, run_hooks
 
 
@@ -277,6 +277,8 @@ def _step(node: Node, ct, cts: dict, needed: set | None, create_graph: bool,
             c = all_cts[i]
             if c is None:
                 continue
+        if prim.keeps_zeros:  # zero cotangents stay zero where the rule says 0 * inf
+            c = guard(prim, ct, c, params)
         # Unbroadcast and cast once, here, instead of in every rule.
         value = inp.value
         if c.shape != value.shape:

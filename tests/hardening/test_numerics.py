@@ -1,6 +1,6 @@
 """Numerical edges: gradients finite where the math allows, documented where it does not.
 
-* Zero cotangents stay zero (`funcgrad.ops.elementwise.keep_zeros`): the
+* Zero cotangents stay zero (`funcgrad.ops.guard`, declared by `keeps_zeros`): the
   unselected branch of `where`, a mask, `relu` or indexing never turns a
   gradient into NaN, even where that branch is inf or NaN. No "double where".
 * Kinks: `abs` at 0 has gradient 0, `maximum`/`minimum` split ties, `relu` at
