@@ -5,7 +5,7 @@ such as `grad` and `vjp`) under a PyTorch-style imperative layer. Import the
 NumPy-like namespace as `import funcgrad.numpy as fnp`.
 """
 
-from funcgrad import numpy, tree
+from funcgrad import autograd, nn, numpy, tree
 from funcgrad.backend import freeze
 from funcgrad.errors import (
     DeviceError,
@@ -19,27 +19,10 @@ from funcgrad.errors import (
     TreeStructureError,
 )
 from funcgrad.graph import Node, leaf, to_dot, to_mermaid, toposort
-from funcgrad.transforms import (
-    GradMap,
-    backward,
-    checkpoint,
-    custom_jvp,
-    custom_vjp,
-    grad,
-    hessian,
-    hvp,
-    jacfwd,
-    jacobian,
-    jacrev,
-    jvp,
-    linearize,
-    value_and_grad,
-    vjp,
-    with_hooks,
-)
-
 from funcgrad.tensors import *  # noqa: F403  (the imperative layer, PyTorch's names)
 from funcgrad.tensors import __all__ as _tensor_all
+from funcgrad.tensors._generated import *  # noqa: F403  (PyTorch's names, from the records)
+from funcgrad.tensors._generated import __all__ as _generated_all
 from funcgrad.tensors.dtypes import (
     bool,  # noqa: A004
     complex64,
@@ -61,12 +44,27 @@ from funcgrad.tensors.dtypes import (
     short,
     uint8,
 )
-from funcgrad.tensors._generated import *  # noqa: F403  (PyTorch's names, from the records)
-from funcgrad.tensors._generated import __all__ as _generated_all
 from funcgrad.tensors.functions import *  # noqa: F403
 from funcgrad.tensors.functions import __all__ as _functions_all
 from funcgrad.tensors.tensor_class import Tensor as FloatTensor  # legacy constructor name
-from funcgrad import autograd, nn  # noqa: E402
+from funcgrad.transforms import (
+    GradMap,
+    backward,
+    checkpoint,
+    custom_jvp,
+    custom_vjp,
+    grad,
+    hessian,
+    hvp,
+    jacfwd,
+    jacobian,
+    jacrev,
+    jvp,
+    linearize,
+    value_and_grad,
+    vjp,
+    with_hooks,
+)
 
 __version__ = "0.1.0"
 

@@ -74,7 +74,7 @@ def inner(a, b):
     if na + nb - 1 > len(_LETTERS):
         raise OpError(f"funcgrad.inner: operands with {na} and {nb} axes need too many labels")
     la = _LETTERS[:na]
-    lb = _LETTERS[na:na + nb - 1] + la[-1]
+    lb = _LETTERS[na : na + nb - 1] + la[-1]
     return _la.einsum(a, b, subscripts=f"{la},{lb}->{la[:-1]}{lb[:-1]}", optimize=True)
 
 
@@ -151,9 +151,7 @@ def tensordot(a, b, axes=2):
         axes_a = [axes_a] if isinstance(axes_a, int) else list(axes_a)
         axes_b = [axes_b] if isinstance(axes_b, int) else list(axes_b)
     if len(axes_a) != len(axes_b):
-        raise OpError(
-            f"funcgrad.tensordot: axes {axes_a} of a and {axes_b} of b must be as many"
-        )
+        raise OpError(f"funcgrad.tensordot: axes {axes_a} of a and {axes_b} of b must be as many")
     for name, ax, nd in (("a", axes_a, na), ("b", axes_b, nb)):
         if any(not -nd <= i < nd for i in ax) or len({i % nd for i in ax}) != len(ax):
             raise OpError(
@@ -163,7 +161,7 @@ def tensordot(a, b, axes=2):
     if na + nb > len(_LETTERS):
         raise OpError(f"funcgrad.tensordot: operands with {na} and {nb} axes need too many labels")
     la = list(_LETTERS[:na])
-    lb = list(_LETTERS[na:na + nb])
+    lb = list(_LETTERS[na : na + nb])
     for i, j in zip(axes_a, axes_b, strict=True):
         lb[j % nb] = la[i % na]
     summed = {la[i % na] for i in axes_a}

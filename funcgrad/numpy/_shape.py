@@ -63,6 +63,7 @@ def ravel(a):
 
 # --- permuting axes -------------------------------------------------------------
 
+
 def permute_dims(a, axes=None):
     """Return `a` with its axes permuted: the array-API name of `transpose`.
 
@@ -125,6 +126,7 @@ def moveaxis(a, source, destination):
 
 
 # --- adding and removing axes ------------------------------------------------------
+
 
 def expand_dims(a, axis):
     """Return `a` with new size-1 axes at the positions `axis` (an int or a tuple).
@@ -196,6 +198,7 @@ def atleast_3d(*arys):
 
 
 # --- joining and splitting -------------------------------------------------------------
+
 
 def concatenate(arrays, axis=0):
     """Join a sequence of arrays along an existing axis.
