@@ -20,7 +20,17 @@ import numpy
 
 from funcgrad.graph import Node
 from funcgrad.ops._util import all_finite, normalize_axis, value_of
-from funcgrad.ops.registry import ELEMENTWISE, LINEAR, Names, Primitive, Sample, register
+from funcgrad.ops.registry import (
+    ELEMENTWISE,
+    LINEAR,
+    GradFnName,
+    Names,
+    Primitive,
+    RuleInputs,
+    RuleParams,
+    Sample,
+    register,
+)
 
 
 # fmt: off
@@ -130,11 +140,11 @@ add = register(Primitive(
     names=Names(numpy="add", torch="add", method="add", inplace="add_", grad_fn="AddBackward0"),
 ))
 
-def _is_number(a) -> bool:
+def _is_number(a: object) -> bool:
     return type(a) is float or type(a) is int
 
 
-def _subtract_grad_fn(inputs, params):
+def _subtract_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
     """RsubBackward1 for `number - x` (only x listed, as PyTorch's rsub), else SubBackward0."""
     return ("RsubBackward1", (1,)) if _is_number(inputs[0]) else "SubBackward0"
 
@@ -165,7 +175,7 @@ multiply = register(Primitive(
     ),
 ))
 
-def _divide_grad_fn(inputs, params):
+def _divide_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
     """ReciprocalBackward0 for `1 / x` (only x listed), else DivBackward0.
 
     (PyTorch computes `2 / t` as `reciprocal(t) * 2`, and so does `Tensor`.)
@@ -231,7 +241,7 @@ def _power_vjp_exponent(ct, out, x, y):
     return ct * _exact_zeros(log_x, log_x * out)
 
 
-def _power_grad_fn(inputs, params):
+def _power_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
     """PowBackward0 for `x ** number`, PowBackward2 for `number ** x`, else PowBackward1."""
     if _is_number(inputs[1]):
         return "PowBackward0", (0,)
@@ -598,7 +608,7 @@ def _where_sample(g):
     return (cond, g.array(s1, -3.0, 3.0), g.array(s2, -3.0, 3.0)), {}
 
 
-def _where_grad_fn(inputs, params):
+def _where_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
     """WhereBackward0, listing x and y (the condition has no gradient, as in PyTorch)."""
     return "WhereBackward0", (1, 2)
 

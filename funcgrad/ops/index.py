@@ -18,7 +18,16 @@ from __future__ import annotations
 from funcgrad.backend import freeze
 from funcgrad.graph import Node
 from funcgrad.ops._util import attach, shape_of
-from funcgrad.ops.registry import LINEAR, Names, Primitive, Sample, register
+from funcgrad.ops.registry import (
+    LINEAR,
+    GradFnName,
+    Names,
+    Primitive,
+    RuleInputs,
+    RuleParams,
+    Sample,
+    register,
+)
 
 
 def normalize_index(index) -> tuple:
@@ -111,7 +120,7 @@ def _scatter_add_sample(g):
 
 # --- the primitives -------------------------------------------------------------
 
-def _getitem_grad_fn(inputs, params):
+def _getitem_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
     """As PyTorch applies an index: IndexBackward0 if it has an array, else by its last part.
 
     SelectBackward0 (an int), SliceBackward0 (a slice), UnsqueezeBackward0 (None).

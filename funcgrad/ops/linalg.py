@@ -19,7 +19,16 @@ from funcgrad.errors import NotDifferentiableError, OpError
 from funcgrad.ops._util import attach, describe, failure, op_error, shape_of
 from funcgrad.ops.elementwise import multiply
 from funcgrad.ops.reduce import sum_
-from funcgrad.ops.registry import LINEAR, Names, Primitive, Sample, register
+from funcgrad.ops.registry import (
+    LINEAR,
+    GradFnName,
+    Names,
+    Primitive,
+    RuleInputs,
+    RuleParams,
+    Sample,
+    register,
+)
 from funcgrad.ops.shape import broadcast_to, reshape, transpose
 
 
@@ -158,7 +167,7 @@ def _matmul_hint(error, x, y):
     )
 
 
-def _matmul_grad_fn(inputs, params):
+def _matmul_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
     """DotBackward0, MvBackward0, MmBackward0 ... by the operands' ranks, as PyTorch's matmul.
 
     DotBackward0 (1-D @ 1-D), MvBackward0 (2-D @ 1-D), MmBackward0 (2-D @ 2-D),

@@ -12,14 +12,24 @@ from __future__ import annotations
 from funcgrad.errors import OpError
 from funcgrad.ops._util import attach, normalize_axis, shape_of, value_of
 from funcgrad.ops.elementwise import absolute, power, sign, where
-from funcgrad.ops.registry import LINEAR, Names, Primitive, Sample, register
+from funcgrad.ops.registry import (
+    LINEAR,
+    GradFnName,
+    GradFnRule,
+    Names,
+    Primitive,
+    RuleInputs,
+    RuleParams,
+    Sample,
+    register,
+)
 from funcgrad.ops.shape import broadcast_to, reshape
 
 
-def _by_axis(full: str, along: str):
+def _by_axis(full: str, along: str) -> GradFnRule:
     """A grad_fn rule: PyTorch names a reduction over all axes apart from one along given axes."""
 
-    def rule(inputs, params):
+    def rule(inputs: RuleInputs, params: RuleParams) -> GradFnName:
         return full if params["axis"] is None else along
 
     rule.__doc__ = f"{full} over all axes (axis None), {along} along given axes."

@@ -107,9 +107,13 @@ def _names(value: str | tuple[str, ...] | None) -> tuple[str, ...]:
     return (value,) if isinstance(value, str) else tuple(value)
 
 
-# A grad_fn rule: `rule(inputs, params)` gives PyTorch's name, or the name and the
-# positions of the inputs that PyTorch lists in `next_functions`.
-GradFnRule = Callable[[tuple[Any, ...], Mapping[str, Any]], "str | tuple[str, tuple[int, ...]]"]
+# A grad_fn rule: `rule(inputs, params)`, from a node's inputs and static parameters,
+# gives PyTorch's name, or the name and the positions of the inputs that PyTorch lists
+# in `next_functions`.
+RuleInputs = tuple[Any, ...]
+RuleParams = Mapping[str, Any]
+GradFnName = str | tuple[str, tuple[int, ...]]
+GradFnRule = Callable[[RuleInputs, RuleParams], GradFnName]
 
 
 @attrs.frozen

@@ -12,7 +12,16 @@ from __future__ import annotations
 
 from funcgrad.ops._util import attach, normalize_axis, shape_of
 from funcgrad.ops.index import getitem
-from funcgrad.ops.registry import LINEAR, Names, Primitive, Sample, register
+from funcgrad.ops.registry import (
+    LINEAR,
+    GradFnName,
+    Names,
+    Primitive,
+    RuleInputs,
+    RuleParams,
+    Sample,
+    register,
+)
 
 
 def _reshape_sample(g):
@@ -80,7 +89,7 @@ def _inverse_permutation(axes, ndim):
     return tuple(inverse)
 
 
-class Swap(tuple):
+class Swap(tuple[int, ...]):
     """The `axes` of a transpose that exchanges two axes (`swapaxes`, PyTorch's `transpose`).
 
     A tuple like any other, which keeps how the node was made for its PyTorch name.
@@ -89,8 +98,8 @@ class Swap(tuple):
     __slots__ = ()
 
 
-def _transpose_grad_fn(inputs, params):
-    """TBackward0 (axes None, at most 2-D: `t()`), TransposeBackward0 (`Swap`), else PermuteBackward0."""
+def _transpose_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
+    """TBackward0 (axes None, 2-D at most), TransposeBackward0 (a Swap), else PermuteBackward0."""
     axes = params["axes"]
     if axes is None:
         return "TBackward0" if len(shape_of(inputs[0])) <= 2 else "PermuteBackward0"
@@ -130,7 +139,7 @@ def _squeeze_sample(g):
     return (g.array(tuple(shape), -3.0, 3.0),), {"axis": axis}
 
 
-def _squeeze_grad_fn(inputs, params):
+def _squeeze_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
     """SqueezeBackward0 (axis None), SqueezeBackward1 (one axis), SqueezeBackward2 (a tuple)."""
     axis = params["axis"]
     if axis is None:

@@ -59,7 +59,8 @@ __all__ = [
     "where",
 ]
 
-_ValuesIndices = namedtuple("return_types", ["values", "indices"])
+# PyTorch's pair prints as `torch.return_types.max(values=..., indices=...)`.
+_ValuesIndices = namedtuple("return_types", ["values", "indices"])  # type: ignore[name-match]
 
 
 # --- arithmetic -------------------------------------------------------------------

@@ -90,7 +90,7 @@ class BackwardFunction:
         node = self._node
         listed = backward_name(node)[1]
         inputs = node.inputs if listed is None else tuple(node.inputs[i] for i in listed)
-        out = []
+        out: list[tuple[BackwardFunction | AccumulateGrad | None, int]] = []
         for i in inputs:
             if type(i) is not Node:
                 out.append((None, 0))
