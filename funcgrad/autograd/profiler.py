@@ -53,7 +53,7 @@ import warnings
 
 from funcgrad.graph import Node
 from funcgrad.ops.observe import observing
-from funcgrad.tensors.grad_fn import _GRAD_FN_CLASSES, grad_fn_of
+from funcgrad.tensors.grad_fn import grad_fn_of
 
 _now = time.perf_counter_ns
 
@@ -126,17 +126,11 @@ class _Local(threading.local):
 
 _local = _Local()
 
-_BACKWARD_NAMES: dict = {}
-
 
 def _backward_name(node: Node) -> str:
-    prim = node.prim
-    name = _BACKWARD_NAMES.get(prim)
-    if name is None:
-        name = grad_fn_of(node).name()
-        if prim not in _GRAD_FN_CLASSES:  # Function nodes name themselves per class
-            _BACKWARD_NAMES[prim] = name
-    return name
+    # NOTE: per node, not cached per primitive: the name can depend on the
+    # operands (matmul is MmBackward0, MvBackward0 or DotBackward0 by ranks).
+    return grad_fn_of(node).name()
 
 
 # --- events -----------------------------------------------------------------

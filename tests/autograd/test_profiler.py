@@ -451,3 +451,23 @@ def test_the_arguments_are_pytorch_213s():
     ours = list(inspect.signature(profiler.profile).parameters)
     theirs = list(inspect.signature(torch_.autograd.profiler.profile).parameters)
     assert ours == theirs
+
+
+def test_backward_events_are_named_per_node_like_grad_fn():
+    # The name can depend on the operands, not only on the primitive.
+    a = torch.ones(3, 3, requires_grad=True)
+    v = torch.ones(3, requires_grad=True)
+    outputs = [a @ a, a @ v, v @ v, v**2, v**v]
+    with profiler.profile() as prof:
+        for out in outputs:
+            out.sum().backward()
+    names = [e.name for e in prof.events() if e.category == "backward" and e.cpu_parent is None]
+    expected = [out.grad_fn.name() for out in outputs]
+    assert expected == [
+        "MmBackward0",
+        "MvBackward0",
+        "DotBackward0",
+        "PowBackward0",
+        "PowBackward1",
+    ]
+    assert [n for n in names if n != "SumBackward0"] == expected
