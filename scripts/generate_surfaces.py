@@ -22,10 +22,12 @@ A declared name is generated unless the surface's hand-written module
 signature (`torch.sum(input, dim, keepdim)` is generated, `torch.var(input,
 dim, unbiased)` is not) or a composition lives. The signature of a generated
 function follows from the primitive (its forward's inputs, its `params`) and
-one table of conventions per surface (`PARAMS`): defaults, conversions and
+one table of parameter conventions (`PARAMS`): defaults, conversions and
 PyTorch's names of NumPy's parameters (`axis` -> `dim`) are declared there
 once, not per function. Docstrings are built from the record: its `doc` line,
-the arguments, and an example computed here (it runs under doctest).
+the arguments, and an example computed here (it runs under doctest). The
+modules come out as `ruff format` lays them out, so no formatter is needed to
+reproduce them.
 
 `tests/test_surfaces.py` regenerates everything in memory and fails when a
 checked-in file differs.
