@@ -257,10 +257,8 @@ def test_no_import_cycles_inside_funcgrad():
 
 # Function-level imports that issue #11 (part 3) is removing or documenting.
 PENDING_LOCAL = {
-    "funcgrad/ops/_util.py": "#11: local imports of backend and errors, which need no cycle broken",
     "funcgrad/tensors/methods.py": "#11: the last local imports of tensors/",
     "funcgrad/transforms/custom.py": "#11: sample functions move to tests/",
-    "funcgrad/transforms/jacobians.py": "#11: a local import of ops.shape",
     "funcgrad/transforms/remat.py": "#11: sample functions move to tests/",
 }
 

@@ -459,6 +459,15 @@ def gradcheck(func, inputs, eps: float = 1e-6, atol: float = 1e-5, rtol: float =
     return True
 
 
+def _random_grad_output(rng, shape: tuple, non_contiguous: bool):
+    """Uniform in [-1, 1]; with `non_contiguous`, a read-only strided view (every other entry)."""
+    if not non_contiguous:
+        return rng.uniform(-1.0, 1.0, shape)
+    base = rng.uniform(-1.0, 1.0, (*shape, 2))
+    base.setflags(write=False)  # read-only all the way: kept as it is, strides included
+    return base[..., 0]
+
+
 def gradgradcheck(func, inputs, grad_outputs=None, eps: float = 1e-6, atol: float = 1e-5,
                   rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
                   raise_exception: bool = True, *, nondet_tol: float = 0.0,
@@ -482,8 +491,8 @@ def gradgradcheck(func, inputs, grad_outputs=None, eps: float = 1e-6, atol: floa
         eps: The finite-difference step.
         atol: Absolute tolerance.
         rtol: Relative tolerance.
-        gen_non_contig_grad_outputs: Accepted for compatibility (funcgrad
-            arrays have no strides to vary).
+        gen_non_contig_grad_outputs: Draw the random `grad_outputs` as
+            non-contiguous (strided) arrays, as PyTorch does.
         raise_exception: Raise `GradcheckError` on a mismatch (otherwise
             return False).
         nondet_tol: Tolerance between two backward runs.
@@ -519,7 +528,8 @@ def gradgradcheck(func, inputs, grad_outputs=None, eps: float = 1e-6, atol: floa
         with grad_mode.enable_grad():
             outs = [o for _, o in _tensor_outputs(func(*args), op) if o.requires_grad]
         rng = np.random.default_rng(_GRAD_OUTPUTS_SEED)
-        gos = tuple(_fresh_leaf(Tensor, rng.uniform(-1.0, 1.0, tuple(o.shape)), True)
+        gos = tuple(_fresh_leaf(Tensor, _random_grad_output(rng, tuple(o.shape),
+                                                            gen_non_contig_grad_outputs), True)
                     for o in outs)
     else:
         gos = tuple(_float64_copy(g) for g in _as_tuple(grad_outputs))

@@ -6,6 +6,8 @@ import math
 
 import numpy
 
+from funcgrad.backend import xp_of
+from funcgrad.errors import OpError
 from funcgrad.graph import Node
 
 _ndarray = numpy.ndarray
@@ -40,8 +42,6 @@ def all_finite(v) -> bool:
     try:
         return _isfinite(v)  # Python and NumPy scalars
     except TypeError:  # a CuPy array, or anything else with an array interface
-        from funcgrad.backend import xp_of
-
         return bool(xp_of(v).isfinite(v).all())
 
 
@@ -56,8 +56,6 @@ def normalize_axis(axis, ndim: int, op: str) -> tuple[int, ...]:
     Raises:
         funcgrad.errors.OpError: If an axis is out of range for `ndim`.
     """
-    from funcgrad.errors import OpError
-
     if axis is None:
         return tuple(range(ndim))
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
@@ -106,8 +104,6 @@ def op_error(op: str, args, params: dict, explanation: str):
         params: Its static parameters.
         explanation: What is wrong with them and how to fix the call.
     """
-    from funcgrad.errors import OpError
-
     shown = ", ".join(describe(a) for a in args)
     extra = "".join(f", {k}={v!r}" for k, v in params.items())
     return OpError(f"funcgrad.{op}({shown}{extra}): {explanation}")

@@ -176,7 +176,7 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False):
                 )
         create = nested or _trace.depth() > 0 or any(type(c) is Node for c in ct_leaves)
         grads = walk(tuple(o for _, o in roots),
-                     tuple(_cotangent(ct_leaves[i], create) for i, _ in roots),
+                     tuple(_cotangent(ct_leaves[i]) for i, _ in roots),
                      wrt, create_graph=create)
         return tuple(_gradients(variables, structures, grads, create))
 
@@ -185,7 +185,7 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False):
     return primal_out, vjp_fn
 
 
-def _cotangent(c, create: bool):
+def _cotangent(c):
     return c if type(c) is Node else as_value(c)
 
 

@@ -16,7 +16,7 @@ from funcgrad.backend import as_value, xp_of
 from funcgrad.errors import NotDifferentiableError
 from funcgrad.graph import Node
 from funcgrad.ops import reshape
-from funcgrad.ops.shape import transpose
+from funcgrad.ops.shape import stack, transpose
 from funcgrad.transforms import _trace
 from funcgrad.transforms.forward import linearize
 from funcgrad.transforms.pytree import tree_flatten, tree_unflatten
@@ -41,8 +41,6 @@ def _stack(arrays, shape, like):
     if not arrays:
         return xp_of(like).zeros(shape, dtype=like.dtype)
     if any(type(a) is Node for a in arrays):
-        from funcgrad.ops.shape import stack
-
         stacked = stack(*arrays, axis=0)
     else:
         stacked = xp_of(arrays[0]).stack([as_value(a) for a in arrays], axis=0)

@@ -9,7 +9,7 @@ import pytest
 
 import funcgrad as torch
 from funcgrad.autograd import Function, gradcheck, gradgradcheck
-from funcgrad.autograd.checks import GradcheckError
+from funcgrad.autograd.checks import GradcheckError, _random_grad_output
 from tests.references import requires
 
 
@@ -214,6 +214,14 @@ def test_gradgradcheck_passes_for_smooth_functions():
     assert gradgradcheck(lambda a: (a ** 3).sum(), (x,))
     assert gradgradcheck(lambda a, b: (a * b.exp(), a.sin() * b), (x, y))
     assert gradgradcheck(lambda a: a * 2, (x,))  # first derivative constant in x
+
+
+def test_gradgradcheck_with_non_contiguous_grad_outputs():
+    x = f64([[0.3, -0.8], [1.2, 0.5]])
+    assert gradgradcheck(lambda a: a.exp() * a, (x,), gen_non_contig_grad_outputs=True)
+    # the grad_outputs it draws are then strided views, as PyTorch's are
+    go = _random_grad_output(np.random.default_rng(0), (2, 2), True)
+    assert go.shape == (2, 2) and not go.flags.c_contiguous
 
 
 def test_gradgradcheck_with_given_grad_outputs():
