@@ -48,14 +48,9 @@ LAYERS: dict[str, set[str]] = {
 ORDER = list(LAYERS)
 LAYER_OF = {name: layer for layer, names in LAYERS.items() for name in names}
 
-# Arrows that another part of issue #11 is removing right now: transforms/custom.py
-# and transforms/remat.py still import funcgrad.numpy (and funcgrad itself, in sample
-# functions that belong in tests/). xfail(strict=False), so the test turns green
-# (XPASS) when those land; then delete the entries.
-PENDING_ARROWS = {
-    "funcgrad/transforms/custom.py": "#11: custom_vjp/custom_jvp still import funcgrad.numpy",
-    "funcgrad/transforms/remat.py": "#11: checkpoint still imports funcgrad.numpy",
-}
+# Arrows that another part of issue #11 is removing right now. xfail(strict=False), so
+# the test turns green (XPASS) when those land; then delete the entries.
+PENDING_ARROWS: dict[str, str] = {}
 
 
 class Import(NamedTuple):
@@ -258,8 +253,6 @@ def test_no_import_cycles_inside_funcgrad():
 # Function-level imports that issue #11 (part 3) is removing or documenting.
 PENDING_LOCAL = {
     "funcgrad/tensors/methods.py": "#11: the last local imports of tensors/",
-    "funcgrad/transforms/custom.py": "#11: sample functions move to tests/",
-    "funcgrad/transforms/remat.py": "#11: sample functions move to tests/",
 }
 
 

@@ -5,14 +5,16 @@ A subclass defines `forward(ctx, *args)` and `backward(ctx, *grad_outputs)`
 PyTorch 0.3, plain methods `forward(self, ...)` / `backward(self, ...)`
 called on an instance: `MyFn()(a, b)`.
 
-Underneath it is one primitive of the functional core, `function_call`, as
-`funcgrad.custom_vjp` is: the forward runs once, with grad disabled, on the
-tensors themselves; each differentiable tensor it returns becomes a node of
-`function_call` whose inputs are the nodes (or frozen values) of the tensor
-arguments and whose VJP rule calls the user's `backward`. So every gradient
-still comes from the functional walk, and the rest of the imperative layer
-(hooks, `retain_grad`, `autograd.grad`, `create_graph=True`) works on the
-outputs like on any tensor.
+Underneath it is the call mechanism of `funcgrad.custom_vjp`
+(`funcgrad.transforms.calls`), with PyTorch's conventions: the forward runs
+once, with grad disabled, on the tensors themselves; each differentiable
+tensor it returns becomes a node of the call primitive `function_call`
+whose inputs are the nodes (or frozen values) of the tensor arguments and
+whose VJP rule calls the user's `backward`; forward mode is its transpose,
+as for `custom_vjp`. So every gradient still comes from the functional
+walk, and the rest of the imperative layer (hooks, `retain_grad`,
+`autograd.grad`, `create_graph=True`) works on the outputs like on any
+tensor.
 
 What `backward` sees is rebuilt from the node at each call: `grad_outputs`
 wrap the cotangents, and `ctx.saved_tensors` wraps the node's own inputs
@@ -29,15 +31,13 @@ import copy
 import threading
 
 from funcgrad.backend import freeze, xp_of
-from funcgrad.errors import NotDifferentiableError, ShapeError, _with_link
-from funcgrad.graph import Node, leaf, make_node
-from funcgrad.ops.registry import Primitive, Sample, register
+from funcgrad.errors import ShapeError, _with_link
+from funcgrad.graph import Node, make_node
 from funcgrad.tensors import grad_mode
 from funcgrad.tensors import grad_fn as _grad_fn
 from funcgrad.tensors.grad_fn import BackwardFunction
 from funcgrad.tensors.tensor_class import Tensor, _any_volatile, _new_like
-from funcgrad.transforms import _trace
-from funcgrad.transforms.reverse import walk
+from funcgrad.transforms.calls import Call, call_primitive
 
 __all__ = ["Function", "FunctionBackward", "FunctionBackwardError", "FunctionCtx", "function_call"]
 
@@ -187,10 +187,11 @@ _DIFF, _NONDIFF, _OTHER = "differentiable", "non-differentiable", "not a tensor"
 _TENSOR_ARG = object()  # the place of a tensor argument in _Call.template
 
 
-class _Call:
-    """What the nodes of one application share (their `fn` parameter).
+class _Call(Call):
+    """What the nodes of one application share (their `fn` parameter): a VJP-defined `Call`.
 
-    It holds no node, so a graph holds no reference cycle through it.
+    It holds no node, so a graph holds no reference cycle through it. Its
+    JVP is the transpose of `backward` (`funcgrad.transforms.calls`).
     """
 
     __slots__ = (
@@ -201,17 +202,35 @@ class _Call:
     def __repr__(self) -> str:
         return f"<autograd.Function {self.cls.__name__}>"
 
-    def rerun(self, values) -> list:
+    def outputs(self, leaves: tuple) -> list:
         """Run the user's forward again on plain arrays (the primitive's forward)."""
         args = list(self.template)
         for j, p in enumerate(self.tensor_pos):
-            args[p] = _new_like(self.arg_classes[j], values[j], None)
+            args[p] = _new_like(self.arg_classes[j], leaves[j], None)
         ctx = copy.copy(self.ctx)
         ctx._to_save = ctx._non_differentiable = None
         with grad_mode.no_grad():
             output = _run_forward(self.cls, ctx, tuple(args))
         outputs = tuple(output) if isinstance(output, (tuple, list)) else (output,)
         return [o._value if isinstance(o, Tensor) else o for o in outputs]
+
+    def vjp(self, ct, out, leaves: tuple, index: int) -> tuple:
+        return _call_backward(self, ct, out, leaves, index)
+
+    def transposition_error(self, error: Exception | None) -> str:
+        name = self.cls.__name__
+        if error is None:
+            return (
+                f"funcgrad.autograd.Function: forward mode (jvp, jacfwd) transposes "
+                f"{name}.backward, but it returned a nonzero gradient that does not "
+                f"depend on grad_output (computed with .data, .detach(), .numpy() or "
+                f"a constant?); write backward with tensor operations on grad_output"
+            )
+        return (
+            f"funcgrad.autograd.Function: forward mode (jvp, jacfwd) transposes "
+            f"{name}.backward, which needs it written with tensor operations on "
+            f"grad_output, but it failed when grad_output was on a graph: {error}"
+        )
 
 
 def _wrap(cls, x) -> Tensor:
@@ -220,7 +239,7 @@ def _wrap(cls, x) -> Tensor:
     return _new_like(cls, x, None)
 
 
-def _resolve(call: _Call, spec, ct, out, inputs, index: int, graph: bool):
+def _resolve(call: _Call, spec, out, inputs, index: int, graph: bool):
     """Rebuild one saved tensor from the node being differentiated."""
     if spec is None:
         return None
@@ -257,7 +276,7 @@ def _call_backward(call: _Call, ct, out, inputs, index: int) -> tuple:
         else:
             v = call.out_values[p]
             grads.append(_new_like(call.out_classes[p], xp_of(v).zeros_like(v), None))
-    saved = tuple(_resolve(call, s, ct, out, inputs, index, graph) for s in call.saved)
+    saved = tuple(_resolve(call, s, out, inputs, index, graph) for s in call.saved)
     running = _running()
     running.append((ctx, saved))
     try:
@@ -321,72 +340,8 @@ def _check_result(call: _Call, result, inputs, graph: bool) -> tuple:
     return tuple(cts)
 
 
-def _function_forward(xp, *inputs, fn, index):
-    return fn.rerun(inputs)[index]
-
-
-def _function_vjp(ct, out, *inputs, fn, index):
-    return _call_backward(fn, ct, out, inputs, index)
-
-
-def _function_jvp(tangents, out, *inputs, fn, index):
-    # J t = d/du <backward(u), t>: backward is linear in its grad_output u.
-    # NOTE: u is ones, not zeros, so that a backward that cuts grad_output
-    # from the graph (.detach(), .numpy()) shows as a nonzero constant.
-    create = type(out) is Node
-    out_value = out.value if create else out
-    u = leaf(xp_of(out_value).ones_like(out_value))
-    name = fn.cls.__name__
-    try:
-        with _trace.tracing():
-            cts = _call_backward(fn, u, out, inputs, index)
-    except FunctionBackwardError:
-        raise
-    except (TypeError, RuntimeError) as e:
-        raise NotDifferentiableError(
-            f"funcgrad.autograd.Function: forward mode (jvp, jacfwd) transposes "
-            f"{name}.backward, which needs it written with tensor operations on "
-            f"grad_output, but it failed when grad_output was on a graph: {e}"
-        ) from e
-    total = None
-    for c, t in zip(cts, tangents, strict=True):
-        if c is None or t is None:
-            continue
-        if type(c) is not Node:
-            if bool(xp_of(c).any(c != 0)):
-                raise NotDifferentiableError(
-                    f"funcgrad.autograd.Function: forward mode (jvp, jacfwd) transposes "
-                    f"{name}.backward, but it returned a nonzero gradient that does not "
-                    f"depend on grad_output (computed with .data, .detach(), .numpy() or "
-                    f"a constant?); write backward with tensor operations on grad_output"
-                )
-            continue
-        term = (c * t).sum()
-        total = term if total is None else total + term
-    if total is None:
-        return None  # backward ignores grad_output: a zero derivative
-    return walk((total,), (xp_of(total.value).ones((), total.dtype),), (u,),
-                create_graph=create)[u]
-
-
-def _function_sample(g):
-    x = g.array(g.shape(), -2.0, 2.0)
-    y = g.array(x.shape, -2.0, 2.0)
-    with grad_mode.enable_grad():
-        out = _SampleFunction.apply(_new_like(Tensor, x, None).requires_grad_(),
-                                    _new_like(Tensor, y, None).requires_grad_(), 0.5)
-    return (x, y), {"fn": out._node.params["fn"], "index": 0}
-
-
-function_call = register(Primitive(
-    name="function_call",
-    forward=_function_forward,
-    vjp=_function_vjp,
-    jvp=_function_jvp,
-    params=("fn", "index"),
-    sample=Sample(_function_sample),
-    doc="an output of a user-defined autograd.Function (its backward is the VJP)",
-))
+function_call = call_primitive(
+    "function_call", "an output of a user-defined autograd.Function (its backward is the VJP)")
 
 
 class FunctionBackward(BackwardFunction):
@@ -596,20 +551,5 @@ class Function(FunctionCtx):
         """Apply a legacy (0.3-style) Function instance: `MyFn()(a, b)`."""
         return _apply_function(type(self), copy.copy(self), args)
 
-
-class _SampleFunction(Function):
-    """exp(x) * scale + x * y: the Function behind `function_call`'s Sample."""
-
-    @staticmethod
-    def forward(ctx, x, y, scale):
-        out = x.exp() * scale + x * y
-        ctx.save_for_backward(x, y, out)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        x, y, out = ctx.saved_tensors
-        # d/dx = exp(x) * scale + y = (out - x * y) + y
-        return grad_output * (out - x * y + y), grad_output * x, None
 
 _grad_fn._GRAD_FN_CLASSES[function_call] = FunctionBackward

@@ -12,53 +12,55 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from funcgrad.backend import xp_of
 from funcgrad.graph import Node
 from funcgrad.ops._util import value_of
-from funcgrad.ops.registry import Primitive, Sample, register
-from funcgrad.transforms.custom import _one_hot_cotangent, _outputs_as_nodes
+from funcgrad.transforms.calls import Call, call_primitive, record
 from funcgrad.transforms.forward import jvp
-from funcgrad.transforms.pytree import tree_flatten, tree_unflatten
 from funcgrad.transforms.gradients import vjp
+from funcgrad.transforms.pytree import TreeDef, tree_flatten, tree_unflatten
 
 
-def _call(fn, args_def, leaves):
-    return fn(*tree_unflatten(args_def, leaves))
+class _CheckpointCall(Call):
+    """One checkpointed call: both rules trace the function again from its inputs."""
 
+    __slots__ = ("args_def", "fn")
 
-def _checkpoint_forward(xp, *leaves, fn, args_def, index, out_def, avals):
-    return value_of(tree_flatten(_call(fn, args_def, leaves))[0][index])
+    def __init__(self, fn: Callable, args_def: TreeDef):
+        self.fn = fn
+        self.args_def = args_def
 
+    def outputs(self, leaves: tuple) -> list:
+        return [value_of(v) for v in tree_flatten(self._call(leaves))[0]]
 
-def _checkpoint_vjp(ct, out, *leaves, fn, args_def, index, out_def, avals):
-    # Recompute: trace f again from the inputs, then pull ct back through it.
-    diff = [i for i, a in enumerate(leaves) if _differentiable(a)]
+    def _call(self, leaves):
+        return self.fn(*tree_unflatten(self.args_def, list(leaves)))
 
-    def g(*diff_leaves):
-        full = list(leaves)
-        for i, d in zip(diff, diff_leaves):
-            full[i] = d
-        return _call(fn, args_def, full)
+    def _on(self, leaves: tuple, positions: list) -> Callable:
+        """`f` of the leaves at `positions` (the others held at their values in `leaves`)."""
 
-    _, vjp_fn = vjp(g, *(leaves[i] for i in diff))
-    cts = vjp_fn(_one_hot_cotangent(ct, index, out_def, avals))
-    result = [None] * len(leaves)
-    for i, c in zip(diff, cts):
-        result[i] = c
-    return tuple(result)
+        def g(*chosen):
+            full = list(leaves)
+            for i, d in zip(positions, chosen, strict=True):
+                full[i] = d
+            return self._call(full)
 
+        return g
 
-def _checkpoint_jvp(tangents, out, *leaves, fn, args_def, index, out_def, avals):
-    diff = [i for i, (a, t) in enumerate(zip(leaves, tangents)) if t is not None]
+    def vjp(self, ct, out, leaves: tuple, index: int) -> tuple:
+        # Recompute: trace f again from the inputs, then pull ct back through it.
+        diff = [i for i, a in enumerate(leaves) if _differentiable(a)]
+        _, vjp_fn = vjp(self._on(leaves, diff), *(leaves[i] for i in diff))
+        cts = vjp_fn(self.one_hot(ct, index))
+        result: list = [None] * len(leaves)
+        for i, c in zip(diff, cts, strict=True):
+            result[i] = c
+        return tuple(result)
 
-    def g(*diff_leaves):
-        full = list(leaves)
-        for i, d in zip(diff, diff_leaves):
-            full[i] = d
-        return _call(fn, args_def, full)
-
-    _, t_out = jvp(g, tuple(leaves[i] for i in diff), tuple(tangents[i] for i in diff))
-    return tree_flatten(t_out)[0][index]
+    def jvp(self, tangents: tuple, out, leaves: tuple, index: int):
+        diff = [i for i, t in enumerate(tangents) if t is not None]
+        _, t_out = jvp(self._on(leaves, diff), tuple(leaves[i] for i in diff),
+                       tuple(tangents[i] for i in diff))
+        return tree_flatten(t_out)[0][index]
 
 
 def _differentiable(a) -> bool:
@@ -68,31 +70,8 @@ def _differentiable(a) -> bool:
     return dtype is not None and dtype.kind == "f"
 
 
-def _sample_layer(x, w):
-    from funcgrad import numpy as fnp
-
-    return fnp.tanh(x * w) + x
-
-
-def _checkpoint_sample(g):
-    x = g.array(g.shape(), -2.0, 2.0)
-    w = g.array(x.shape, -2.0, 2.0)
-    _, args_def = tree_flatten((x, w))
-    out = _sample_layer(x, w)
-    _, out_def = tree_flatten(out)
-    return (x, w), {"fn": _sample_layer, "args_def": args_def, "index": 0,
-                    "out_def": out_def, "avals": ((out.shape, out.dtype),)}
-
-
-checkpoint_call = register(Primitive(
-    name="checkpoint_call",
-    forward=_checkpoint_forward,
-    vjp=_checkpoint_vjp,
-    jvp=_checkpoint_jvp,
-    params=("fn", "args_def", "index", "out_def", "avals"),
-    sample=Sample(_checkpoint_sample),
-    doc="a function recomputed in the backward pass (funcgrad.checkpoint)",
-))
+checkpoint_call = call_primitive(
+    "checkpoint_call", "a function recomputed in the backward pass (funcgrad.checkpoint)")
 
 
 def checkpoint(f: Callable) -> Callable:
@@ -123,10 +102,6 @@ def checkpoint(f: Callable) -> Callable:
             return f(*args)
         values = [value_of(v) for v in leaves]
         out = f(*tree_unflatten(args_def, values))  # plain arrays: no graph kept
-        return _outputs_as_nodes(checkpoint_call, out, tuple(leaves),
-                                 {"fn": f, "args_def": args_def})
+        return record(checkpoint_call, _CheckpointCall(f, args_def), tuple(leaves), out)
 
     return checkpointed
-
-
-_ = xp_of

@@ -18,8 +18,8 @@ import funcgrad as torch
 from funcgrad.autograd import Function, Variable, gradcheck
 from funcgrad.autograd.function import FunctionBackwardError, function_call
 from funcgrad.errors import NotDifferentiableError, ShapeError
-from funcgrad.ops import registry
 from funcgrad.transforms.forward import apply_jvp
+from tests.call_samples import sample_of
 from tests.strategies import Draw
 
 ONE = "Variable containing:\n1\n[funcgrad.FloatTensor of size 1]\n"
@@ -694,7 +694,7 @@ def test_misuse_errors():
 def test_function_call_sample_forward_matches_numpy(data):
     # The generic tests (tests/ops/test_rules.py) check its VJP, JVP and second
     # order; its forward is the sample Function's exp(x) * 0.5 + x * y.
-    args, params = function_call.sample.make(Draw(data))
+    args, params = sample_of(function_call).make(Draw(data))
     x, y = args
     np.testing.assert_allclose(function_call(x, y, **params), np.exp(x) * 0.5 + x * y,
                                rtol=1e-15)

@@ -41,6 +41,7 @@ import numpy as np
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.ops import registry
+from tests.call_samples import sample_of
 
 DEFAULT_EXAMPLES = 200
 EXAMPLES = int(os.environ.get("FUNCGRAD_FUZZ_EXAMPLES", DEFAULT_EXAMPLES))
@@ -52,7 +53,6 @@ TAME = 10.0  # values used directly as operands stay within [-TAME, TAME]
 # Primitives whose declared gradient is not the derivative of their forward.
 NOT_DIFFERENTIATED = {
     "stop_gradient": "declared to pass no gradient",
-    "hook": "its sample's hook doubles the cotangent",
 }
 
 # Primitives whose parameters hold values computed from the sample's own
@@ -182,7 +182,7 @@ class Step:
         extra = "".join(
             f", {k}={v!r}"
             for k, v in self.params.items()
-            if k not in ("fn", "args_def", "out_def", "avals", "residuals")
+            if k != "fn"  # a call primitive's Call
         )
         return f"{self.op}({', '.join(parts)}{extra})"
 
@@ -427,7 +427,7 @@ def fuzz_primitives(tensor: bool = False, second_order: bool = False) -> list:
     if tensor:
         prims = [p for p in prims if p.name in TENSOR_OPS]
     if second_order:
-        prims = [p for p in prims if p.sample.second_order]
+        prims = [p for p in prims if sample_of(p).second_order]
     return prims
 
 
@@ -481,7 +481,7 @@ class _Builder:
     def registry_step(self, prims):
         g = self.g
         prim = g.choice(prims)
-        args, params = prim.sample.make(g)
+        args, params = sample_of(prim).make(g)
         operands = []
         for a in args:
             if not _is_float(a):
@@ -617,7 +617,7 @@ def tolerance(program: Program) -> float:
     tol = 1e-6
     for step in program.steps:
         try:
-            sample = registry.get(step.op).sample
+            sample = sample_of(registry.get(step.op))
         except KeyError:
             continue
         if sample is not None:

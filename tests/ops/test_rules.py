@@ -3,7 +3,7 @@
 Each test is parametrized over `funcgrad.ops.registry.primitives()`, so a
 newly registered primitive is covered without touching this file (except
 `test_forward_matches_numpy`, which needs a NumPy reference for names NumPy
-does not have). Arguments come from `prim.sample.make(g)` with the drawing
+does not have). Arguments come from `sample_of(prim).make(g)` with the drawing
 helper of `tests/strategies.py`. Floating-point array arguments are the
 variables; anything else (a boolean condition, integer indices, Python
 numbers) is a constant.
@@ -30,6 +30,7 @@ from funcgrad.ops.elementwise import add, multiply
 from funcgrad.ops.reduce import sum_
 from funcgrad.ops.registry import ELEMENTWISE, LINEAR
 from funcgrad.transforms.forward import apply_jvp
+from tests.call_samples import REFERENCES, sample_of
 from tests.strategies import (
     Draw,
     assert_close,
@@ -64,7 +65,7 @@ each_primitive = pytest.mark.parametrize("prim", PRIMITIVES, ids=_ids)
 
 
 def _sample(prim, g):
-    args, params = prim.sample.make(g)
+    args, params = sample_of(prim).make(g)
     args, params = tuple(args), dict(params)
     assert any(is_float_array(a) for a in args), (
         f"{prim.name}: the sample has no floating-point array argument to differentiate"
@@ -74,7 +75,9 @@ def _sample(prim, g):
 
 def _pins_float64(params) -> bool:
     """Whether static parameters hold float64 arrays or dtypes (which a float32 run keeps)."""
-    for v in fg.tree.tree_leaves(params):
+    # a call's residuals (custom_vjp_call) are part of its parameters too
+    residuals = [getattr(v, "residuals", None) for v in params.values()]
+    for v in fg.tree.tree_leaves((params, residuals)):
         if isinstance(v, np.dtype) and v == np.float64:
             return True
         if isinstance(v, (np.ndarray, np.generic)) and v.dtype == np.float64:
@@ -162,7 +165,7 @@ def test_every_primitive_declares_forward_vjp_jvp(prim, data):
     assert callable(prim.forward), f"{prim.name}: forward is not callable"
     assert prim.vjp is not None, f"{prim.name}: no VJP rule"
     assert prim.jvp is not None, f"{prim.name}: no JVP rule"
-    assert prim.sample is not None, f"{prim.name}: no Sample, so no generic test covers it"
+    sample_of(prim)  # the record's Sample, or tests/call_samples.py's for a call primitive
 
     assert type(prim.vjp) is tuple or callable(prim.vjp), f"{prim.name}: vjp is {prim.vjp!r}"
     assert prim.jvp in (LINEAR, ELEMENTWISE) or type(prim.jvp) is tuple or callable(prim.jvp), (
@@ -219,7 +222,7 @@ def test_vjp_matches_finite_differences(prim, data):
     lhs = inner(u, fd)  # <u, J v> by central differences
     rhs = sum(inner(c, t) for c, t in zip(cts, v, strict=True))  # <J^T u, v> by the VJP rules
     scale = inner_abs(u, fd) + sum(inner_abs(c, t) for c, t in zip(cts, v, strict=True))
-    assert_close(rhs, lhs, prim.sample.tol, scale, f"{prim.name} <J^T u, v> vs <u, J v>")
+    assert_close(rhs, lhs, sample_of(prim).tol, scale, f"{prim.name} <J^T u, v> vs <u, J v>")
 
 
 @each_primitive
@@ -235,7 +238,7 @@ def test_jvp_matches_finite_differences(prim, data):
     else:
         fd = numeric_jvp(prim, args, params, v)
     scale = float(np.max(np.abs(fd))) if fd.size else 0.0
-    assert_close(t_out, fd, prim.sample.tol, scale, f"{prim.name} J v")
+    assert_close(t_out, fd, sample_of(prim).tol, scale, f"{prim.name} J v")
 
 
 @each_primitive
@@ -261,7 +264,7 @@ def test_jvp_and_vjp_agree(prim, data):
 @each_primitive
 @given(data=st.data())
 def test_second_order(prim, data):
-    if not prim.sample.second_order:
+    if not sample_of(prim).second_order:
         return  # declared piecewise linear or constant: nothing to check
     g = Draw(data)
     args, params = _sample(prim, g)
@@ -305,7 +308,7 @@ def test_second_order(prim, data):
     assert_close(
         analytic,
         numeric,
-        prim.sample.tol,
+        sample_of(prim).tol,
         scale,
         f"{prim.name} second order: d/dx <J(x)^T u, v> in direction w",
     )
@@ -336,20 +339,13 @@ def _scatter_add(values, *, index, shape):
     return out
 
 
-def _wrapped_function(*leaves, fn, args_def, index, **_):
-    # custom_vjp_call, custom_jvp_call, checkpoint_call: the user's function itself.
-    f = getattr(fn, "fun", fn)
-    out = f(*fg.tree.tree_unflatten(args_def, list(leaves)))
-    return fg.tree.tree_leaves(out)[index]
-
-
 # Names NumPy spells differently, or does not have. Everything else is looked
 # up as `numpy.<name>`, then `numpy.linalg.<name>`, and called with the same
 # arguments and keyword parameters as the primitive.
 NUMPY_REFERENCE = {
     "identity": lambda x: x,  # numpy.identity makes an identity matrix
     "stop_gradient": lambda x: x,
-    "hook": lambda x, *, fns: x,
+    "hook_scope": lambda x, *, hooks: x,
     "astype": lambda x, *, dtype: x.astype(dtype),
     "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
     "relu": lambda x: np.maximum(x, 0.0),
@@ -363,11 +359,7 @@ NUMPY_REFERENCE = {
     "stack": lambda *arrays, axis: np.stack(arrays, axis=axis),
     "einsum": lambda *ops, subscripts, optimize: np.einsum(subscripts, *ops, optimize=optimize),
     "logabsdet": lambda x: np.linalg.slogdet(x)[1],
-    "custom_vjp_call": _wrapped_function,
-    "custom_jvp_call": _wrapped_function,
-    "checkpoint_call": _wrapped_function,
-    # The registry's sample Function computes exp(x) * 0.5 + x * y.
-    "function_call": lambda x, y, *args, fn, index: np.exp(x) * 0.5 + x * y,
+    **REFERENCES,  # the call primitives: the user functions of tests/call_samples.py
     "to_device": lambda x, *, device: x,  # its sample moves CPU to CPU (tests/gpu: across)
 }
 

@@ -1,0 +1,147 @@
+"""Samples for the call primitives, which are generic over a user's function.
+
+`custom_vjp_call`, `custom_jvp_call`, `checkpoint_call` and `function_call`
+(`funcgrad.transforms.calls`) record a call of a user's function, so their
+records carry no `Sample`: these fixtures give the generic tests (and the
+fuzzer) one user function each, with its NumPy reference. `sample_of(prim)`
+is what the tests use for every primitive.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.autograd import Function
+from funcgrad.ops.registry import Sample
+from funcgrad.transforms import calls, custom
+from funcgrad.transforms.pytree import tree_flatten
+
+# --- custom_vjp: sin(x) * y ------------------------------------------------------
+
+
+@fg.custom_vjp
+def sin_times(x, y):
+    return fnp.sin(x) * y
+
+
+def _sin_times_fwd(x, y):
+    return sin_times(x, y), (x, y)
+
+
+def _sin_times_bwd(res, ct):
+    x, y = res
+    return ct * fnp.cos(x) * y, ct * fnp.sin(x)
+
+
+sin_times.defvjp(_sin_times_fwd, _sin_times_bwd)
+
+
+def _custom_vjp_sample(g):
+    x = g.array(g.shape(), -2.0, 2.0)
+    y = g.array(x.shape, -2.0, 2.0)
+    _, args_def = tree_flatten((x, y))
+    # NOTE: residuals as plain float64 arrays, as a first-order call stores them
+    call = custom._VjpCall(sin_times, args_def, (x, y))
+    calls.record(custom.custom_vjp_call, call, (x, y), sin_times.fun(x, y))
+    return (x, y), {"fn": call, "index": 0}
+
+
+# --- custom_jvp: tanh(x) * x ------------------------------------------------------
+
+
+@fg.custom_jvp
+def tanh_times(x):
+    return fnp.tanh(x) * x
+
+
+@tanh_times.defjvp
+def _tanh_times_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    y = fnp.tanh(x)
+    return y * x, t * ((1.0 - y * y) * x + y)
+
+
+def _params_of(out) -> dict:
+    return dict(out.params)
+
+
+def _custom_jvp_sample(g):
+    x = g.array(g.shape(), -2.0, 2.0)
+    return (x,), _params_of(tanh_times(fg.leaf(x)))
+
+
+# --- checkpoint: tanh(x * w) + x ---------------------------------------------------
+
+
+def layer(x, w):
+    return fnp.tanh(x * w) + x
+
+
+_checkpointed_layer = fg.checkpoint(layer)
+
+
+def _checkpoint_sample(g):
+    x = g.array(g.shape(), -2.0, 2.0)
+    w = g.array(x.shape, -2.0, 2.0)
+    return (x, w), _params_of(_checkpointed_layer(fg.leaf(x), fg.leaf(w)))
+
+
+# --- autograd.Function: exp(x) * scale + x * y --------------------------------------
+
+
+class ExpScaleMul(Function):
+    """exp(x) * scale + x * y, with its backward written with tensor operations."""
+
+    @staticmethod
+    def forward(ctx, x, y, scale):
+        out = x.exp() * scale + x * y
+        ctx.save_for_backward(x, y, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, y, out = ctx.saved_tensors
+        # d/dx = exp(x) * scale + y = (out - x * y) + y
+        return grad_output * (out - x * y + y), grad_output * x, None
+
+
+def _function_sample(g):
+    x = g.array(g.shape(), -2.0, 2.0)
+    y = g.array(x.shape, -2.0, 2.0)
+    with fg.enable_grad():
+        out = ExpScaleMul.apply(
+            fg.tensor(x, requires_grad=True), fg.tensor(y, requires_grad=True), 0.5
+        )
+    return (x, y), _params_of(out._node)
+
+
+SAMPLES = {
+    "custom_vjp_call": Sample(_custom_vjp_sample),
+    "custom_jvp_call": Sample(_custom_jvp_sample),
+    "checkpoint_call": Sample(_checkpoint_sample),
+    "function_call": Sample(_function_sample),
+}
+
+# What each sample computes, in NumPy (for test_forward_matches_numpy).
+REFERENCES = {
+    "custom_vjp_call": lambda x, y, *, fn, index: np.sin(x) * y,
+    "custom_jvp_call": lambda x, *, fn, index: np.tanh(x) * x,
+    "checkpoint_call": lambda x, w, *, fn, index: np.tanh(x * w) + x,
+    "function_call": lambda x, y, *, fn, index: np.exp(x) * 0.5 + x * y,
+}
+
+
+def sample_of(prim) -> Sample:
+    """The `Sample` of `prim`: its record's, or the one above for a call primitive.
+
+    Raises:
+        AssertionError: If there is neither, so no generic test covers `prim`.
+    """
+    sample = prim.sample if prim.sample is not None else SAMPLES.get(prim.name)
+    assert sample is not None, (
+        f"{prim.name}: no Sample, so no generic test covers it (a call primitive gets "
+        f"one in tests/call_samples.py)"
+    )
+    return sample
