@@ -102,6 +102,19 @@ def test_numpy_in_a_custom_rule_under_higher_order_raises_instead_of_zero():
         fg.grad(fg.grad(cube))(2.0)
 
 
+def test_forward_mode_refuses_a_custom_bwd_that_ignores_its_cotangent():
+    # The JVP of a custom_vjp is the transpose of bwd; a bwd that returns a
+    # constant (here computed from the residual's value) gave a silent zero
+    # before custom_vjp, custom_jvp and autograd.Function shared one transposition.
+    @fg.custom_vjp
+    def double(x):
+        return x * 2.0
+
+    double.defvjp(lambda x: (double(x), x), lambda x, ct: (np.full(np.shape(x), 2.0),))
+    with pytest.raises(fg.NotDifferentiableError, match="custom_vjp.*'double'.*ct"):
+        fg.jvp(double, (np.ones(2),), (np.ones(2),))
+
+
 def test_zero_on_a_recorded_non_leaf_gives_zero_gradient():
     import funcgrad as torch
 
