@@ -51,8 +51,16 @@ def _functional(t):
 
 ACTIONS = st.sampled_from(
     [
-        "hook_leaf", "hook_nonleaf", "remove", "retain_grad", "tensor_backward",
-        "autograd_grad", "profile", "anomaly", "thread", "post_hook",
+        "hook_leaf",
+        "hook_nonleaf",
+        "remove",
+        "retain_grad",
+        "tensor_backward",
+        "autograd_grad",
+        "profile",
+        "anomaly",
+        "thread",
+        "post_hook",
     ]
 )
 
@@ -64,8 +72,10 @@ def _check(t, reference):
 
 
 @settings(max_examples=25)
-@given(actions=st.lists(ACTIONS, min_size=1, max_size=12), scales=st.lists(
-    st.sampled_from([0.0, 2.0, -3.0, 10.0]), min_size=12, max_size=12))
+@given(
+    actions=st.lists(ACTIONS, min_size=1, max_size=12),
+    scales=st.lists(st.sampled_from([0.0, 2.0, -3.0, 10.0]), min_size=12, max_size=12),
+)
 def test_functional_backward_never_changes(actions, scales):
     t = _graphs()
     reference = _functional(t)

@@ -97,16 +97,14 @@ def _tensor_outputs(result, op: str) -> list:
         items = [(j, o) for j, o in enumerate(result) if isinstance(o, Tensor)]
     else:
         raise TypeError(
-            f"{op}: func must return a Tensor or a tuple of Tensors, got "
-            f"{type(result).__name__}"
+            f"{op}: func must return a Tensor or a tuple of Tensors, got {type(result).__name__}"
         )
     out = []
     for j, o in items:
         kind = o.dtype.kind
         if kind == "c":
             raise NotImplementedError(
-                f"{op}: output {j} is complex ({o.dtype}); complex gradients are not "
-                f"checked yet"
+                f"{op}: output {j} is complex ({o.dtype}); complex gradients are not checked yet"
             )
         if kind == "f":
             out.append((j, o))
@@ -119,8 +117,7 @@ def _check_inputs(args: tuple, op: str) -> list[int]:
         if isinstance(a, Tensor) and a.requires_grad:
             if a.dtype.kind == "c":
                 raise NotImplementedError(
-                    f"{op}: input {i} is complex ({a.dtype}); complex gradients are not "
-                    f"checked yet"
+                    f"{op}: input {i} is complex ({a.dtype}); complex gradients are not checked yet"
                 )
             diff.append(i)
     if not diff:
@@ -154,7 +151,7 @@ def _evaluate(func, args: tuple, positions: list[int], op: str) -> list:
 def _perturbed(args: tuple, i: int, delta) -> tuple:
     """`args` with `delta` added to input `i` (a new leaf; the others shared)."""
     a = args[i]
-    return args[:i] + (_with_value(a, a._value + delta),) + args[i + 1:]
+    return args[:i] + (_with_value(a, a._value + delta),) + args[i + 1 :]
 
 
 def _numerical_jacobians(func, args, diff, outputs, eps, op) -> dict:
@@ -195,8 +192,9 @@ def _analytical_jacobians(args, diff, outputs, op, check_grad_dtypes) -> dict:
             for m in range(n_out):
                 seed = xp.zeros(o._value.shape, dtype=o.dtype)
                 seed.reshape(-1)[m] = 1
-                grads = _autograd_grad(o, inputs, grad_outputs=_new_like(Tensor, seed, None),
-                                       allow_unused=True)
+                grads = _autograd_grad(
+                    o, inputs, grad_outputs=_new_like(Tensor, seed, None), allow_unused=True
+                )
                 for i, g in zip(diff, grads, strict=True):
                     if g is None:
                         continue
@@ -224,8 +222,9 @@ def _side_by_side(numerical: np.ndarray, analytical: np.ndarray) -> str:
     left = ["numerical:", *np.array2string(numerical, **options).splitlines()]
     right = ["analytical:", *np.array2string(analytical, **options).splitlines()]
     width = max(len(line) for line in left)
-    return "\n".join(f"{a.ljust(width)}    {b}".rstrip()
-                     for a, b in zip_longest(left, right, fillvalue=""))
+    return "\n".join(
+        f"{a.ljust(width)}    {b}".rstrip() for a, b in zip_longest(left, right, fillvalue="")
+    )
 
 
 def _mismatch(j, i, out, x, numerical, analytical, atol, rtol, eps) -> str | None:
@@ -253,11 +252,15 @@ def _mismatch(j, i, out, x, numerical, analytical, atol, rtol, eps) -> str | Non
         f"{atol:g} + {rtol:g} * {abs(n_val):.6g} = {bound[m, k]:.6g}",
     ]
     if not out.requires_grad:
-        lines.append(f"(output {j} does not require grad: it is not connected to the "
-                     f"inputs' graph, so its analytical Jacobian is zero)")
+        lines.append(
+            f"(output {j} does not require grad: it is not connected to the "
+            f"inputs' graph, so its analytical Jacobian is zero)"
+        )
     if out.dtype != np.float64:
-        lines.append(f"(output {j} has dtype {out.dtype}: func computes in a lower "
-                     f"precision, which finite differences cannot check accurately)")
+        lines.append(
+            f"(output {j} has dtype {out.dtype}: func computes in a lower "
+            f"precision, which finite differences cannot check accurately)"
+        )
     return "\n".join(lines)
 
 
@@ -300,8 +303,20 @@ def _fast_mismatches(func, args, diff, outputs, eps, atol, rtol, op) -> list:
     return problems
 
 
-def _check(func, args, *, eps, atol, rtol, nondet_tol, check_undefined_grad,
-           check_grad_dtypes, check_backward_ad, fast_mode, op) -> None:
+def _check(
+    func,
+    args,
+    *,
+    eps,
+    atol,
+    rtol,
+    nondet_tol,
+    check_undefined_grad,
+    check_grad_dtypes,
+    check_backward_ad,
+    fast_mode,
+    op,
+) -> None:
     diff = _check_inputs(args, op)
     with grad_mode.enable_grad():
         outputs = _tensor_outputs(func(*args), op)
@@ -317,8 +332,9 @@ def _check(func, args, *, eps, atol, rtol, nondet_tol, check_undefined_grad,
     problems = []
     for j, o in outputs:
         for i in diff:
-            text = _mismatch(j, i, o, args[i], numerical[(j, i)], analytical[(j, i)],
-                             atol, rtol, eps)
+            text = _mismatch(
+                j, i, o, args[i], numerical[(j, i)], analytical[(j, i)], atol, rtol, eps
+            )
             if text is not None:
                 problems.append(text)
     if problems:
@@ -345,11 +361,13 @@ def _check_zero_grad_outputs(args, diff, outputs, op) -> None:
     outs = [o for _, o in outputs if o.requires_grad]
     if not outs:
         return
-    zeros = [_new_like(Tensor, xp_of(o._value).zeros(o._value.shape, dtype=o.dtype), None)
-             for o in outs]
+    zeros = [
+        _new_like(Tensor, xp_of(o._value).zeros(o._value.shape, dtype=o.dtype), None) for o in outs
+    ]
     with grad_mode.enable_grad():
-        grads = _autograd_grad(outs, tuple(args[i] for i in diff), grad_outputs=zeros,
-                               allow_unused=True)
+        grads = _autograd_grad(
+            outs, tuple(args[i] for i in diff), grad_outputs=zeros, allow_unused=True
+        )
     for i, g in zip(diff, grads, strict=True):
         if g is not None and np.any(_host(g._value) != 0):
             raise GradcheckError(
@@ -365,12 +383,24 @@ def _unsupported(op: str, **flags) -> None:
             raise NotImplementedError(f"{op}: {name}=True is not supported by funcgrad")
 
 
-def gradcheck(func, inputs, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
-              raise_exception: bool = True, *, nondet_tol: float = 0.0,
-              check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
-              check_batched_grad: bool = False, check_batched_forward_grad: bool = False,
-              check_forward_ad: bool = False, check_backward_ad: bool = True,
-              fast_mode: bool = False, masked=None) -> bool:
+def gradcheck(
+    func,
+    inputs,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+    *,
+    nondet_tol: float = 0.0,
+    check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_grad: bool = False,
+    check_batched_forward_grad: bool = False,
+    check_forward_ad: bool = False,
+    check_backward_ad: bool = True,
+    fast_mode: bool = False,
+    masked=None,
+) -> bool:
     """Check the gradients of `func` at `inputs` against finite differences (as PyTorch's).
 
     For every floating-point tensor output of `func` and every input that
@@ -444,14 +474,28 @@ def gradcheck(func, inputs, eps: float = 1e-6, atol: float = 1e-5, rtol: float =
         worst element: J[1, 1] = d output0[1] / d input0[1]: numerical ..., analytical 2.0, ...
     """
     op = "funcgrad.autograd.gradcheck"
-    _unsupported(op, check_batched_grad=check_batched_grad,
-                 check_batched_forward_grad=check_batched_forward_grad,
-                 check_forward_ad=check_forward_ad, masked=masked)
+    _unsupported(
+        op,
+        check_batched_grad=check_batched_grad,
+        check_batched_forward_grad=check_batched_forward_grad,
+        check_forward_ad=check_forward_ad,
+        masked=masked,
+    )
     args = tuple(_float64_copy(a) for a in _as_tuple(inputs))
     try:
-        _check(func, args, eps=eps, atol=atol, rtol=rtol, nondet_tol=nondet_tol,
-               check_undefined_grad=check_undefined_grad, check_grad_dtypes=check_grad_dtypes,
-               check_backward_ad=check_backward_ad, fast_mode=fast_mode, op=op)
+        _check(
+            func,
+            args,
+            eps=eps,
+            atol=atol,
+            rtol=rtol,
+            nondet_tol=nondet_tol,
+            check_undefined_grad=check_undefined_grad,
+            check_grad_dtypes=check_grad_dtypes,
+            check_backward_ad=check_backward_ad,
+            fast_mode=fast_mode,
+            op=op,
+        )
     except GradcheckError:
         if raise_exception:
             raise
@@ -468,13 +512,25 @@ def _random_grad_output(rng, shape: tuple, non_contiguous: bool):
     return base[..., 0]
 
 
-def gradgradcheck(func, inputs, grad_outputs=None, eps: float = 1e-6, atol: float = 1e-5,
-                  rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
-                  raise_exception: bool = True, *, nondet_tol: float = 0.0,
-                  check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
-                  check_batched_grad: bool = False, check_fwd_over_rev: bool = False,
-                  check_rev_over_rev: bool = True, fast_mode: bool = False,
-                  masked: bool = False) -> bool:
+def gradgradcheck(
+    func,
+    inputs,
+    grad_outputs=None,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    gen_non_contig_grad_outputs: bool = False,
+    raise_exception: bool = True,
+    *,
+    nondet_tol: float = 0.0,
+    check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_grad: bool = False,
+    check_fwd_over_rev: bool = False,
+    check_rev_over_rev: bool = True,
+    fast_mode: bool = False,
+    masked: bool = False,
+) -> bool:
     """Check second derivatives of `func` against finite differences (as PyTorch's).
 
     Runs `gradcheck` on the function
@@ -520,17 +576,24 @@ def gradgradcheck(func, inputs, grad_outputs=None, eps: float = 1e-6, atol: floa
         True
     """
     op = "funcgrad.autograd.gradgradcheck"
-    _unsupported(op, check_batched_grad=check_batched_grad,
-                 check_fwd_over_rev=check_fwd_over_rev, masked=masked)
+    _unsupported(
+        op,
+        check_batched_grad=check_batched_grad,
+        check_fwd_over_rev=check_fwd_over_rev,
+        masked=masked,
+    )
     args = tuple(_float64_copy(a) for a in _as_tuple(inputs))
     _check_inputs(args, op)
     if grad_outputs is None:
         with grad_mode.enable_grad():
             outs = [o for _, o in _tensor_outputs(func(*args), op) if o.requires_grad]
         rng = np.random.default_rng(_GRAD_OUTPUTS_SEED)
-        gos = tuple(_fresh_leaf(Tensor, _random_grad_output(rng, tuple(o.shape),
-                                                            gen_non_contig_grad_outputs), True)
-                    for o in outs)
+        gos = tuple(
+            _fresh_leaf(
+                Tensor, _random_grad_output(rng, tuple(o.shape), gen_non_contig_grad_outputs), True
+            )
+            for o in outs
+        )
     else:
         gos = tuple(_float64_copy(g) for g in _as_tuple(grad_outputs))
     n_args, n_gos = len(args), len(gos)
@@ -546,12 +609,22 @@ def gradgradcheck(func, inputs, grad_outputs=None, eps: float = 1e-6, atol: floa
         if not outs:
             return ()
         diff = tuple(a for a in in_args if isinstance(a, Tensor) and a.requires_grad)
-        grads = _autograd_grad(outs, diff, grad_outputs=go_args, create_graph=True,
-                               allow_unused=True)
+        grads = _autograd_grad(
+            outs, diff, grad_outputs=go_args, create_graph=True, allow_unused=True
+        )
         return tuple(g for g in grads if g is not None)
 
     if not check_rev_over_rev:
         return True
-    return gradcheck(first_order, args + gos, eps, atol, rtol, raise_exception,
-                     nondet_tol=nondet_tol, check_undefined_grad=check_undefined_grad,
-                     check_grad_dtypes=check_grad_dtypes, fast_mode=fast_mode)
+    return gradcheck(
+        first_order,
+        args + gos,
+        eps,
+        atol,
+        rtol,
+        raise_exception,
+        nondet_tol=nondet_tol,
+        check_undefined_grad=check_undefined_grad,
+        check_grad_dtypes=check_grad_dtypes,
+        fast_mode=fast_mode,
+    )

@@ -195,8 +195,16 @@ class _Call(Call):
     """
 
     __slots__ = (
-        "cls", "ctx", "name", "template", "tensor_pos", "arg_classes", "saved",
-        "out_kinds", "out_values", "out_classes",
+        "cls",
+        "ctx",
+        "name",
+        "template",
+        "tensor_pos",
+        "arg_classes",
+        "saved",
+        "out_kinds",
+        "out_values",
+        "out_classes",
     )
 
     def __repr__(self) -> str:
@@ -254,8 +262,12 @@ def _resolve(call: _Call, spec, out, inputs, index: int, graph: bool):
             return _wrap(cls, out)
         if type(out) is Node:
             # A sibling output: an equal node (same primitive, inputs and params).
-            return _wrap(cls, make_node(function_call, tuple(inputs), {"fn": call, "index": p},
-                                        call.out_values[p]))
+            return _wrap(
+                cls,
+                make_node(
+                    function_call, tuple(inputs), {"fn": call, "index": p}, call.out_values[p]
+                ),
+            )
         return _wrap(cls, call.out_values[p])
     _, cls, value, node = spec
     return _new_like(cls, value, node if graph else None)
@@ -341,7 +353,8 @@ def _check_result(call: _Call, result, inputs, graph: bool) -> tuple:
 
 
 function_call = call_primitive(
-    "function_call", "an output of a user-defined autograd.Function (its backward is the VJP)")
+    "function_call", "an output of a user-defined autograd.Function (its backward is the VJP)"
+)
 
 
 class FunctionBackward(BackwardFunction):
@@ -417,8 +430,7 @@ def _apply_function(cls, ctx, args: tuple):
         values.append(value)
         classes.append(type(o))
     call.out_kinds, call.out_values, call.out_classes = tuple(kinds), tuple(values), tuple(classes)
-    call.saved = tuple(_saved_spec(t, args, tensor_pos, outputs, kinds)
-                       for t in ctx._to_save or ())
+    call.saved = tuple(_saved_spec(t, args, tensor_pos, outputs, kinds) for t in ctx._to_save or ())
     ctx._non_differentiable = None
 
     # NOTE: one node per differentiable output (nodes hold one value each, as

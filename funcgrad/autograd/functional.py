@@ -182,8 +182,9 @@ class _Traced:
     `func` must return one one-element tensor, given back with shape `()`.
     """
 
-    def __init__(self, func: Callable, fn: str, strict: bool, scalar: bool = False,
-                 every_input: bool = True):
+    def __init__(
+        self, func: Callable, fn: str, strict: bool, scalar: bool = False, every_input: bool = True
+    ):
         self.func = func
         self.every_input = every_input
         self.fn = fn
@@ -197,7 +198,9 @@ class _Traced:
         with enable_grad():
             out = self.func(*(_as_tensor(x) for x in xs))
         self.is_tuple, outs = _as_tuple(out, "outputs of the user-provided function", self.fn)
-        nodes = tuple(o._node if o._node is not None and not o._volatile else o._value for o in outs)
+        nodes = tuple(
+            o._node if o._node is not None and not o._volatile else o._value for o in outs
+        )
         self.outputs = nodes
         if self.scalar:
             if self.is_tuple:
@@ -356,8 +359,10 @@ def vjp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
     if strict and create_graph:
         _require_graph(grads, fn, "jacobian")
     seen: set[int] = set()
-    return (_unpack(_wrap_all(out, create_graph, seen), traced.is_tuple),
-            _unpack(_wrap_all(grads, create_graph, seen), is_inputs_tuple))
+    return (
+        _unpack(_wrap_all(out, create_graph, seen), traced.is_tuple),
+        _unpack(_wrap_all(grads, create_graph, seen), is_inputs_tuple),
+    )
 
 
 def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
@@ -411,12 +416,20 @@ def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
         if create_graph:
             _require_graph(t_out, fn, "jacobian-vector product")
     seen: set[int] = set()
-    return (_unpack(_wrap_all(out, create_graph, seen), traced.is_tuple),
-            _unpack(_wrap_all(t_out, create_graph, seen), traced.is_tuple))
+    return (
+        _unpack(_wrap_all(out, create_graph, seen), traced.is_tuple),
+        _unpack(_wrap_all(t_out, create_graph, seen), traced.is_tuple),
+    )
 
 
-def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = False,
-             vectorize: bool = False, strategy: str = "reverse-mode"):
+def jacobian(
+    func: Callable,
+    inputs,
+    create_graph: bool = False,
+    strict: bool = False,
+    vectorize: bool = False,
+    strategy: str = "reverse-mode",
+):
     """Compute the Jacobian of `func` at `inputs` (as `torch.autograd.functional.jacobian`).
 
     Args:
@@ -484,8 +497,14 @@ def _second_order(func, inputs, fn, create_graph, strict):
     return is_inputs_tuple, primals, traced, gradient
 
 
-def hessian(func: Callable, inputs, create_graph: bool = False, strict: bool = False,
-            vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode"):
+def hessian(
+    func: Callable,
+    inputs,
+    create_graph: bool = False,
+    strict: bool = False,
+    vectorize: bool = False,
+    outer_jacobian_strategy: str = "reverse-mode",
+):
     """Compute the Hessian of scalar `func` at `inputs` (as `torch.autograd.functional.hessian`).
 
     The Jacobian of the gradient: reverse over reverse, or forward over
@@ -628,7 +647,9 @@ def hvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
 
 def _hessian_product(func, inputs, v, create_graph: bool, strict: bool, fn: str):
     """`vhp` and `hvp`: `v^T H`, which is `H v` (a Hessian is symmetric)."""
-    is_inputs_tuple, primals, traced, gradient = _second_order(func, inputs, fn, create_graph, strict)
+    is_inputs_tuple, primals, traced, gradient = _second_order(
+        func, inputs, fn, create_graph, strict
+    )
     if v is None:
         vectors = _ones_for(primals, "input to the user-provided function", fn)
     else:
@@ -638,5 +659,7 @@ def _hessian_product(func, inputs, v, create_graph: bool, strict: bool, fn: str)
     if strict and create_graph:
         _require_graph(res, fn, "hessian")
     seen: set[int] = set()
-    return (_func_output(traced, create_graph, seen),
-            _unpack(_wrap_all(tuple(res), create_graph, seen), is_inputs_tuple))
+    return (
+        _func_output(traced, create_graph, seen),
+        _unpack(_wrap_all(tuple(res), create_graph, seen), is_inputs_tuple),
+    )

@@ -20,8 +20,16 @@ class TensorBase:
     """
 
     __slots__ = (
-        "_value", "_node", "_grad", "_hooks", "_post_hooks", "_retains_grad",
-        "_base", "_volatile", "_grad_fn", "__weakref__",
+        "_value",
+        "_node",
+        "_grad",
+        "_hooks",
+        "_post_hooks",
+        "_retains_grad",
+        "_base",
+        "_volatile",
+        "_grad_fn",
+        "__weakref__",
     )
 
 

@@ -116,20 +116,23 @@ def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
         tensor([[1., 1.],
                 [1., 1.]], requires_grad=True)
     """
-    return _filled(lambda xp, s, d, _: xp.ones(s, d), size, dtype, device, requires_grad,
-                   "funcgrad.ones")
+    return _filled(
+        lambda xp, s, d, _: xp.ones(s, d), size, dtype, device, requires_grad, "funcgrad.ones"
+    )
 
 
 def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Return a tensor of zeros of the given shape."""
-    return _filled(lambda xp, s, d, _: xp.zeros(s, d), size, dtype, device, requires_grad,
-                   "funcgrad.zeros")
+    return _filled(
+        lambda xp, s, d, _: xp.zeros(s, d), size, dtype, device, requires_grad, "funcgrad.zeros"
+    )
 
 
 def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Return a tensor of the given shape (filled with zeros here: no uninitialised memory)."""
-    return _filled(lambda xp, s, d, _: xp.zeros(s, d), size, dtype, device, requires_grad,
-                   "funcgrad.empty")
+    return _filled(
+        lambda xp, s, d, _: xp.zeros(s, d), size, dtype, device, requires_grad, "funcgrad.empty"
+    )
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -138,12 +141,19 @@ def full(size, fill_value, dtype=None, device=None, requires_grad: bool = False)
         dtype = np.bool_
     elif dtype is None and isinstance(fill_value, int):
         dtype = np.int64
-    return _filled(lambda xp, s, d, _: xp.full(s, fill_value, dtype=d), (size,), dtype, device,
-                   requires_grad, "funcgrad.full")
+    return _filled(
+        lambda xp, s, d, _: xp.full(s, fill_value, dtype=d),
+        (size,),
+        dtype,
+        device,
+        requires_grad,
+        "funcgrad.full",
+    )
 
 
 def randn(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
     """Return a tensor of standard normal random numbers (float32 by default)."""
+
     def draw(xp, s, d, where):
         if generator is not None:  # a NumPy Generator of the user's: drawn here, then moved
             return to_device(generator.standard_normal(s).astype(d), where)
@@ -154,6 +164,7 @@ def randn(*size, dtype=None, device=None, requires_grad: bool = False, generator
 
 def rand(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
     """Return a tensor of random numbers uniform in [0, 1) (float32 by default)."""
+
     def draw(xp, s, d, where):
         if generator is not None:
             return to_device(generator.random(s).astype(d), where)
@@ -191,7 +202,9 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad: bool
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Return `steps` numbers evenly spaced from `start` to `end` (both included)."""
-    value = np.linspace(start, end, steps).astype(to_dtype(dtype) if dtype else default_float_dtype())
+    value = np.linspace(start, end, steps).astype(
+        to_dtype(dtype) if dtype else default_float_dtype()
+    )
     return _make(value, None, device, requires_grad, "funcgrad.linspace")
 
 
@@ -204,9 +217,12 @@ def eye(n, m=None, dtype=None, device=None, requires_grad: bool = False) -> Tens
 def _like(maker):
     def like(input, dtype=None, device=None, requires_grad: bool = False):  # noqa: A002
         # NOTE: on input's device unless told otherwise, as in PyTorch
-        return maker(*input.shape, dtype=dtype or input.dtype,
-                     device=input.device if device is None else device,
-                     requires_grad=requires_grad)
+        return maker(
+            *input.shape,
+            dtype=dtype or input.dtype,
+            device=input.device if device is None else device,
+            requires_grad=requires_grad,
+        )
 
     return like
 
@@ -230,8 +246,13 @@ rand_like.__doc__ = "Return uniform random numbers in [0, 1) shaped like `input`
 
 def full_like(input, fill_value, dtype=None, device=None, requires_grad: bool = False):  # noqa: A002
     """Return a tensor shaped like `input` filled with `fill_value`."""
-    return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype,
-                device=input.device if device is None else device, requires_grad=requires_grad)
+    return full(
+        tuple(input.shape),
+        fill_value,
+        dtype=dtype or input.dtype,
+        device=input.device if device is None else device,
+        requires_grad=requires_grad,
+    )
 
 
 def is_tensor(obj) -> bool:

@@ -99,7 +99,9 @@ def parse_to_args(args, kwargs):
     for a in args:
         if isinstance(a, TensorBase):
             dev, dtype = a.device, a.dtype
-        elif isinstance(a, (device, int)) or (isinstance(a, str) and a.split(":")[0] in ("cpu", "cuda")):
+        elif isinstance(a, (device, int)) or (
+            isinstance(a, str) and a.split(":")[0] in ("cpu", "cuda")
+        ):
             dev = a
         elif a is not None:
             dtype = to_dtype(a)
@@ -111,5 +113,3 @@ def _already_on(current: device, target: device) -> bool:
     if current.type != target.type:
         return False
     return target.index is None or current.index == target.index
-
-

@@ -36,7 +36,9 @@ def set_default_dtype(d) -> None:
     """
     d = to_dtype(d)
     if d.kind != "f":
-        raise TypeError(f"funcgrad.set_default_dtype: only floating-point types are supported as the default type, got {d}")
+        raise TypeError(
+            f"funcgrad.set_default_dtype: only floating-point types are supported as the default type, got {d}"
+        )
     _default[0] = d
 
 

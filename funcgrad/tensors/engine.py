@@ -99,8 +99,11 @@ def _as_graph_hook(fn, cls):
         result = fn(_wrap_grad(ct, cls))
         if result is None:
             return None
-        return result._node if isinstance(result, TensorBase) and result._node is not None else (
-            result._value if isinstance(result, TensorBase) else result)
+        return (
+            result._node
+            if isinstance(result, TensorBase) and result._node is not None
+            else (result._value if isinstance(result, TensorBase) else result)
+        )
 
     graph_hook.__name__ = getattr(fn, "__name__", "hook")
     return graph_hook
@@ -252,8 +255,9 @@ def run_backward(tensors, grad_tensors, inputs=None, create_graph: bool = False)
         elif t.is_leaf or t._retains_grad:
             targets.append((t, nodes))
     wrt = tuple(n for _, nodes in targets for n in nodes)
-    grads = walk(roots, seeds, wrt, create_graph=create_graph, order=order,
-                 hooks=_tensor_hooks(order))
+    grads = walk(
+        roots, seeds, wrt, create_graph=create_graph, order=order, hooks=_tensor_hooks(order)
+    )
     # retain_grad (non-leaves) first, then accumulation into leaves, then post hooks.
     seen: set[int] = set()
     leaves = []
@@ -318,9 +322,15 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     run_backward(tensors, tuple(grad_tensors), inputs=inputs, create_graph=create_graph)
 
 
-
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=False, materialize_grads=False):
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph=None,
+    create_graph=False,
+    allow_unused=False,
+    materialize_grads=False,
+):
     """Return the gradients of `outputs` with respect to `inputs` (without touching `.grad`).
 
     Args:
@@ -365,8 +375,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             nodes += [n for n in owned[id(t)][1] if n is not t._node]
         nodes_of.append(nodes)
     wrt = tuple(n for nodes in nodes_of for n in nodes)
-    grads = walk(roots, seeds, wrt, create_graph=create_graph, order=order,
-                 hooks=_tensor_hooks(order))
+    grads = walk(
+        roots, seeds, wrt, create_graph=create_graph, order=order, hooks=_tensor_hooks(order)
+    )
     result = []
     for k, (t, nodes) in enumerate(zip(inputs, nodes_of, strict=True)):
         if not nodes:

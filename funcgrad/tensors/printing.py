@@ -18,9 +18,15 @@ import numpy as np
 from funcgrad.tensors.dtypes import default_float_dtype
 
 _TYPE_NAMES = {
-    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-    "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
-    "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "float16": "HalfTensor",
+    "int64": "LongTensor",
+    "int32": "IntTensor",
+    "int16": "ShortTensor",
+    "int8": "CharTensor",
+    "uint8": "ByteTensor",
+    "bool": "BoolTensor",
 }
 
 # PyTorch's default print options.
@@ -94,7 +100,9 @@ def _summarized(a: np.ndarray) -> np.ndarray:
     if a.ndim == 0:
         return a
     if a.shape[0] > 2 * _EDGEITEMS:
-        rows = [a[i] for i in range(_EDGEITEMS)] + [a[i] for i in range(len(a) - _EDGEITEMS, len(a))]
+        rows = [a[i] for i in range(_EDGEITEMS)] + [
+            a[i] for i in range(len(a) - _EDGEITEMS, len(a))
+        ]
     else:
         rows = list(a)
     if a.ndim == 1:
@@ -105,11 +113,14 @@ def _summarized(a: np.ndarray) -> np.ndarray:
 def _vector(a: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
     per_line = max(1, math.floor((_LINEWIDTH - indent) / (fmt.max_width + 2)))
     if summarize and a.shape[0] > 2 * _EDGEITEMS:
-        data = ([fmt.format(v) for v in a[:_EDGEITEMS].tolist()] + [" ..."]
-                + [fmt.format(v) for v in a[-_EDGEITEMS:].tolist()])
+        data = (
+            [fmt.format(v) for v in a[:_EDGEITEMS].tolist()]
+            + [" ..."]
+            + [fmt.format(v) for v in a[-_EDGEITEMS:].tolist()]
+        )
     else:
         data = [fmt.format(v) for v in a.tolist()]
-    lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
+    lines = [", ".join(data[i : i + per_line]) for i in range(0, len(data), per_line)]
     return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
 
 
@@ -119,9 +130,14 @@ def _nested(a: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str
     if a.ndim == 1:
         return _vector(a, indent, summarize, fmt)
     if summarize and a.shape[0] > 2 * _EDGEITEMS:
-        slices = ([_nested(a[i], indent + 1, summarize, fmt) for i in range(_EDGEITEMS)] + ["..."]
-                  + [_nested(a[i], indent + 1, summarize, fmt)
-                     for i in range(len(a) - _EDGEITEMS, len(a))])
+        slices = (
+            [_nested(a[i], indent + 1, summarize, fmt) for i in range(_EDGEITEMS)]
+            + ["..."]
+            + [
+                _nested(a[i], indent + 1, summarize, fmt)
+                for i in range(len(a) - _EDGEITEMS, len(a))
+            ]
+        )
     else:
         slices = [_nested(a[i], indent + 1, summarize, fmt) for i in range(a.shape[0])]
     return "[" + ("," + "\n" * (a.ndim - 1) + " " * (indent + 1)).join(slices) + "]"
@@ -217,12 +233,14 @@ def format_legacy(t, header: bool = True) -> str:
     # is integral, else four decimals; right-aligned to a common width.
     flat = a.reshape(-1)
     finite = flat[np.isfinite(flat)] if flat.dtype.kind in "fc" else flat
-    integral = finite.size == 0 or bool(np.all(finite == np.round(finite)) and np.all(np.abs(finite) < 1e8))
+    integral = finite.size == 0 or bool(
+        np.all(finite == np.round(finite)) and np.all(np.abs(finite) < 1e8)
+    )
     cells = [_legacy_number(v, integral) for v in flat.tolist()]
     width = max((len(c) for c in cells), default=0)
     ncol = a.shape[-1] if a.ndim >= 2 else 1
     body = "\n".join(
-        " ".join(c.rjust(width) for c in cells[i:i + ncol]) for i in range(0, len(cells), ncol)
+        " ".join(c.rjust(width) for c in cells[i : i + ncol]) for i in range(0, len(cells), ncol)
     )
     size = "x".join(str(n) for n in a.shape) if a.ndim else ""
     where = f" (GPU {t.device.index or 0})" if t.device.type == "cuda" else ""

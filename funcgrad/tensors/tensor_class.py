@@ -84,14 +84,17 @@ class Tensor(TensorBase):
         if len(data) == 1 and not isinstance(data[0], int):
             # NOTE: the legacy constructor always gives the default float dtype
             # (`Tensor([1])` is float32 in PyTorch), unlike `funcgrad.tensor`.
-            value = np.array(_to_array(data[0], dtype or default_float_dtype()),
-                             dtype=to_dtype(dtype) if dtype is not None else default_float_dtype())
+            value = np.array(
+                _to_array(data[0], dtype or default_float_dtype()),
+                dtype=to_dtype(dtype) if dtype is not None else default_float_dtype(),
+            )
         elif not data:  # Tensor(): an empty tensor, as in PyTorch
-            value = np.zeros((0,), dtype=to_dtype(dtype) if dtype is not None else default_float_dtype())
+            value = np.zeros(
+                (0,), dtype=to_dtype(dtype) if dtype is not None else default_float_dtype()
+            )
         else:  # Tensor(2, 3): a new tensor of that shape (zeros here)
             value = np.zeros(tuple(int(d) for d in data), dtype=dtype or default_float_dtype())
         if device is not None:
-
             value = to_device(value, str(parse_device(device)), op="funcgrad.Tensor")
         _init(self, value)
         if requires_grad:
@@ -154,7 +157,6 @@ class Tensor(TensorBase):
         if node is None or node.prim is None:
             return None
         if self._grad_fn is None or self._grad_fn._node is not node:
-
             self._grad_fn = grad_fn_of(node)
         return self._grad_fn
 
@@ -166,7 +168,6 @@ class Tensor(TensorBase):
         warns and returns None, as in PyTorch.
         """
         if self._grad is None and not self.is_leaf and not self._retains_grad:
-
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being "
                 "accessed. Its .grad attribute won't be populated during "
@@ -181,7 +182,9 @@ class Tensor(TensorBase):
     @grad.setter
     def grad(self, value) -> None:
         if value is not None and not isinstance(value, Tensor):
-            raise TypeError(f"assigned grad expected to be a Tensor or None, got {type(value).__name__}")
+            raise TypeError(
+                f"assigned grad expected to be a Tensor or None, got {type(value).__name__}"
+            )
         if value is not None and tuple(value.shape) != tuple(self.shape):
             raise RuntimeError(
                 f"assigned grad has data of a different size: {tuple(value.shape)} "
@@ -304,7 +307,6 @@ class Tensor(TensorBase):
             self._node = node
             value = node.value
             if self._retains_grad:  # retain_grad follows the tensor to its new node
-
                 track(self)
         self._value = value
         if self._base is not None:
@@ -377,7 +379,9 @@ class Tensor(TensorBase):
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
             )
         if not isinstance(self._value, (np.ndarray, np.generic)):
-            raise TypeError("can't convert cuda tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.")
+            raise TypeError(
+                "can't convert cuda tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first."
+            )
         return np.asarray(self._value)
 
     @staticmethod
@@ -442,7 +446,6 @@ class Tensor(TensorBase):
         if dtype is not None and np.dtype(dtype) != self.dtype:
             out = out._astype(dtype)
         if device is not None:
-
             out = _move(out, device)
         return out
 
@@ -452,7 +455,13 @@ class Tensor(TensorBase):
 
     def cuda(self, device=None) -> Tensor:
         """Return the tensor on a CUDA device (needs CuPy and an NVIDIA GPU)."""
-        return self.to("cuda" if device is None else f"cuda:{int(device)}" if isinstance(device, int) else device)
+        return self.to(
+            "cuda"
+            if device is None
+            else f"cuda:{int(device)}"
+            if isinstance(device, int)
+            else device
+        )
 
     def _astype(self, dtype) -> Tensor:
         dtype = to_dtype(dtype)
@@ -463,7 +472,6 @@ class Tensor(TensorBase):
     def type(self, dtype=None):
         """Return the type name (`'funcgrad.FloatTensor'`), or convert to `dtype`."""
         if dtype is None:
-
             return type_name(self)
         return self._astype(dtype)
 
@@ -606,8 +614,11 @@ def _apply(fn, *args, **kwargs):
     else:
         if recorded and owned:
             _lock_constants(owned)
-        result = fn(*unwrapped, **{k: _unwrap(v, record) for k, v in kwargs.items()}) if kwargs \
+        result = (
+            fn(*unwrapped, **{k: _unwrap(v, record) for k, v in kwargs.items()})
+            if kwargs
             else fn(*unwrapped)
+        )
         if type(result) is Node:
             t = object.__new__(cls)
             _init(t, result.value, result)

@@ -142,12 +142,12 @@ class Cube(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return x ** 3
+        return x**3
 
     @staticmethod
     def backward(ctx, grad_output):
         (x,) = ctx.saved_tensors
-        return grad_output * 3 * x ** 2
+        return grad_output * 3 * x**2
 
 
 class MulAdd(Function):
@@ -270,7 +270,7 @@ def test_ctx_attributes_reach_backward():
         def forward(ctx, x, p):
             ctx.p = p
             ctx.save_for_backward(x)
-            return x ** p
+            return x**p
 
         @staticmethod
         def backward(ctx, g):
@@ -511,8 +511,9 @@ def test_double_backward_through_two_outputs_and_a_constant():
     # f = sum((x y + 1)^2 + x + y): d2f/dx2 = 2 y^2, d2f/dxdy = 2 (2 x y + 1)
     (hxx, hxy) = torch.autograd.grad(gx.sum(), (x, y))
     np.testing.assert_allclose(hxx.numpy(), 2 * np.array([1.2, 0.7]) ** 2, rtol=1e-14)
-    np.testing.assert_allclose(hxy.numpy(), 2 * (2 * np.array([0.3 * 1.2, -0.5 * 0.7]) + 1),
-                               rtol=1e-14)
+    np.testing.assert_allclose(
+        hxy.numpy(), 2 * (2 * np.array([0.3 * 1.2, -0.5 * 0.7]) + 1), rtol=1e-14
+    )
 
 
 def test_gradcheck_and_gradgradcheck_of_custom_functions():
@@ -534,7 +535,9 @@ def test_gradcheck_catches_a_wrong_backward():
 
     x = f64([0.3, -1.2])
     assert gradcheck(WrongExp.apply, (x,), raise_exception=False) is False
-    with pytest.raises(RuntimeError, match="Jacobian mismatch for output 0 with respect to input 0"):
+    with pytest.raises(
+        RuntimeError, match="Jacobian mismatch for output 0 with respect to input 0"
+    ):
         gradcheck(WrongExp.apply, (x,))
 
 
@@ -548,8 +551,7 @@ def test_forward_mode_is_the_transpose_of_backward():
     out = prod._node.value
     jv = apply_jvp(function_call, (tx, ty), out, (x, y), params)
     np.testing.assert_allclose(jv, tx * y + x * ty, rtol=1e-14)  # d(x y + c)
-    jv_sum = apply_jvp(function_call, (tx, None), total._node.value, (x, y),
-                                total._node.params)
+    jv_sum = apply_jvp(function_call, (tx, None), total._node.value, (x, y), total._node.params)
     np.testing.assert_allclose(jv_sum, tx, rtol=1e-14)
 
 
@@ -563,8 +565,7 @@ def test_forward_mode_refuses_a_detached_backward():
     x = np.array([0.1, 0.2])
     out = DetachedExp.apply(torch.tensor(x, requires_grad=True))
     with pytest.raises(NotDifferentiableError, match="DetachedExp.backward"):
-        apply_jvp(function_call, (np.ones(2),), out._node.value, (x,),
-                           out._node.params)
+        apply_jvp(function_call, (np.ones(2),), out._node.value, (x,), out._node.params)
 
 
 # --- errors ---------------------------------------------------------------------------
@@ -615,9 +616,11 @@ def test_wrong_gradient_shape():
             return g.sum(0)
 
     x = torch.ones(2, 3, requires_grad=True)
-    with pytest.raises(FunctionBackwardError,
-                       match=r"function BadShape.backward returned an invalid gradient at index "
-                             r"0 - got \[3\] but expected shape compatible with \[2, 3\]"):
+    with pytest.raises(
+        FunctionBackwardError,
+        match=r"function BadShape.backward returned an invalid gradient at index "
+        r"0 - got \[3\] but expected shape compatible with \[2, 3\]",
+    ):
         BadShape.apply(x).sum().backward()
 
 
@@ -632,9 +635,11 @@ def test_gradient_for_a_non_tensor_argument():
             return g * 2.0, g.sum()
 
     x = torch.ones(2, requires_grad=True)
-    with pytest.raises(FunctionBackwardError,
-                       match="function Scale.backward returned a gradient different than None at "
-                             "index 1, but the corresponding forward input was not a Tensor"):
+    with pytest.raises(
+        FunctionBackwardError,
+        match="function Scale.backward returned a gradient different than None at "
+        "index 1, but the corresponding forward input was not a Tensor",
+    ):
         Scale.apply(x, 2.0).sum().backward()
 
 
@@ -696,5 +701,4 @@ def test_function_call_sample_forward_matches_numpy(data):
     # order; its forward is the sample Function's exp(x) * 0.5 + x * y.
     args, params = sample_of(function_call).make(Draw(data))
     x, y = args
-    np.testing.assert_allclose(function_call(x, y, **params), np.exp(x) * 0.5 + x * y,
-                               rtol=1e-15)
+    np.testing.assert_allclose(function_call(x, y, **params), np.exp(x) * 0.5 + x * y, rtol=1e-15)

@@ -71,7 +71,12 @@ def test_jacobian_shapes_and_tuple_conventions(strategy):
     # tuples on both sides: [output][input]
     jac = jacobian(lambda a, b: (a * 2, (a.sum() * b)), (x, y), strategy=strategy)
     assert isinstance(jac, tuple) and all(isinstance(row, tuple) and len(row) == 2 for row in jac)
-    assert [tuple(j.shape) for row in jac for j in row] == [(3, 3), (3, 2, 2), (2, 2, 3), (2, 2, 2, 2)]
+    assert [tuple(j.shape) for row in jac for j in row] == [
+        (3, 3),
+        (3, 2, 2),
+        (2, 2, 3),
+        (2, 2, 2, 2),
+    ]
     close(jac[0][0], 2 * np.eye(3))
     close(jac[0][1], np.zeros((3, 2, 2)))
     close(jac[1][0], np.broadcast_to(ys[:, :, None], (2, 2, 3)))
@@ -116,7 +121,9 @@ def test_vjp_and_jvp_tuple_conventions():
     close(o0, xs.sum())
     close(o1, 2 * xs)
     close(g, [3.0, 1.0, 1.0])
-    (o0, o1), (t0, t1) = jvp(lambda a, b: (a * b, b.pow(2)), (x, y), (f64([1.0, 0.0, 0.0]), f64([1.0])))
+    (o0, o1), (t0, t1) = jvp(
+        lambda a, b: (a * b, b.pow(2)), (x, y), (f64([1.0, 0.0, 0.0]), f64([1.0]))
+    )
     close(t0, [2.0 + xs[0], xs[1], xs[2]])
     close(t1, [4.0])
 
@@ -137,12 +144,17 @@ def test_hessian_closed_forms():
 def test_hessian_of_two_inputs_is_a_tuple_of_tuples(strategy):
     x, y = f64(X), f64([[1.0, -1.0]])
     H = hessian(lambda a, b: a.sum() * b.pow(2).sum(), (x, y), outer_jacobian_strategy=strategy)
-    assert [tuple(h.shape) for row in H for h in row] == [(3, 3), (3, 1, 2), (1, 2, 3), (1, 2, 1, 2)]
+    assert [tuple(h.shape) for row in H for h in row] == [
+        (3, 3),
+        (3, 1, 2),
+        (1, 2, 3),
+        (1, 2, 1, 2),
+    ]
     close(H[0][0], np.zeros((3, 3)))
     close(H[0][1], np.broadcast_to(2 * np.array([[1.0, -1.0]]), (3, 1, 2)))
     close(H[1][0], np.broadcast_to(2 * np.array([[1.0, -1.0]])[:, :, None], (1, 2, 3)))
     close(H[1][1], 2 * sum(X) * np.eye(2).reshape(1, 2, 1, 2))
-    (h,), = hessian(lambda a: a.pow(3).sum(), (x,), outer_jacobian_strategy=strategy)
+    ((h,),) = hessian(lambda a: a.pow(3).sum(), (x,), outer_jacobian_strategy=strategy)
     close(h, np.diag(6 * np.array(X)))
 
 
@@ -157,10 +169,14 @@ def test_vhp_and_hvp_closed_forms():
     out, r = hvp(quad, f64(X), v)
     close(r, (M + M.T) @ vs)
     # tuples, and v omitted for a one-element input
-    _, (rx, ry) = vhp(lambda a, b: (a * b).sum(), (f64(X), f64([1.0, 2.0, 3.0])), (v, f64([0.0, 0.0, 1.0])))
+    _, (rx, ry) = vhp(
+        lambda a, b: (a * b).sum(), (f64(X), f64([1.0, 2.0, 3.0])), (v, f64([0.0, 0.0, 1.0]))
+    )
     close(rx, [0.0, 0.0, 1.0])
     close(ry, vs)
-    _, (rx, ry) = hvp(lambda a, b: (a * b).sum(), (f64(X), f64([1.0, 2.0, 3.0])), (v, f64([0.0, 0.0, 1.0])))
+    _, (rx, ry) = hvp(
+        lambda a, b: (a * b).sum(), (f64(X), f64([1.0, 2.0, 3.0])), (v, f64([0.0, 0.0, 1.0]))
+    )
     close(rx, [0.0, 0.0, 1.0])
     close(ry, vs)
     out, r = hvp(lambda t: t.pow(4).sum(), f64([2.0]))
@@ -170,14 +186,19 @@ def test_vhp_and_hvp_closed_forms():
 
 def test_functions_written_with_funcgrad_functions_and_numpy_functions():
     x = f64(X)
-    close(jacobian(lambda t: fg.sin(t) * fnp.exp(t), x), np.diag(np.cos(X) * np.exp(X) + np.sin(X) * np.exp(X)))
+    close(
+        jacobian(lambda t: fg.sin(t) * fnp.exp(t), x),
+        np.diag(np.cos(X) * np.exp(X) + np.sin(X) * np.exp(X)),
+    )
     close(hessian(lambda t: fnp.sum(fnp.sin(t)), x), np.diag(-np.sin(X)))
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_autograd_grad_inside_the_function(strategy):
     x = f64(X)
-    J = jacobian(lambda t: fg.autograd.grad(t.pow(3).sum(), t, create_graph=True)[0], x, strategy=strategy)
+    J = jacobian(
+        lambda t: fg.autograd.grad(t.pow(3).sum(), t, create_graph=True)[0], x, strategy=strategy
+    )
     close(J, np.diag(6 * np.array(X)))
 
 
@@ -199,7 +220,9 @@ def test_vectorize_is_accepted_and_changes_nothing():
     f = lambda t: t.sin() * t.sum()  # noqa: E731
     for strategy in STRATEGIES:
         close(jacobian(f, x, vectorize=True, strategy=strategy), jacobian(f, x).numpy())
-        close(jacobian(f, x, vectorize=True, strict=True, strategy=strategy), jacobian(f, x).numpy())
+        close(
+            jacobian(f, x, vectorize=True, strict=True, strategy=strategy), jacobian(f, x).numpy()
+        )
     close(hessian(lambda t: t.pow(3).sum(), x, vectorize=True), np.diag(6 * np.array(X)))
 
 
@@ -328,21 +351,34 @@ def test_the_backward_error_for_non_scalar_outputs_points_here():
 
 def test_v_shape_errors_name_the_function_and_the_shapes():
     x = f64(X)
-    with pytest.raises(RuntimeError, match=r"functional\.vjp: v has invalid size: should be \(3,\).*got \(2,\)"):
+    with pytest.raises(
+        RuntimeError, match=r"functional\.vjp: v has invalid size: should be \(3,\).*got \(2,\)"
+    ):
         vjp(lambda t: t * 2, x, f64([1.0, 2.0]))
-    with pytest.raises(RuntimeError, match=r"functional\.jvp: entry 1 in v has invalid size: should be \(2,\).*input 1.*got \(3,\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"functional\.jvp: entry 1 in v has invalid size: should be \(2,\).*input 1.*got \(3,\)",
+    ):
         jvp(lambda a, b: a, (x, f64([1.0, 2.0])), (x, x))
-    with pytest.raises(RuntimeError, match=r"functional\.vjp: v is a tuple of invalid length: should be 2"):
+    with pytest.raises(
+        RuntimeError, match=r"functional\.vjp: v is a tuple of invalid length: should be 2"
+    ):
         vjp(lambda t: (t, t), x, (x,))
-    with pytest.raises(RuntimeError, match=r"functional\.hvp: the given v should contain a single Tensor"):
+    with pytest.raises(
+        RuntimeError, match=r"functional\.hvp: the given v should contain a single Tensor"
+    ):
         hvp(lambda t: t.sum(), x, (x, x))
-    with pytest.raises(RuntimeError, match=r"functional\.vhp: v has invalid size: should be \(3,\)"):
+    with pytest.raises(
+        RuntimeError, match=r"functional\.vhp: v has invalid size: should be \(3,\)"
+    ):
         vhp(lambda t: t.sum(), x, f64([1.0]))
 
 
 def test_v_can_be_omitted_only_for_one_element():
     x = f64(X)
-    with pytest.raises(RuntimeError, match=r"functional\.vjp: the vector v can only be None.*\(3,\)"):
+    with pytest.raises(
+        RuntimeError, match=r"functional\.vjp: the vector v can only be None.*\(3,\)"
+    ):
         vjp(lambda t: t * 2, x)
     with pytest.raises(RuntimeError, match=r"functional\.jvp: the vector v can only be None"):
         jvp(lambda t: t.sum(), x)
@@ -354,7 +390,9 @@ def test_v_can_be_omitted_only_for_one_element():
 
 def test_non_tensors_are_refused():
     x = f64(X)
-    with pytest.raises(TypeError, match=r"functional\.jacobian: the inputs must be either a Tensor.*list"):
+    with pytest.raises(
+        TypeError, match=r"functional\.jacobian: the inputs must be either a Tensor.*list"
+    ):
         jacobian(lambda t: t, [x])
     with pytest.raises(TypeError, match=r"index 1 has type ndarray"):
         jacobian(lambda a, b: a, (x, np.ones(3)))
@@ -362,7 +400,9 @@ def test_non_tensors_are_refused():
         vjp(lambda t: 1.0, x)
     with pytest.raises(TypeError, match=r"functional\.vjp: the v must be"):
         vjp(lambda t: t, x, np.ones(3))
-    with pytest.raises(RuntimeError, match=r"functional\.jacobian: input 0 has dtype int64.*floating-point"):
+    with pytest.raises(
+        RuntimeError, match=r"functional\.jacobian: input 0 has dtype int64.*floating-point"
+    ):
         jacobian(lambda t: t, fg.tensor([1, 2]))
 
 
@@ -376,7 +416,10 @@ def test_hessian_needs_a_single_one_element_output():
 
 
 def test_unknown_strategies_are_refused():
-    with pytest.raises(ValueError, match=r'functional\.jacobian: strategy must be "forward-mode" or "reverse-mode", got \'fwd\''):
+    with pytest.raises(
+        ValueError,
+        match=r'functional\.jacobian: strategy must be "forward-mode" or "reverse-mode", got \'fwd\'',
+    ):
         jacobian(lambda t: t, f64(X), strategy="fwd")
     with pytest.raises(ValueError, match="outer_jacobian_strategy"):
         hessian(lambda t: t.sum(), f64(X), outer_jacobian_strategy="forward")
@@ -384,30 +427,45 @@ def test_unknown_strategies_are_refused():
 
 def test_strict_refuses_outputs_independent_of_an_input():
     x, y = f64(X), f64([1.0, 2.0])
-    with pytest.raises(RuntimeError, match=r"functional\.vjp: the output .* independent of input 1"):
+    with pytest.raises(
+        RuntimeError, match=r"functional\.vjp: the output .* independent of input 1"
+    ):
         vjp(lambda a, b: a.sum(), (x, y), strict=True)
-    with pytest.raises(RuntimeError, match=r"functional\.jvp: the output .* independent of input 1"):
+    with pytest.raises(
+        RuntimeError, match=r"functional\.jvp: the output .* independent of input 1"
+    ):
         jvp(lambda a, b: a * 2, (x, y), (x, y), strict=True)
-    with pytest.raises(RuntimeError, match=r"functional\.jvp: output 1 .* independent of the inputs"):
+    with pytest.raises(
+        RuntimeError, match=r"functional\.jvp: output 1 .* independent of the inputs"
+    ):
         w = f64(X, requires_grad=True)
         jvp(lambda a: (a * 2, w * 2), x, x, strict=True)
     for strategy in STRATEGIES:
-        with pytest.raises(RuntimeError, match=r"functional\.jacobian: output 0 .* independent of input 1"):
+        with pytest.raises(
+            RuntimeError, match=r"functional\.jacobian: output 0 .* independent of input 1"
+        ):
             jacobian(lambda a, b: a * 2, (x, y), strict=True, strategy=strategy)
-        with pytest.raises(RuntimeError, match=r"output 0 of the user-provided function does not require gradients"):
+        with pytest.raises(
+            RuntimeError, match=r"output 0 of the user-provided function does not require gradients"
+        ):
             jacobian(lambda a: fg.ones(2), x, strict=True, strategy=strategy)
     for fn in (hessian, lambda f, x, **k: vhp(f, x, x, **k), lambda f, x, **k: hvp(f, x, x, **k)):
         with pytest.raises(RuntimeError, match="independent of input 1"):
             fn(lambda a, b: a.pow(2).sum(), (x, y), strict=True)
-        with pytest.raises(RuntimeError, match="jacobian of the user-provided function with respect to input 0 is independent"):
+        with pytest.raises(
+            RuntimeError,
+            match="jacobian of the user-provided function with respect to input 0 is independent",
+        ):
             fn(lambda a: a.sum() * 3, x, strict=True)  # linear: the gradient is constant
-    with pytest.raises(RuntimeError, match=r"hessian: the gradient .* input 0 is independent of input 1"):
+    with pytest.raises(
+        RuntimeError, match=r"hessian: the gradient .* input 0 is independent of input 1"
+    ):
         hessian(lambda a, b: a.pow(2).sum() + b.pow(2).sum(), (x, y), strict=True)
 
 
 def test_strict_accepts_what_depends_on_everything():
     x, y = f64(X), f64([1.0, 2.0])
-    f = lambda a, b: (a.pow(2).sum() * b.pow(2).sum())  # noqa: E731
+    f = lambda a, b: a.pow(2).sum() * b.pow(2).sum()  # noqa: E731
     vjp(f, (x, y), strict=True)
     jvp(f, (x, y), (x, y), strict=True)
     jacobian(f, (x, y), strict=True)
@@ -419,9 +477,13 @@ def test_strict_accepts_what_depends_on_everything():
 
 def test_strict_with_create_graph_refuses_constant_results():
     x = f64(X)
-    with pytest.raises(RuntimeError, match=r"vjp: the jacobian .* independent of input 0.*create_graph=True"):
+    with pytest.raises(
+        RuntimeError, match=r"vjp: the jacobian .* independent of input 0.*create_graph=True"
+    ):
         vjp(lambda t: t * 2, x, x, create_graph=True, strict=True)
-    with pytest.raises(RuntimeError, match=r"jacobian: the jacobian .* independent of input 0.*create_graph=True"):
+    with pytest.raises(
+        RuntimeError, match=r"jacobian: the jacobian .* independent of input 0.*create_graph=True"
+    ):
         jacobian(lambda t: t * 2, x, create_graph=True, strict=True)
     with pytest.raises(RuntimeError, match=r"jvp: .*create_graph=True"):
         jvp(lambda t: t * 2, x, x, create_graph=True, strict=True)
@@ -454,16 +516,24 @@ VECTOR_FUNCS = {
     "elementwise": (lambda lib: lambda x: x.sin() * x.exp(), [(3,)]),
     "matvec_tanh": (lambda lib: lambda x: (lib.tensor(A, dtype=lib.float64) @ x).tanh(), [(3,)]),
     "matrix_input": (lambda lib: lambda x: (x @ x.t()).reshape(-1).sigmoid(), [(2, 3)]),
-    "two_in_two_out": (lambda lib: lambda x, y: (x * y.sum(), (x.pow(2) @ lib.tensor(B, dtype=lib.float64)) * y),
-                       [(3,), (2,)]),
+    "two_in_two_out": (
+        lambda lib: lambda x, y: (x * y.sum(), (x.pow(2) @ lib.tensor(B, dtype=lib.float64)) * y),
+        [(3,), (2,)],
+    ),
     "scalar_out": (lambda lib: lambda x, y: (x.cos() * y).sum(), [(3,), (3,)]),
 }
 
 SCALAR_FUNCS = {
     "cubic": (lambda lib: lambda x: x.pow(3).sum(), [(4,)]),
     "logsumexp": (lambda lib: lambda x: x.exp().sum().log(), [(2, 3)]),
-    "two_inputs": (lambda lib: lambda x, y: (x.sin() * y).sum() + x.pow(2).sum() * y.pow(2).sum(), [(3,), (3,)]),
-    "quadratic_one": (lambda lib: lambda x: ((lib.tensor(A, dtype=lib.float64) @ x).pow(2).sum()).reshape(1), [(3,)]),
+    "two_inputs": (
+        lambda lib: lambda x, y: (x.sin() * y).sum() + x.pow(2).sum() * y.pow(2).sum(),
+        [(3,), (3,)],
+    ),
+    "quadratic_one": (
+        lambda lib: lambda x: ((lib.tensor(A, dtype=lib.float64) @ x).pow(2).sum()).reshape(1),
+        [(3,)],
+    ),
 }
 
 
@@ -475,7 +545,9 @@ def _inputs(shapes, seed):
 def _both(values, as_tuple, requires_grad=False):
     torch = _torch()
     ours = tuple(f64(v, requires_grad=requires_grad) for v in values)
-    theirs = tuple(torch.tensor(v, dtype=torch.float64, requires_grad=requires_grad) for v in values)
+    theirs = tuple(
+        torch.tensor(v, dtype=torch.float64, requires_grad=requires_grad) for v in values
+    )
     if not as_tuple:
         assert len(values) == 1
         return ours[0], theirs[0]
@@ -487,7 +559,9 @@ def _compare(ours, theirs):
     if isinstance(theirs, torch.Tensor):
         assert isinstance(ours, fg.Tensor), type(ours)
         assert tuple(ours.shape) == tuple(theirs.shape)
-        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(
+            ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-10, atol=1e-12
+        )
         return
     assert isinstance(ours, tuple) and isinstance(theirs, tuple), (type(ours), type(theirs))
     assert len(ours) == len(theirs)
@@ -634,7 +708,10 @@ def test_strict_errors_match_torch_on_the_same_functions():
         targs = {"vhp": (tx,), "hvp": (tx,)}.get(name, ())
         ours = getattr(F, name)
         theirs = getattr(TF, name)
-        for fn, f, inp, extra in ((ours, builder(fg), x, args), (theirs, builder(torch), tx, targs)):
+        for fn, f, inp, extra in (
+            (ours, builder(fg), x, args),
+            (theirs, builder(torch), tx, targs),
+        ):
             if raises:
                 with pytest.raises(RuntimeError, match="independent"):
                     fn(f, inp, *extra, strict=True)

@@ -53,7 +53,7 @@ def test_correct_gradients_pass():
 def test_non_tensor_and_constant_inputs():
     x = f64([0.5, 1.5])
     w = f64([2.0, 3.0], requires_grad=False)
-    assert gradcheck(lambda a, k, c: (a ** k) * c, (x, 3, w))
+    assert gradcheck(lambda a, k, c: (a**k) * c, (x, 3, w))
     assert gradcheck(ScaledSquare.apply, (x, 4.0))
 
 
@@ -83,16 +83,19 @@ def test_tolerances():
     x = f64([1.0, 2.0])
     slightly_wrong = ScaledSquare.make(1e-4)
     assert gradcheck(slightly_wrong.apply, (x, 1.0))  # within rtol=1e-3
-    assert not gradcheck(slightly_wrong.apply, (x, 1.0), rtol=1e-6, atol=1e-8,
-                         raise_exception=False)
+    assert not gradcheck(
+        slightly_wrong.apply, (x, 1.0), rtol=1e-6, atol=1e-8, raise_exception=False
+    )
     assert gradcheck(slightly_wrong.apply, (x, 1.0), 1e-6, 1e-2, 0.0)  # positional, 0.3 style
 
 
 def test_fast_mode():
     x = f64([[0.5, -1.0], [2.0, 0.1]])
     assert gradcheck(lambda a: a.exp() @ a, (x,), fast_mode=True)
-    assert gradcheck(ScaledSquare.make(0.1).apply, (x, 2.0), fast_mode=True,
-                     raise_exception=False) is False
+    assert (
+        gradcheck(ScaledSquare.make(0.1).apply, (x, 2.0), fast_mode=True, raise_exception=False)
+        is False
+    )
     with pytest.raises(GradcheckError, match=r"fast mode: u\^T J v"):
         gradcheck(ScaledSquare.make(0.1).apply, (x, 2.0), fast_mode=True)
 
@@ -106,7 +109,9 @@ def test_failure_message_shows_both_jacobians_and_the_worst_element():
         gradcheck(ScaledSquare.make(0.5).apply, (x, 1.0))
     message = str(info.value)
     assert isinstance(info.value, RuntimeError)
-    assert "Jacobian mismatch for output 0 with respect to input 0: 2 of 4 elements differ." in message
+    assert (
+        "Jacobian mismatch for output 0 with respect to input 0: 2 of 4 elements differ." in message
+    )
     # d(x^2)/dx = diag(2, 4); the backward gives 1.5 times that.
     lines = message.splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("numerical:"))
@@ -142,8 +147,9 @@ def test_every_mismatching_pair_is_reported():
 
 def test_multidimensional_indices_in_the_message():
     x = f64([[1.0, 2.0], [3.0, 4.0]])
-    with pytest.raises(GradcheckError, match=re.escape(
-            "J[3, 3] = d output0[1, 1] / d input0[1, 1]: numerical 8.0")):
+    with pytest.raises(
+        GradcheckError, match=re.escape("J[3, 3] = d output0[1, 1] / d input0[1, 1]: numerical 8.0")
+    ):
         gradcheck(ScaledSquare.make(0.5).apply, (x, 1.0))
 
 
@@ -211,7 +217,7 @@ def test_bad_arguments():
 def test_gradgradcheck_passes_for_smooth_functions():
     x = f64([0.3, -0.8, 1.2])
     y = f64([1.1, 0.4, -0.5])
-    assert gradgradcheck(lambda a: (a ** 3).sum(), (x,))
+    assert gradgradcheck(lambda a: (a**3).sum(), (x,))
     assert gradgradcheck(lambda a, b: (a * b.exp(), a.sin() * b), (x, y))
     assert gradgradcheck(lambda a: a * 2, (x,))  # first derivative constant in x
 
@@ -237,7 +243,7 @@ def test_gradgradcheck_catches_a_backward_that_is_not_differentiable():
         @staticmethod
         def forward(ctx, x):
             ctx.save_for_backward(x)
-            return x ** 3
+            return x**3
 
         @staticmethod
         def backward(ctx, g):
@@ -247,7 +253,9 @@ def test_gradgradcheck_catches_a_backward_that_is_not_differentiable():
     x = f64([0.5, -1.5])
     assert gradcheck(CubeDetached.apply, (x,))
     assert gradgradcheck(CubeDetached.apply, (x,), raise_exception=False) is False
-    with pytest.raises(GradcheckError, match="Jacobian mismatch for output 0 with respect to input 0"):
+    with pytest.raises(
+        GradcheckError, match="Jacobian mismatch for output 0 with respect to input 0"
+    ):
         gradgradcheck(CubeDetached.apply, (x,))
 
 

@@ -13,12 +13,22 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_site_builds_strictly(tmp_path):
-    fetch = subprocess.run(["bash", str(ROOT / "scripts" / "fetch_doc_assets.sh")],
-                           cwd=ROOT, capture_output=True, text=True, timeout=600)
+    fetch = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "fetch_doc_assets.sh")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert fetch.returncode == 0, fetch.stdout[-3000:] + fetch.stderr[-3000:]
     site = tmp_path / "site"
-    build = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-                           cwd=ROOT, capture_output=True, text=True, timeout=600)
+    build = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
     assert (site / "index.html").is_file()
     assert (site / "zh" / "index.html").is_file()

@@ -75,6 +75,7 @@ def test_autograd_grad_of_a_non_leaf_downstream_of_a_hooked_tensor():
 
 # --- found by the tutorial pages (regressions) ---------------------------------
 
+
 def test_grad_of_a_function_returning_a_tensor_differentiates_it():
     import funcgrad as torch
 

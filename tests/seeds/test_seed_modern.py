@@ -58,8 +58,11 @@ def _is_code(line: str) -> bool:
     except SyntaxError:
         return False
     # A lone word ("Autograd") parses as a name; the tutorial has no such statement.
-    return not (len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr)
-                and isinstance(tree.body[0].value, ast.Name))
+    return not (
+        len(tree.body) == 1
+        and isinstance(tree.body[0], ast.Expr)
+        and isinstance(tree.body[0].value, ast.Name)
+    )
 
 
 def extract_code_blocks(text: str) -> list[str]:
@@ -137,7 +140,7 @@ def test_seed_runs_unchanged_but_for_the_import():
         "        [3., 3.]], grad_fn=<AddBackward0>)\n"
     )
     assert printed.startswith(expected_start)
-    rest = printed[len(expected_start):].splitlines()
+    rest = printed[len(expected_start) :].splitlines()
     assert re.fullmatch(rf"<AddBackward0 object at {ADDRESS}>", rest[0])
     assert rest[1:3] == [
         "tensor([[27., 27.],",

@@ -46,7 +46,9 @@ def test_set_default_dtype(float64_default):
     assert torch.Tensor([1]).dtype == torch.float64
     assert torch.ones(2).dtype == torch.float64 and torch.randn(2).dtype == torch.float64
     assert repr(torch.tensor([1.5])) == "tensor([1.5000])"
-    assert repr(torch.tensor([1.5], dtype=torch.float32)) == "tensor([1.5000], dtype=funcgrad.float32)"
+    assert (
+        repr(torch.tensor([1.5], dtype=torch.float32)) == "tensor([1.5000], dtype=funcgrad.float32)"
+    )
 
 
 def test_set_default_dtype_rejects_integers():
@@ -60,7 +62,10 @@ def test_explicit_float64_keeps_full_precision():
     assert torch.tensor(1.3, dtype=torch.float64).item() == 1.3
     assert torch.tensor([0.1, 1 / 3], dtype=torch.float64).tolist() == [0.1, 1 / 3]
     assert torch.Tensor([0.1], dtype=torch.float64).item() == 0.1
-    assert torch.arange(0.0, 0.3, 0.1, dtype=torch.float64).tolist() == np.arange(0.0, 0.3, 0.1).tolist()
+    assert (
+        torch.arange(0.0, 0.3, 0.1, dtype=torch.float64).tolist()
+        == np.arange(0.0, 0.3, 0.1).tolist()
+    )
 
 
 # --- no operation silently changes a float dtype ---------------------------------------
@@ -74,8 +79,11 @@ def test_gradient_has_the_dtype_of_the_input(dtype):
     y.backward()
     assert x.grad.dtype == dtype
     expected = np.exp([0.5, 1.5]) * 2.5 + 3.0
-    np.testing.assert_allclose(x.grad.numpy().astype(np.float64), expected,
-                               rtol={torch.float16: 3e-3, torch.float32: 1e-6, torch.float64: 1e-14}[dtype])
+    np.testing.assert_allclose(
+        x.grad.numpy().astype(np.float64),
+        expected,
+        rtol={torch.float16: 3e-3, torch.float32: 1e-6, torch.float64: 1e-14}[dtype],
+    )
 
 
 def test_numpy_scalars_act_as_python_numbers():

@@ -44,20 +44,36 @@ def test_manual_sgd_training_loop_reduces_the_loss():
 def test_gradient_matches_the_closed_form_in_the_training_loop():
     # loss = mean((X w - y)^2) has gradient 2/n X^T (X w - y).
     rng = np.random.default_rng(1)
-    Xn, yn, wn = rng.standard_normal((5, 2)), rng.standard_normal((5, 1)), rng.standard_normal((2, 1))
+    Xn, yn, wn = (
+        rng.standard_normal((5, 2)),
+        rng.standard_normal((5, 1)),
+        rng.standard_normal((2, 1)),
+    )
     X, y, w = torch.tensor(Xn), torch.tensor(yn), torch.tensor(wn, requires_grad=True)
     ((X @ w - y) ** 2).mean().backward()
     np.testing.assert_allclose(w.grad.numpy(), 2 / 5 * Xn.T @ (Xn @ wn - yn), rtol=1e-12)
 
 
-@pytest.mark.parametrize("op", [
-    lambda x: x.add_(1), lambda x: x.mul_(2), lambda x: x.sub_(1), lambda x: x.div_(2),
-    lambda x: x.zero_(), lambda x: x.fill_(3.0), lambda x: x.copy_(torch.zeros(2)),
-    lambda x: x.exp_(), lambda x: x.clamp_(0, 1),
-])
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda x: x.add_(1),
+        lambda x: x.mul_(2),
+        lambda x: x.sub_(1),
+        lambda x: x.div_(2),
+        lambda x: x.zero_(),
+        lambda x: x.fill_(3.0),
+        lambda x: x.copy_(torch.zeros(2)),
+        lambda x: x.exp_(),
+        lambda x: x.clamp_(0, 1),
+    ],
+)
 def test_in_place_on_a_leaf_requiring_grad_raises_outside_no_grad(op):
     x = torch.ones(2, requires_grad=True)
-    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation"):
+    with pytest.raises(
+        RuntimeError,
+        match="a leaf Variable that requires grad is being used in an in-place operation",
+    ):
         op(x)
     np.testing.assert_array_equal(x.detach().numpy(), [1.0, 1.0])  # unchanged
     with torch.no_grad():

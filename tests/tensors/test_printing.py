@@ -14,28 +14,32 @@ from funcgrad.autograd import Variable
 from tests.references import requires
 
 
-@pytest.mark.parametrize("make, expected", [
-    (lambda: torch.tensor(27.0), "tensor(27.)"),
-    (lambda: torch.tensor(4.5), "tensor(4.5000)"),
-    (lambda: torch.tensor([6.0, 10.0]), "tensor([ 6., 10.])"),
-    (lambda: torch.tensor([-1.0, 0.5, 1.0]), "tensor([-1.0000,  0.5000,  1.0000])"),
-    (lambda: torch.tensor([0.1, 1.0, 0.0001]), "tensor([1.0000e-01, 1.0000e+00, 1.0000e-04])"),
-    (lambda: torch.tensor([1.0, 2000.0]), "tensor([1.0000e+00, 2.0000e+03])"),
-    (lambda: torch.tensor([1.0, float("inf"), float("nan")]), "tensor([1., inf, nan])"),
-    (lambda: torch.tensor([0.0, 0.0]), "tensor([0., 0.])"),
-    (lambda: torch.tensor([1, 2, 30]), "tensor([ 1,  2, 30])"),
-    (lambda: torch.tensor([True, False]), "tensor([ True, False])"),
-    (lambda: torch.tensor([1, 2], dtype=torch.int32), "tensor([1, 2], dtype=funcgrad.int32)"),
-    (lambda: torch.tensor([1.0], dtype=torch.float64), "tensor([1.], dtype=funcgrad.float64)"),
-    (lambda: torch.tensor([]), "tensor([])"),
-    (lambda: torch.zeros(0, 3), "tensor([], size=(0, 3))"),
-    (lambda: torch.tensor([], dtype=torch.int64), "tensor([], dtype=funcgrad.int64)"),
-    (lambda: torch.ones(2, 2, requires_grad=True),
-     "tensor([[1., 1.],\n        [1., 1.]], requires_grad=True)"),
-    (lambda: torch.ones(2, 1, 2),
-     "tensor([[[1., 1.]],\n\n        [[1., 1.]]])"),
-    (lambda: torch.tensor(1.0, requires_grad=True) * 2, "tensor(2., grad_fn=<MulBackward0>)"),
-])
+@pytest.mark.parametrize(
+    "make, expected",
+    [
+        (lambda: torch.tensor(27.0), "tensor(27.)"),
+        (lambda: torch.tensor(4.5), "tensor(4.5000)"),
+        (lambda: torch.tensor([6.0, 10.0]), "tensor([ 6., 10.])"),
+        (lambda: torch.tensor([-1.0, 0.5, 1.0]), "tensor([-1.0000,  0.5000,  1.0000])"),
+        (lambda: torch.tensor([0.1, 1.0, 0.0001]), "tensor([1.0000e-01, 1.0000e+00, 1.0000e-04])"),
+        (lambda: torch.tensor([1.0, 2000.0]), "tensor([1.0000e+00, 2.0000e+03])"),
+        (lambda: torch.tensor([1.0, float("inf"), float("nan")]), "tensor([1., inf, nan])"),
+        (lambda: torch.tensor([0.0, 0.0]), "tensor([0., 0.])"),
+        (lambda: torch.tensor([1, 2, 30]), "tensor([ 1,  2, 30])"),
+        (lambda: torch.tensor([True, False]), "tensor([ True, False])"),
+        (lambda: torch.tensor([1, 2], dtype=torch.int32), "tensor([1, 2], dtype=funcgrad.int32)"),
+        (lambda: torch.tensor([1.0], dtype=torch.float64), "tensor([1.], dtype=funcgrad.float64)"),
+        (lambda: torch.tensor([]), "tensor([])"),
+        (lambda: torch.zeros(0, 3), "tensor([], size=(0, 3))"),
+        (lambda: torch.tensor([], dtype=torch.int64), "tensor([], dtype=funcgrad.int64)"),
+        (
+            lambda: torch.ones(2, 2, requires_grad=True),
+            "tensor([[1., 1.],\n        [1., 1.]], requires_grad=True)",
+        ),
+        (lambda: torch.ones(2, 1, 2), "tensor([[[1., 1.]],\n\n        [[1., 1.]]])"),
+        (lambda: torch.tensor(1.0, requires_grad=True) * 2, "tensor(2., grad_fn=<MulBackward0>)"),
+    ],
+)
 def test_repr(make, expected):
     assert repr(make()) == expected
 
