@@ -106,7 +106,7 @@ def test_functional_backward_never_changes(actions, scales):
         elif action == "thread":
             errors = []
 
-            def work():
+            def work(errors=errors):
                 try:
                     with profile():
                         for _ in range(3):

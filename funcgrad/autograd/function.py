@@ -33,8 +33,8 @@ import threading
 from funcgrad.backend import freeze, xp_of
 from funcgrad.errors import ShapeError, _with_link
 from funcgrad.graph import Node, make_node
-from funcgrad.tensors import grad_mode
 from funcgrad.tensors import grad_fn as _grad_fn
+from funcgrad.tensors import grad_mode
 from funcgrad.tensors.grad_fn import BackwardFunction
 from funcgrad.tensors.tensor_class import Tensor, _any_volatile, _new_like
 from funcgrad.transforms.calls import Call, call_primitive

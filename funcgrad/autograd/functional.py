@@ -38,11 +38,11 @@ from funcgrad.errors import NotDifferentiableError
 from funcgrad.graph import Node, leaf, toposort
 from funcgrad.tensors.grad_mode import enable_grad
 from funcgrad.tensors.tensor_class import Tensor, _new_like
-from funcgrad.transforms.jacobians import jacfwd, jacrev
 from funcgrad.transforms.forward import jvp as _core_jvp
 from funcgrad.transforms.gradients import _owned
 from funcgrad.transforms.gradients import grad as _core_grad
 from funcgrad.transforms.gradients import vjp as _core_vjp
+from funcgrad.transforms.jacobians import jacfwd, jacrev
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 

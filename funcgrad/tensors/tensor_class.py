@@ -22,7 +22,7 @@ from funcgrad.graph import Node, make_node
 from funcgrad.ops import astype, identity
 from funcgrad.ops.device import move as _move_op
 from funcgrad.tensors import grad_mode
-from funcgrad.tensors.base import TensorBase, _init, _new_like, _own_leaf, owner_of
+from funcgrad.tensors.base import TensorBase, _init, _new_like, _own_leaf
 from funcgrad.tensors.devices import _already_on, device_of, parse_device, parse_to_args
 from funcgrad.tensors.dtypes import default_float_dtype, to_dtype
 from funcgrad.tensors.engine import RemovableHandle, add_hooked, run_backward, track
