@@ -9,8 +9,14 @@ imports them, with no cycle.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from funcgrad.graph import Node, make_node
+
+if TYPE_CHECKING:
+    from funcgrad.tensors.grad_fn import BackwardFunction
+    from funcgrad.tensors.tensor_class import Tensor
 
 
 class TensorBase:
@@ -31,6 +37,15 @@ class TensorBase:
         "_grad_fn",
         "__weakref__",
     )
+    _value: Any  # a NumPy or CuPy array
+    _node: Node | None  # None: the tensor does not require grad
+    _grad: Tensor | None
+    _hooks: dict[int, Callable[[Tensor], Any]] | None  # tensor hooks, by handle id
+    _post_hooks: dict[int, Callable[[Tensor], Any]] | None
+    _retains_grad: bool
+    _base: Tensor | None  # the tensor whose `.data` this is
+    _volatile: bool
+    _grad_fn: BackwardFunction | None
 
 
 # Which tensor owns each leaf node: kept here, by the Tensor layer, so that
@@ -67,7 +82,10 @@ def _init(t: TensorBase, value, node: Node | None = None) -> None:
     t._grad_fn = None
 
 
-def _new_like(cls, value, node) -> TensorBase:
+_T = TypeVar("_T", bound=TensorBase)
+
+
+def _new_like(cls: type[_T], value: Any, node: Node | None) -> _T:
     t = object.__new__(cls)
     _init(t, value, node)
     return t

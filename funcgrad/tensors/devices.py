@@ -31,6 +31,8 @@ class device:  # noqa: N801  (PyTorch's name)
     """
 
     __slots__ = ("type", "index")
+    type: str  # "cpu" or "cuda"
+    index: int | None
 
     def __init__(self, type: str | device, index: int | None = None):  # noqa: A002
         if isinstance(type, device):

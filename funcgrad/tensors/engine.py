@@ -43,13 +43,13 @@ def track(t: TensorBase) -> None:
     if node is None or node.prim is None:
         return
     key = id(node)
-    _TRACKED[key] = (node, weakref.ref(t, lambda _, key=key: _TRACKED.pop(key, None)))
+    _TRACKED[key] = (node, weakref.ref(t, lambda _: _TRACKED.pop(key, None)))
 
 
 def add_hooked(t: TensorBase) -> None:
     """Remember (weakly) a tensor that has hooks, so walks consult it."""
     key = id(t)
-    _HOOKED[key] = weakref.ref(t, lambda _, key=key: _HOOKED.pop(key, None))
+    _HOOKED[key] = weakref.ref(t, lambda _: _HOOKED.pop(key, None))
 
 
 def _tensor_of(node: Node):
@@ -89,6 +89,7 @@ def _tensor_hooks(order) -> dict:
 
 def _run_tensor_hooks(t: TensorBase, g):
     """Pass a leaf's total gradient (array or node) through its tensor hooks."""
+    assert t._hooks is not None  # callers run it only on tensors with hooks
     for fn in list(t._hooks.values()):
         g = run_hook(_as_graph_hook(fn, type(t)), g, "tensor hook")
     return g
@@ -189,7 +190,7 @@ def _check_inputs(inputs, op: str) -> tuple:
         if t._node is None:
             raise RuntimeError(
                 f"{op}: one of the differentiated Tensors (input {k}, shape "
-                f"{tuple(t.shape)}) does not require grad; set requires_grad=True on it"
+                f"{tuple(t._value.shape)}) does not require grad; set requires_grad=True on it"
             )
     return inputs
 
