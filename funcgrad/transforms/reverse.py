@@ -195,8 +195,9 @@ def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
     # Cotangents received so far, keyed by id(node); each is popped when its
     # node is visited, so memory holds only the "frontier" of the walk.
     cts: dict[int, object] = {}
-    for root, ct in zip(roots, cotangents):
-        _add(cts, id(root), ct)
+    for root, ct in zip(roots, cotangents, strict=True):
+        key = id(root)
+        cts[key] = cts[key] + ct if key in cts else ct
     pop = cts.pop
     grads: dict[Node, object] = {}
 
@@ -218,13 +219,63 @@ def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
             continue
         if prim is hook_scope:  # with_hooks: its hooks apply from here on
             hooked, scopes = _enter_scope(node.params["hooks"], hooked, scopes)
-        # 3. Pass a share of the cotangent to each input.
         if check is not None:
             check(prim.name, node.value, *[_value(i) for i in node.inputs])
         if observers:
-            _observed_step(observers, node, ct, cts, needed, create_graph)
-        else:
-            _step(node, ct, cts, needed, create_graph)
+            tokens = [ob.before_vjp(node) for ob in observers]
+
+        # 3. Apply the VJP rules: on nodes (create_graph) or on their values.
+        inputs = node.inputs
+        params = node.params
+        if create_graph:
+            out, args = node, inputs
+        else:  # the values; constants as they are (inlined: the hot path)
+            out = node.value
+            if len(inputs) == 1:
+                args = (inputs[0].value,)  # a node's only input is a node
+            elif len(inputs) == 2:
+                a, b = inputs
+                args = (a.value if type(a) is Node else a, b.value if type(b) is Node else b)
+            else:
+                args = [_value(i) for i in inputs]
+        rules = prim.vjp
+        per_input = type(rules) is tuple
+        if not per_input:
+            all_cts = _all_input_cts(prim, rules, ct, out, args, params, len(inputs))
+
+        # 4. Pass each input its share, guarded, unbroadcast and cast once, here.
+        i = -1
+        for inp in inputs:
+            i += 1
+            if type(inp) is not Node:
+                continue  # a constant
+            if needed is not None and id(inp) not in needed:
+                continue  # no path from here to anything in wrt
+            if per_input:
+                rule = rules[i]
+                if rule is None:
+                    continue  # zero gradient for this input
+                c = rule(ct, out, *args, **params)
+            else:
+                c = all_cts[i]
+                if c is None:
+                    continue
+            if prim.keeps_zeros:  # zero cotangents stay zero where a rule says 0 * inf
+                c = guard(prim, ct, c, params)
+            value = inp.value
+            if c.shape != value.shape:
+                c = _fit(c, value.shape, prim.name)
+            if c.dtype is not value.dtype and c.dtype != value.dtype:
+                c = astype(c, dtype=value.dtype)
+            key = id(inp)
+            prev = pop(key, None)
+            cts[key] = c if prev is None else prev + c
+            if observers:
+                for ob in observers:
+                    ob.cotangent(node, i, c)
+        if observers:
+            for ob, token in zip(observers, tokens, strict=True):
+                ob.after_vjp(node, token)
 
     if wrt is not None:
         for node in wrt:
@@ -233,75 +284,15 @@ def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
     return GradMap(grads)
 
 
-def _step(node: Node, ct, cts: dict, needed: set | None, create_graph: bool,
-          observers: tuple = ()) -> None:
-    """Apply `node`'s VJP rules to `ct` and add each input's share to `cts`."""
-    prim = node.prim
-    inputs = node.inputs
-    params = node.params
-    if create_graph:
-        args = inputs
-        out = node
-    else:
-        out = node.value
-        n_in = len(inputs)
-        if n_in == 1:
-            args = (inputs[0].value,)  # a node's only input is a node
-        elif n_in == 2:
-            a, b = inputs
-            args = (a.value if type(a) is Node else a, b.value if type(b) is Node else b)
-        else:
-            args = [i.value if type(i) is Node else i for i in inputs]
-    rules = prim.vjp
-    per_input = type(rules) is tuple
-    if not per_input:  # one rule giving every input's cotangent
-        all_cts = rules(ct, out, *args, **params)
-        if len(all_cts) != len(inputs):
-            raise ShapeError(
-                f"funcgrad.{prim.name}: the VJP rule returned {len(all_cts)} "
-                f"cotangents for {len(inputs)} inputs"
-            )
-    i = -1
-    for inp in inputs:
-        i += 1
-        if type(inp) is not Node:
-            continue  # a constant
-        if needed is not None and id(inp) not in needed:
-            continue  # no path from here to anything in wrt
-        if per_input:
-            rule = rules[i]
-            if rule is None:
-                continue  # zero gradient for this input
-            c = rule(ct, out, *args, **params)
-        else:
-            c = all_cts[i]
-            if c is None:
-                continue
-        if prim.keeps_zeros:  # zero cotangents stay zero where the rule says 0 * inf
-            c = guard(prim, ct, c, params)
-        # Unbroadcast and cast once, here, instead of in every rule.
-        value = inp.value
-        if c.shape != value.shape:
-            c = _fit(c, value.shape, prim.name)
-        if c.dtype is not value.dtype and c.dtype != value.dtype:
-            c = astype(c, dtype=value.dtype)
-        _add(cts, id(inp), c)
-        for ob in observers:
-            ob.cotangent(node, i, c)
-
-
-def _observed_step(observers: tuple, node: Node, ct, cts: dict, needed, create_graph) -> None:
-    """`_step` between the observers' `before_vjp` and `after_vjp` (profiler, anomaly mode)."""
-    tokens = [ob.before_vjp(node) for ob in observers]
-    _step(node, ct, cts, needed, create_graph, observers)
-    for ob, token in zip(observers, tokens):
-        ob.after_vjp(node, token)
-
-
-def _add(cts: dict, key: int, c) -> None:
-    """Accumulate cotangent `c` for the node with id `key`."""
-    prev = cts.pop(key, None)
-    cts[key] = c if prev is None else prev + c
+def _all_input_cts(prim, rule, ct, out, args, params, n_inputs: int):
+    """Call a rule that gives every input's cotangent at once, checking the count."""
+    all_cts = rule(ct, out, *args, **params)
+    if len(all_cts) != n_inputs:
+        raise ShapeError(
+            f"funcgrad.{prim.name}: the VJP rule returned {len(all_cts)} "
+            f"cotangents for {n_inputs} inputs"
+        )
+    return all_cts
 
 
 def _value(x):
