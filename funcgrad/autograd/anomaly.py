@@ -59,7 +59,7 @@ class _Mode:
         "_observing",
     )
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.enabled = False
         self.check_nan = True
         self.check_inf = False
@@ -78,6 +78,7 @@ class _Mode:
             self._observing = observing(self)
             self._observing.__enter__()
         elif not mode and self.enabled:
+            assert self._observing is not None  # set while enabled
             self._observing.__exit__(None, None, None)
             self._observing = None
             self.stacks.clear()
@@ -210,7 +211,7 @@ class detect_anomaly:
     def __init__(self, check_nan: bool = True, *, check_inf: bool = False):
         self.check_nan = check_nan
         self.check_inf = check_inf
-        self.prev = None
+        self.prev: tuple[bool, bool, bool] | None = None  # the mode to restore (set on entering)
         warnings.warn(
             "Anomaly Detection has been enabled. This mode will increase the runtime and "
             "should only be enabled for debugging.",
@@ -225,6 +226,7 @@ class detect_anomaly:
         return self
 
     def __exit__(self, *exc) -> None:
+        assert self.prev is not None  # set by __enter__
         _local.mode.set(*self.prev)
 
     def __call__(self, fn):

@@ -23,6 +23,7 @@ message then names the output's dtype.
 from __future__ import annotations
 
 from itertools import zip_longest
+from typing import Any
 
 import numpy as np
 
@@ -217,7 +218,9 @@ def _analytical_jacobians(args, diff, outputs, op, check_grad_dtypes) -> dict:
 
 
 def _side_by_side(numerical: np.ndarray, analytical: np.ndarray) -> str:
-    options = dict(precision=6, max_line_width=120, threshold=_PRINT_THRESHOLD, separator=", ")
+    options: dict[str, Any] = dict(
+        precision=6, max_line_width=120, threshold=_PRINT_THRESHOLD, separator=", "
+    )
     numerical, analytical = numerical + 0.0, analytical + 0.0  # print -0. as 0.
     left = ["numerical:", *np.array2string(numerical, **options).splitlines()]
     right = ["analytical:", *np.array2string(analytical, **options).splitlines()]

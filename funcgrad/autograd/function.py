@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import copy
 import threading
+from typing import Any
 
 from funcgrad.backend import freeze, xp_of
 from funcgrad.errors import ShapeError, _with_link
@@ -206,6 +207,16 @@ class _Call(Call):
         "out_values",
         "out_classes",
     )
+    cls: type[Function]
+    ctx: FunctionCtx
+    name: str  # the grad_fn's name
+    template: tuple[Any, ...]  # forward's arguments, _TENSOR_ARG where a tensor was
+    tensor_pos: tuple[int, ...]  # where the tensors are in template
+    arg_classes: tuple[type[Tensor], ...]  # the class of each tensor argument
+    saved: tuple[Any, ...]  # how to rebuild each saved tensor (see _saved_spec)
+    out_kinds: tuple[str, ...]  # _DIFF, _NONDIFF or _OTHER, per output
+    out_values: tuple[Any, ...]  # the (frozen) value of each tensor output
+    out_classes: tuple[Any, ...]  # the class of each tensor output (None: not a tensor)
 
     def __repr__(self) -> str:
         return f"<autograd.Function {self.cls.__name__}>"
@@ -279,7 +290,7 @@ def _call_backward(call: _Call, ct, out, inputs, index: int) -> tuple:
     # forward mode transposes this rule (ct is then a node).
     graph = type(out) is Node or type(ct) is Node
     ctx = call.ctx
-    grads = []
+    grads: list[Tensor | None] = []
     for p, kind in enumerate(call.out_kinds):
         if p == index:
             grads.append(_wrap(call.out_classes[p], ct))
@@ -320,7 +331,7 @@ def _check_result(call: _Call, result, inputs, graph: bool) -> tuple:
             f"None for arguments that need none"
         )
     tensor_index = {p: j for j, p in enumerate(call.tensor_pos)}
-    cts = []
+    cts: list[Any] = []
     for p, g in enumerate(result):
         j = tensor_index.get(p)
         if j is None:
@@ -417,7 +428,9 @@ def _apply_function(cls, ctx, args: tuple):
     call.template = tuple(_TENSOR_ARG if isinstance(a, Tensor) else a for a in args)
     call.tensor_pos = tensor_pos
     call.arg_classes = tuple(type(args[p]) for p in tensor_pos)
-    kinds, values, classes = [], [], []
+    kinds: list[str] = []
+    values: list[Any] = []
+    classes: list[Any] = []  # a tensor class, or None for an output that is not a tensor
     for o in outputs:
         if not isinstance(o, Tensor):
             kinds.append(_OTHER)

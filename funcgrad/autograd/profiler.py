@@ -50,6 +50,8 @@ import sys
 import threading
 import time
 import warnings
+from types import FrameType
+from typing import Any
 
 from funcgrad.graph import Node
 from funcgrad.ops.observe import observing
@@ -71,7 +73,7 @@ class _State:
 
     __slots__ = ("profiles", "nvtx", "stack", "active", "record_shapes", "use_cuda", "_observing")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.profiles: list[profile] = []
         self.nvtx: list[emit_nvtx] = []
         self.stack: list[FunctionEvent] = []
@@ -183,9 +185,10 @@ def _begin(state: _State, name: str, category: str, args, frame):
         parent.cpu_children.append(ev)
         if category == "forward":
             # A primitive run by a VJP rule belongs to the backward pass.
-            while parent is not None and parent.category != "backward":
-                parent = parent.cpu_parent
-            if parent is not None:
+            up: FunctionEvent | None = parent
+            while up is not None and up.category != "backward":
+                up = up.cpu_parent
+            if up is not None:
                 ev.category = "backward"
     stack.append(ev)
     for prof in state.profiles:
@@ -227,7 +230,7 @@ def _close_dangling(stack: list) -> None:
 
 
 def _running(frame) -> bool:
-    f = sys._getframe(2)
+    f: FrameType | None = sys._getframe(2)
     while f is not None:
         if f is frame:
             return True
@@ -300,14 +303,14 @@ class FunctionEvent:
         self.name = name
         self.category = category
         self.thread = 0
-        self.input_shapes = None
-        self.cpu_parent = None
+        self.input_shapes: list[list[int]] | None = None
+        self.cpu_parent: FunctionEvent | None = None
         self.cpu_children: list[FunctionEvent] = []
         self.start_ns = 0
-        self.end_ns = None
+        self.end_ns: int | None = None
         self.unfinished = False
-        self._frame = None
-        self._cuda = None
+        self._frame: FrameType | None = None  # a backward event's walk frame, while open
+        self._cuda: list[Any] | None = None  # [start event, end event, GPU number]
         self._cuda_us = 0.0
         self._nvtx = False
 
@@ -676,7 +679,7 @@ def _write_trace(events, path, start_ns) -> None:
         start_ns = min((e.start_ns for e in events), default=0)
     pid = os.getpid()
     trace = []
-    threads = {}
+    threads: dict[int, str] = {}
     gpu_tid = 1 << 30  # a made-up thread for GPU ranges, named in the metadata
     for ev in sorted(events, key=lambda e: e.start_ns):
         threads.setdefault(ev.thread, f"CPU thread {ev.thread}")
@@ -996,7 +999,7 @@ class emit_nvtx:
     def __init__(self, enabled: bool = True, record_shapes: bool = False):
         self.enabled = bool(enabled)
         self.record_shapes = bool(record_shapes)
-        self._nvtx = None
+        self._nvtx: Any = None  # the module cupy.cuda.nvtx, once entered
         self._state = None
         self._entered = False
 

@@ -14,6 +14,7 @@ where to accumulate `.grad`. The graph itself holds no reference to tensors.
 from __future__ import annotations
 
 import warnings
+from typing import ClassVar
 
 import numpy as np
 
@@ -75,7 +76,7 @@ class Tensor(TensorBase):
 
     __slots__ = ()
     _printed_name = "tensor"
-    _data_class = None  # the class of `.data` (None: this tensor's own class)
+    _data_class: ClassVar[type[Tensor] | None] = None  # the class of `.data` (None: its own)
     # NumPy defers binary operators to the tensor (`np.float64(2) * t` is
     # `t.__rmul__`), so NumPy scalars and arrays on the left act as on the right.
     __array_priority__ = 1000
