@@ -20,8 +20,8 @@ from funcgrad.graph import Node, toposort
 from funcgrad.ops import astype, broadcast_to, guard
 from funcgrad.ops.registry import ELEMENTWISE, LINEAR, Primitive
 from funcgrad.transforms import _trace
-from funcgrad.transforms.pytree import check_same_structure, tree_flatten, tree_map, tree_unflatten
 from funcgrad.transforms.gradients import _strip, _trace_call, graph_output
+from funcgrad.transforms.pytree import check_same_structure, tree_flatten, tree_map, tree_unflatten
 
 
 def apply_jvp(prim: Primitive, tangents: tuple, out, args: tuple, params) -> Any:
@@ -48,13 +48,13 @@ def apply_jvp(prim: Primitive, tangents: tuple, out, args: tuple, params) -> Any
     if rule is LINEAR:
         filled = tuple(
             t if t is not None else xp_of(_value(a)).zeros_like(_value(a))
-            for t, a in zip(tangents, args)
+            for t, a in zip(tangents, args, strict=True)
         )
         result = prim(*filled, **params)
     elif rule is ELEMENTWISE or type(rule) is tuple:
         rules = prim.vjp if rule is ELEMENTWISE else rule
         result = None
-        for t, r in zip(tangents, rules):
+        for t, r in zip(tangents, rules, strict=True):
             if t is None or r is None:
                 continue
             contribution = r(t, out, *args, **params)
@@ -163,7 +163,7 @@ def jvp(f: Callable, primals: tuple, tangents: tuple, has_aux: bool = False):
     p_leaves, p_def = tree_flatten(tuple(primals))
     t_leaves, t_def = tree_flatten(tuple(tangents))
     check_same_structure(p_def, t_def, op, ("primals", "tangents"))
-    for p, t in zip(p_leaves, t_leaves):
+    for p, t in zip(p_leaves, t_leaves, strict=True):
         _check_tangent(p, t, op)
     out, variables, _, nested = _trace_call(f, tuple(primals), {}, range(len(primals)), op)
     if has_aux:
@@ -171,7 +171,10 @@ def jvp(f: Callable, primals: tuple, tangents: tuple, has_aux: bool = False):
     out = tree_map(graph_output, out)
     fresh = [v for vs, _ in variables for v in vs]
     create = nested or any(type(t) is Node for t in t_leaves)
-    seeds = {id(v): (t if type(t) is Node else as_value(t)) for v, t in zip(fresh, t_leaves)}
+    seeds = {
+        id(v): (t if type(t) is Node else as_value(t))
+        for v, t in zip(fresh, t_leaves, strict=True)
+    }
     o_leaves, o_def = tree_flatten(out)
     roots = tuple(o for o in o_leaves if type(o) is Node)
     tangents_map = push_tangents(roots, seeds, create_graph=create)
@@ -213,10 +216,13 @@ def linearize(f: Callable, *primals: Any):
     def f_jvp(*tangents):
         t_leaves, t_def = tree_flatten(tuple(tangents))
         check_same_structure(p_def, t_def, f"{op} (f_jvp)", ("primals", "tangents"))
-        for p, t in zip(p_leaves, t_leaves):
+        for p, t in zip(p_leaves, t_leaves, strict=True):
             _check_tangent(p, t, op)
         create = nested or _trace.depth() > 0 or any(type(t) is Node for t in t_leaves)
-        seeds = {id(v): (t if type(t) is Node else as_value(t)) for v, t in zip(fresh, t_leaves)}
+        seeds = {
+            id(v): (t if type(t) is Node else as_value(t))
+            for v, t in zip(fresh, t_leaves, strict=True)
+        }
         tangents_map = push_tangents(roots, seeds, create_graph=create)
         return tree_unflatten(o_def, [_tangent_out(o, tangents_map, create) for o in o_leaves])
 

@@ -22,13 +22,13 @@ from funcgrad.errors import DtypeError, NonScalarOutputError, ShapeError
 from funcgrad.graph import Node, leaf
 from funcgrad.ops import identity
 from funcgrad.transforms import _trace
-from funcgrad.transforms.reverse import walk
 from funcgrad.transforms.pytree import (
     check_same_structure,
     tree_flatten,
     tree_map,
     tree_unflatten,
 )
+from funcgrad.transforms.reverse import walk
 
 _ndarray = numpy.ndarray
 
@@ -109,8 +109,11 @@ def _trace_call(f, args, kwargs, argnums, op):
 def _gradients(variables, structures, grads, nested):
     result = []
     seen: set[int] = set()
-    for (fresh, primals), treedef in zip(variables, structures):
-        gs = [_owned(_as_output(grads[v], p, nested), seen) for v, p in zip(fresh, primals)]
+    for (fresh, primals), treedef in zip(variables, structures, strict=True):
+        gs = [
+            _owned(_as_output(grads[v], p, nested), seen)
+            for v, p in zip(fresh, primals, strict=True)
+        ]
         result.append(tree_unflatten(treedef, gs))
     return result
 
@@ -168,7 +171,7 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False):
     def vjp_fn(cotangent):
         ct_leaves, ct_def = tree_flatten(cotangent)
         check_same_structure(out_def, ct_def, f"{op} (vjp_fn)", ("output", "cotangent"))
-        for o, c in zip(out_leaves, ct_leaves):
+        for o, c in zip(out_leaves, ct_leaves, strict=True):
             if getattr(c, "shape", ()) != getattr(o, "shape", ()):
                 raise ShapeError(
                     f"{op} (vjp_fn): a cotangent has shape {getattr(c, 'shape', ())}, "

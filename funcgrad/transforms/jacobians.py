@@ -19,8 +19,8 @@ from funcgrad.ops import reshape
 from funcgrad.ops.shape import stack, transpose
 from funcgrad.transforms import _trace
 from funcgrad.transforms.forward import linearize
-from funcgrad.transforms.pytree import tree_flatten, tree_unflatten
 from funcgrad.transforms.gradients import _argnums, _strip, grad, vjp
+from funcgrad.transforms.pytree import tree_flatten, tree_unflatten
 
 
 def _value(x):
@@ -59,7 +59,7 @@ def _jacobian_transform(name, f, argnums, has_aux, sweep):
 
         def g(*diff):
             full = list(args)
-            for i, d in zip(nums, diff):
+            for i, d in zip(nums, diff, strict=True):
                 full[i] = d
             out = f(*full)
             if has_aux:
@@ -94,9 +94,11 @@ def _reverse_sweeps(g, diff):
         for e in _basis(o_val):
             ct = list(zeros)
             ct[j] = e
-            for r, c in zip(rows, tree_flatten(vjp_fn(tree_unflatten(o_def, ct)))[0]):
+            for r, c in zip(rows, tree_flatten(vjp_fn(tree_unflatten(o_def, ct)))[0], strict=True):
                 r.append(c)
-        blocks.append([_stack(r, o_val.shape + d.shape, d) for r, d in zip(rows, d_vals)])
+        blocks.append(
+            [_stack(r, o_val.shape + d.shape, d) for r, d in zip(rows, d_vals, strict=True)]
+        )
     return out, blocks
 
 

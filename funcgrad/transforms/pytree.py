@@ -59,7 +59,7 @@ def _dict_flatten(d):
 
 register_pytree_node(tuple, lambda t: (t, None), lambda aux, ch: tuple(ch))
 register_pytree_node(list, lambda t: (t, None), lambda aux, ch: list(ch))
-register_pytree_node(dict, _dict_flatten, lambda keys, ch: dict(zip(keys, ch)))
+register_pytree_node(dict, _dict_flatten, lambda keys, ch: dict(zip(keys, ch, strict=True)))
 register_pytree_node(_NONE, lambda t: ((), None), lambda aux, ch: None)
 
 
@@ -205,7 +205,7 @@ def tree_map(f: Callable, tree: Any, *rest: Any, is_leaf: Callable[[Any], bool] 
         o_leaves, o_def = tree_flatten(other, is_leaf)
         check_same_structure(treedef, o_def, "funcgrad.tree.tree_map")
         others.append(o_leaves)
-    return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])
+    return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others, strict=True)])
 
 
 def check_same_structure(a: TreeDef, b: TreeDef, op: str, names=("first", "second")) -> None:
@@ -233,7 +233,7 @@ def _first_difference(a: tuple, b: tuple) -> tuple[str, str, str]:
     path: list[str] = []
     remaining: list[int] = []  # children still to visit, per open inner node
     keys: list[Any] = []
-    for node_a, node_b in zip(a, b):
+    for node_a, node_b in zip(a, b, strict=False):  # a difference is looked for
         while remaining and remaining[-1] == 0:
             remaining.pop()
             keys.pop()
@@ -256,6 +256,6 @@ def _first_difference(a: tuple, b: tuple) -> tuple[str, str, str]:
 
 def _render(nodes: tuple) -> str:
     parts = []
-    for kind, aux, n in nodes:
+    for kind, _aux, n in nodes:
         parts.append("*" if kind is _LEAF else f"{kind.__name__}({n})")
     return " ".join(parts)
