@@ -87,11 +87,14 @@ def _tensor_hooks(order) -> dict:
     return found
 
 
+_TENSOR_HOOK = "funcgrad.Tensor.register_hook: the tensor hook"
+
+
 def _run_tensor_hooks(t: TensorBase, g):
     """Pass a leaf's total gradient (array or node) through its tensor hooks."""
     assert t._hooks is not None  # callers run it only on tensors with hooks
     for fn in list(t._hooks.values()):
-        g = run_hook(_as_graph_hook(fn, type(t)), g, "tensor hook")
+        g = _as_graph_hook(fn, type(t))(g)
     return g
 
 
@@ -107,7 +110,11 @@ def _as_graph_hook(fn, cls):
         )
 
     graph_hook.__name__ = getattr(fn, "__name__", "hook")
-    return graph_hook
+
+    def checked(ct):  # so a wrong result is reported as the tensor hook's
+        return run_hook(graph_hook, ct, _TENSOR_HOOK)
+
+    return checked
 
 
 class RemovableHandle:

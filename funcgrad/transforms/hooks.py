@@ -26,13 +26,13 @@ from funcgrad.graph import Node
 from funcgrad.ops.registry import Primitive, Sample, register
 
 
-def run_hook(fn: Callable, ct, where: str = "hook"):
+def run_hook(fn: Callable, ct, where: str = "funcgrad.backward: the hook"):
     """Call a hook on a cotangent and check what it returns.
 
     Args:
         fn: The hook: `fn(ct)` returns a replacement cotangent or `None`.
         ct: The cotangent (an array, or a node when building a graph).
-        where: Words naming the hook in error messages.
+        where: Words naming the operation and the hook in error messages.
 
     Returns:
         The cotangent to use from now on.
@@ -47,7 +47,7 @@ def run_hook(fn: Callable, ct, where: str = "hook"):
     dtype = getattr(result, "dtype", None)
     if shape != ct.shape or dtype != ct.dtype:
         raise ShapeError(
-            f"funcgrad.with_hooks: the {where} {getattr(fn, '__name__', fn)!r} returned "
+            f"{where} {getattr(fn, '__name__', fn)!r} returned "
             f"{type(result).__name__} with shape {shape} and dtype {dtype}, but the "
             f"gradient it replaces has shape {ct.shape} and dtype {ct.dtype}; return "
             f"an array of that shape and dtype, or None to keep the gradient"
@@ -60,6 +60,16 @@ def run_hooks(fns: tuple, ct):
     for fn in fns:
         ct = run_hook(fn, ct)
     return ct
+
+
+def _named(fn: Callable, where: str) -> Callable:
+    """`fn`, checked with `run_hook` under `where`, so an error names the operation that set it."""
+
+    def checked(ct):
+        return run_hook(fn, ct, where)
+
+    checked.__name__ = getattr(fn, "__name__", "hook")
+    return checked
 
 
 def _hook_scope_sample(g):
@@ -117,7 +127,8 @@ def with_hooks(out, hooks: Mapping[Node, Callable | Sequence[Callable]]):
                 f"funcgrad.with_hooks: hooks must be keyed by graph nodes, got "
                 f"{type(node).__name__}"
             )
-        table.append((node, (fns,) if callable(fns) else tuple(fns)))
+        fns = (fns,) if callable(fns) else tuple(fns)
+        table.append((node, tuple(_named(fn, "funcgrad.with_hooks: the hook") for fn in fns)))
     # One table object shared by every output's scope: a walk applies it once.
     table = tuple(table)
     new_roots = tuple(hook_scope(r, hooks=table) for r in roots)
