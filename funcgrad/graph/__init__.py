@@ -7,7 +7,7 @@ primitives' math, about `Tensor`, or about the transforms that walk graphs.
 
 from funcgrad.graph.draw import to_dot, to_mermaid
 from funcgrad.graph.node import Node, leaf, make_node
-from funcgrad.graph.rewrite import substitute
 from funcgrad.graph.order import toposort
+from funcgrad.graph.rewrite import substitute
 
 __all__ = ["Node", "leaf", "make_node", "substitute", "to_dot", "to_mermaid", "toposort"]

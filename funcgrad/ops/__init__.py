@@ -6,9 +6,14 @@ network helpers) and gives `Node` its operators (`+`, `*`, `@`, `x[i]`,
 `x.sum()` ...), which apply primitives.
 """
 
-from funcgrad.ops import registry
-from funcgrad.ops import elementwise, index, linalg, nn, reduce, shape  # noqa: F401  (registers)
+# The order of these imports is the registration order (`registry.primitives()`, the docs'
+# tables): the families first, then `to_device`, then the operators that use them all.
+from funcgrad.ops import elementwise, index, linalg, nn, reduce, registry, shape
+
+# isort: split
 from funcgrad.ops import device  # noqa: F401  (registers to_device, after the families it uses)
+
+# isort: split
 from funcgrad.ops import operators as _operators  # noqa: F401  (attaches Node methods)
 from funcgrad.ops.elementwise import astype, guard, identity
 from funcgrad.ops.reduce import sum_
@@ -16,7 +21,22 @@ from funcgrad.ops.registry import ELEMENTWISE, LINEAR, Primitive, Sample, regist
 from funcgrad.ops.shape import broadcast_to, reshape
 
 __all__ = [
-    "ELEMENTWISE", "LINEAR", "Primitive", "Sample", "astype", "guard",
-    "broadcast_to", "elementwise", "identity", "index", "linalg", "nn",
-    "reduce", "register", "registry", "reshape", "shape", "sum_",
+    "ELEMENTWISE",
+    "LINEAR",
+    "Primitive",
+    "Sample",
+    "astype",
+    "guard",
+    "broadcast_to",
+    "elementwise",
+    "identity",
+    "index",
+    "linalg",
+    "nn",
+    "reduce",
+    "register",
+    "registry",
+    "reshape",
+    "shape",
+    "sum_",
 ]

@@ -31,16 +31,18 @@ def _to_device_sample(g):
     return (g.array(g.shape(), -3.0, 3.0),), {"device": "cpu"}
 
 
-to_device = register(Primitive(
-    name="to_device",
-    forward=_to_device_forward,
-    vjp=(_to_device_vjp,),
-    jvp=LINEAR,  # the tangent moves with the value
-    params=("device",),
-    sample=Sample(_to_device_sample),
-    doc="x moved to device ('cpu', 'cuda', 'cuda:N'); the cotangent moves back",
-    names=Names(grad_fn="ToCopyBackward0"),
-))
+to_device = register(
+    Primitive(
+        name="to_device",
+        forward=_to_device_forward,
+        vjp=(_to_device_vjp,),
+        jvp=LINEAR,  # the tangent moves with the value
+        params=("device",),
+        sample=Sample(_to_device_sample),
+        doc="x moved to device ('cpu', 'cuda', 'cuda:N'); the cotangent moves back",
+        names=Names(grad_fn="ToCopyBackward0"),
+    )
+)
 
 
 def move(x, device):

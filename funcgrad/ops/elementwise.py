@@ -130,15 +130,18 @@ def _zero_mask(prim, ct, result, params):
 
 # --- arithmetic -----------------------------------------------------------
 
-add = register(Primitive(
-    name="add",
-    forward=lambda xp, x, y: xp.add(x, y),
-    vjp=(lambda ct, out, x, y: ct, lambda ct, out, x, y: ct),
-    jvp=LINEAR,
-    sample=_binary(),
-    doc="x + y",
-    names=Names(numpy="add", torch="add", method="add", inplace="add_", grad_fn="AddBackward0"),
-))
+add = register(
+    Primitive(
+        name="add",
+        forward=lambda xp, x, y: xp.add(x, y),
+        vjp=(lambda ct, out, x, y: ct, lambda ct, out, x, y: ct),
+        jvp=LINEAR,
+        sample=_binary(),
+        doc="x + y",
+        names=Names(numpy="add", torch="add", method="add", inplace="add_", grad_fn="AddBackward0"),
+    )
+)
+
 
 def _is_number(a: object) -> bool:
     return type(a) is float or type(a) is int
@@ -149,31 +152,36 @@ def _subtract_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
     return ("RsubBackward1", (1,)) if _is_number(inputs[0]) else "SubBackward0"
 
 
-subtract = register(Primitive(
-    name="subtract",
-    forward=lambda xp, x, y: xp.subtract(x, y),
-    vjp=(lambda ct, out, x, y: ct, lambda ct, out, x, y: -ct),
-    jvp=LINEAR,
-    sample=_binary(),
-    doc="x - y",
-    names=Names(
-        numpy="subtract", torch="sub", method="sub", inplace="sub_", grad_fn=_subtract_grad_fn
-    ),
-))
+subtract = register(
+    Primitive(
+        name="subtract",
+        forward=lambda xp, x, y: xp.subtract(x, y),
+        vjp=(lambda ct, out, x, y: ct, lambda ct, out, x, y: -ct),
+        jvp=LINEAR,
+        sample=_binary(),
+        doc="x - y",
+        names=Names(
+            numpy="subtract", torch="sub", method="sub", inplace="sub_", grad_fn=_subtract_grad_fn
+        ),
+    )
+)
 
 
-multiply = register(Primitive(
-    name="multiply",
-    forward=lambda xp, x, y: xp.multiply(x, y),
-    vjp=(lambda ct, out, x, y: ct * y, lambda ct, out, x, y: ct * x),
-    jvp=ELEMENTWISE,
-    sample=_binary(),
-    doc="x * y",
-    keeps_zeros="elementwise",
-    names=Names(
-        numpy="multiply", torch="mul", method="mul", inplace="mul_", grad_fn="MulBackward0"
-    ),
-))
+multiply = register(
+    Primitive(
+        name="multiply",
+        forward=lambda xp, x, y: xp.multiply(x, y),
+        vjp=(lambda ct, out, x, y: ct * y, lambda ct, out, x, y: ct * x),
+        jvp=ELEMENTWISE,
+        sample=_binary(),
+        doc="x * y",
+        keeps_zeros="elementwise",
+        names=Names(
+            numpy="multiply", torch="mul", method="mul", inplace="mul_", grad_fn="MulBackward0"
+        ),
+    )
+)
+
 
 def _divide_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
     """ReciprocalBackward0 for `1 / x` (only x listed), else DivBackward0.
@@ -185,35 +193,38 @@ def _divide_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
     return "DivBackward0"
 
 
-divide = register(Primitive(
-    name="divide",
-    forward=lambda xp, x, y: xp.divide(x, y),
-    vjp=(lambda ct, out, x, y: ct / y,
-         lambda ct, out, x, y: -ct * out / y),
-    jvp=ELEMENTWISE,
-    sample=_binary(low2=0.5, high2=3.0),
-    doc="x / y",
-    keeps_zeros="elementwise",
-    names=Names(
-        numpy=("divide", "true_divide"),
-        torch="div",
-        method="div",
-        inplace="div_",
-        grad_fn=_divide_grad_fn,
-    ),
-))
+divide = register(
+    Primitive(
+        name="divide",
+        forward=lambda xp, x, y: xp.divide(x, y),
+        vjp=(lambda ct, out, x, y: ct / y, lambda ct, out, x, y: -ct * out / y),
+        jvp=ELEMENTWISE,
+        sample=_binary(low2=0.5, high2=3.0),
+        doc="x / y",
+        keeps_zeros="elementwise",
+        names=Names(
+            numpy=("divide", "true_divide"),
+            torch="div",
+            method="div",
+            inplace="div_",
+            grad_fn=_divide_grad_fn,
+        ),
+    )
+)
 
-negative = register(Primitive(
-    name="negative",
-    forward=lambda xp, x: xp.negative(x),
-    vjp=(lambda ct, out, x: -ct,),
-    jvp=LINEAR,
-    sample=_unary(),
-    doc="-x",
-    names=Names(
-        numpy="negative", torch="neg", method="neg", inplace="neg_", grad_fn="NegBackward0"
-    ),
-))
+negative = register(
+    Primitive(
+        name="negative",
+        forward=lambda xp, x: xp.negative(x),
+        vjp=(lambda ct, out, x: -ct,),
+        jvp=LINEAR,
+        sample=_unary(),
+        doc="-x",
+        names=Names(
+            numpy="negative", torch="neg", method="neg", inplace="neg_", grad_fn="NegBackward0"
+        ),
+    )
+)
 
 
 def _exact_zeros(f, r):
@@ -248,292 +259,353 @@ def _power_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
     return ("PowBackward2", (1,)) if _is_number(inputs[0]) else "PowBackward1"
 
 
-power = register(Primitive(
-    name="power",
-    forward=lambda xp, x, y: xp.power(x, y),
-    vjp=(_power_vjp_base, _power_vjp_exponent),
-    jvp=ELEMENTWISE,
-    sample=_binary(low=0.5, high=2.0, low2=-2.0, high2=2.0),
-    doc="x ** y (d/dx taken as 0 where y == 0, d/dy as 0 where x <= 0)",
-    keeps_zeros="elementwise",
-    names=Names(numpy="power", torch="pow", method="pow", inplace="pow_", grad_fn=_power_grad_fn),
-))
+power = register(
+    Primitive(
+        name="power",
+        forward=lambda xp, x, y: xp.power(x, y),
+        vjp=(_power_vjp_base, _power_vjp_exponent),
+        jvp=ELEMENTWISE,
+        sample=_binary(low=0.5, high=2.0, low2=-2.0, high2=2.0),
+        doc="x ** y (d/dx taken as 0 where y == 0, d/dy as 0 where x <= 0)",
+        keeps_zeros="elementwise",
+        names=Names(
+            numpy="power", torch="pow", method="pow", inplace="pow_", grad_fn=_power_grad_fn
+        ),
+    )
+)
 
 
 # --- exponentials and logarithms -------------------------------------------
 
-exp = register(Primitive(
-    name="exp",
-    forward=lambda xp, x: xp.exp(x),
-    vjp=(lambda ct, out, x: ct * out,),
-    jvp=ELEMENTWISE,
-    sample=_unary(),
-    doc="e ** x",
-    keeps_zeros="elementwise",
-    names=Names(numpy="exp", torch="exp", method="exp", inplace="exp_", grad_fn="ExpBackward0"),
-))
+exp = register(
+    Primitive(
+        name="exp",
+        forward=lambda xp, x: xp.exp(x),
+        vjp=(lambda ct, out, x: ct * out,),
+        jvp=ELEMENTWISE,
+        sample=_unary(),
+        doc="e ** x",
+        keeps_zeros="elementwise",
+        names=Names(numpy="exp", torch="exp", method="exp", inplace="exp_", grad_fn="ExpBackward0"),
+    )
+)
 
-log = register(Primitive(
-    name="log",
-    forward=lambda xp, x: xp.log(x),
-    vjp=(lambda ct, out, x: ct / x,),
-    jvp=ELEMENTWISE,
-    sample=_unary(0.1, 10.0),
-    doc="natural logarithm (gradient inf at 0)",
-    keeps_zeros="elementwise",
-    names=Names(numpy="log", torch="log", method="log", inplace="log_", grad_fn="LogBackward0"),
-))
+log = register(
+    Primitive(
+        name="log",
+        forward=lambda xp, x: xp.log(x),
+        vjp=(lambda ct, out, x: ct / x,),
+        jvp=ELEMENTWISE,
+        sample=_unary(0.1, 10.0),
+        doc="natural logarithm (gradient inf at 0)",
+        keeps_zeros="elementwise",
+        names=Names(numpy="log", torch="log", method="log", inplace="log_", grad_fn="LogBackward0"),
+    )
+)
 
-log1p = register(Primitive(
-    name="log1p",
-    forward=lambda xp, x: xp.log1p(x),
-    vjp=(lambda ct, out, x: ct / (x + 1.0),),
-    jvp=ELEMENTWISE,
-    sample=_unary(-0.9, 3.0),
-    doc="log(1 + x), accurate near 0",
-    keeps_zeros="elementwise",
-    names=Names(
-        numpy="log1p", torch="log1p", method="log1p", inplace="log1p_", grad_fn="Log1PBackward0"
-    ),
-))
+log1p = register(
+    Primitive(
+        name="log1p",
+        forward=lambda xp, x: xp.log1p(x),
+        vjp=(lambda ct, out, x: ct / (x + 1.0),),
+        jvp=ELEMENTWISE,
+        sample=_unary(-0.9, 3.0),
+        doc="log(1 + x), accurate near 0",
+        keeps_zeros="elementwise",
+        names=Names(
+            numpy="log1p", torch="log1p", method="log1p", inplace="log1p_", grad_fn="Log1PBackward0"
+        ),
+    )
+)
 
-expm1 = register(Primitive(
-    name="expm1",
-    forward=lambda xp, x: xp.expm1(x),
-    vjp=(lambda ct, out, x: ct * (out + 1.0),),
-    jvp=ELEMENTWISE,
-    sample=_unary(),
-    doc="exp(x) - 1, accurate near 0",
-    keeps_zeros="elementwise",
-    names=Names(
-        numpy="expm1", torch="expm1", method="expm1", inplace="expm1_", grad_fn="Expm1Backward0"
-    ),
-))
+expm1 = register(
+    Primitive(
+        name="expm1",
+        forward=lambda xp, x: xp.expm1(x),
+        vjp=(lambda ct, out, x: ct * (out + 1.0),),
+        jvp=ELEMENTWISE,
+        sample=_unary(),
+        doc="exp(x) - 1, accurate near 0",
+        keeps_zeros="elementwise",
+        names=Names(
+            numpy="expm1", torch="expm1", method="expm1", inplace="expm1_", grad_fn="Expm1Backward0"
+        ),
+    )
+)
 
-sqrt = register(Primitive(
-    name="sqrt",
-    forward=lambda xp, x: xp.sqrt(x),
-    # NOTE: inf at 0 (the math), but 0 where ct is 0: see guard.
-    vjp=(lambda ct, out, x: ct / (out * 2.0),),
-    jvp=ELEMENTWISE,
-    sample=_unary(0.1, 10.0),
-    doc="square root (gradient inf at 0)",
-    keeps_zeros="elementwise",
-    names=Names(
-        numpy="sqrt", torch="sqrt", method="sqrt", inplace="sqrt_", grad_fn="SqrtBackward0"
-    ),
-))
+sqrt = register(
+    Primitive(
+        name="sqrt",
+        forward=lambda xp, x: xp.sqrt(x),
+        # NOTE: inf at 0 (the math), but 0 where ct is 0: see guard.
+        vjp=(lambda ct, out, x: ct / (out * 2.0),),
+        jvp=ELEMENTWISE,
+        sample=_unary(0.1, 10.0),
+        doc="square root (gradient inf at 0)",
+        keeps_zeros="elementwise",
+        names=Names(
+            numpy="sqrt", torch="sqrt", method="sqrt", inplace="sqrt_", grad_fn="SqrtBackward0"
+        ),
+    )
+)
 
 
 # --- signs and magnitudes ----------------------------------------------------
 
-absolute = register(Primitive(
-    name="abs",
-    forward=lambda xp, x: xp.abs(x),
-    # NOTE: at 0 the gradient is sign(0) = 0, the subgradient PyTorch and JAX use.
-    vjp=(lambda ct, out, x: ct * sign(value_of(x)),),
-    jvp=ELEMENTWISE,
-    sample=_unary(),
-    doc="|x| (gradient 0 at 0)",
-    keeps_zeros="elementwise",
-    names=Names(
-        numpy=("absolute", "abs"), torch="abs", method="abs", inplace="abs_", grad_fn="AbsBackward0"
-    ),
-))
+absolute = register(
+    Primitive(
+        name="abs",
+        forward=lambda xp, x: xp.abs(x),
+        # NOTE: at 0 the gradient is sign(0) = 0, the subgradient PyTorch and JAX use.
+        vjp=(lambda ct, out, x: ct * sign(value_of(x)),),
+        jvp=ELEMENTWISE,
+        sample=_unary(),
+        doc="|x| (gradient 0 at 0)",
+        keeps_zeros="elementwise",
+        names=Names(
+            numpy=("absolute", "abs"),
+            torch="abs",
+            method="abs",
+            inplace="abs_",
+            grad_fn="AbsBackward0",
+        ),
+    )
+)
 
-sign = register(Primitive(
-    name="sign",
-    forward=lambda xp, x: xp.sign(x),
-    vjp=(None,),  # piecewise constant: zero gradient
-    jvp=(None,),
-    sample=_unary(second_order=False),
-    doc="-1, 0 or 1 (zero gradient)",
-    names=Names(
-        numpy="sign", torch="sign", method="sign", inplace="sign_", grad_fn="SignBackward0"
-    ),
-))
+sign = register(
+    Primitive(
+        name="sign",
+        forward=lambda xp, x: xp.sign(x),
+        vjp=(None,),  # piecewise constant: zero gradient
+        jvp=(None,),
+        sample=_unary(second_order=False),
+        doc="-1, 0 or 1 (zero gradient)",
+        names=Names(
+            numpy="sign", torch="sign", method="sign", inplace="sign_", grad_fn="SignBackward0"
+        ),
+    )
+)
 
 
 # --- trigonometric and hyperbolic --------------------------------------------
 
-sin = register(Primitive(
-    name="sin",
-    forward=lambda xp, x: xp.sin(x),
-    vjp=(lambda ct, out, x: ct * cos(x),),
-    jvp=ELEMENTWISE,
-    sample=_unary(),
-    doc="sine",
-    keeps_zeros="elementwise",
-    names=Names(numpy="sin", torch="sin", method="sin", inplace="sin_", grad_fn="SinBackward0"),
-))
+sin = register(
+    Primitive(
+        name="sin",
+        forward=lambda xp, x: xp.sin(x),
+        vjp=(lambda ct, out, x: ct * cos(x),),
+        jvp=ELEMENTWISE,
+        sample=_unary(),
+        doc="sine",
+        keeps_zeros="elementwise",
+        names=Names(numpy="sin", torch="sin", method="sin", inplace="sin_", grad_fn="SinBackward0"),
+    )
+)
 
-cos = register(Primitive(
-    name="cos",
-    forward=lambda xp, x: xp.cos(x),
-    vjp=(lambda ct, out, x: -ct * sin(x),),
-    jvp=ELEMENTWISE,
-    sample=_unary(),
-    doc="cosine",
-    keeps_zeros="elementwise",
-    names=Names(numpy="cos", torch="cos", method="cos", inplace="cos_", grad_fn="CosBackward0"),
-))
+cos = register(
+    Primitive(
+        name="cos",
+        forward=lambda xp, x: xp.cos(x),
+        vjp=(lambda ct, out, x: -ct * sin(x),),
+        jvp=ELEMENTWISE,
+        sample=_unary(),
+        doc="cosine",
+        keeps_zeros="elementwise",
+        names=Names(numpy="cos", torch="cos", method="cos", inplace="cos_", grad_fn="CosBackward0"),
+    )
+)
 
-tan = register(Primitive(
-    name="tan",
-    forward=lambda xp, x: xp.tan(x),
-    vjp=(lambda ct, out, x: ct * (out * out + 1.0),),  # 1 + tan(x)**2
-    jvp=ELEMENTWISE,
-    sample=_unary(-1.2, 1.2),
-    doc="tangent",
-    keeps_zeros="elementwise",
-    names=Names(numpy="tan", torch="tan", method="tan", inplace="tan_", grad_fn="TanBackward0"),
-))
+tan = register(
+    Primitive(
+        name="tan",
+        forward=lambda xp, x: xp.tan(x),
+        vjp=(lambda ct, out, x: ct * (out * out + 1.0),),  # 1 + tan(x)**2
+        jvp=ELEMENTWISE,
+        sample=_unary(-1.2, 1.2),
+        doc="tangent",
+        keeps_zeros="elementwise",
+        names=Names(numpy="tan", torch="tan", method="tan", inplace="tan_", grad_fn="TanBackward0"),
+    )
+)
 
-tanh = register(Primitive(
-    name="tanh",
-    forward=lambda xp, x: xp.tanh(x),
-    vjp=(lambda ct, out, x: ct * (1.0 - out * out),),
-    jvp=ELEMENTWISE,
-    sample=_unary(),
-    doc="hyperbolic tangent",
-    keeps_zeros="elementwise",
-    names=Names(
-        numpy="tanh", torch="tanh", method="tanh", inplace="tanh_", grad_fn="TanhBackward0"
-    ),
-))
+tanh = register(
+    Primitive(
+        name="tanh",
+        forward=lambda xp, x: xp.tanh(x),
+        vjp=(lambda ct, out, x: ct * (1.0 - out * out),),
+        jvp=ELEMENTWISE,
+        sample=_unary(),
+        doc="hyperbolic tangent",
+        keeps_zeros="elementwise",
+        names=Names(
+            numpy="tanh", torch="tanh", method="tanh", inplace="tanh_", grad_fn="TanhBackward0"
+        ),
+    )
+)
 
-sinh = register(Primitive(
-    name="sinh",
-    forward=lambda xp, x: xp.sinh(x),
-    vjp=(lambda ct, out, x: ct * cosh(x),),
-    jvp=ELEMENTWISE,
-    sample=_unary(),
-    doc="hyperbolic sine",
-    keeps_zeros="elementwise",
-    names=Names(
-        numpy="sinh", torch="sinh", method="sinh", inplace="sinh_", grad_fn="SinhBackward0"
-    ),
-))
+sinh = register(
+    Primitive(
+        name="sinh",
+        forward=lambda xp, x: xp.sinh(x),
+        vjp=(lambda ct, out, x: ct * cosh(x),),
+        jvp=ELEMENTWISE,
+        sample=_unary(),
+        doc="hyperbolic sine",
+        keeps_zeros="elementwise",
+        names=Names(
+            numpy="sinh", torch="sinh", method="sinh", inplace="sinh_", grad_fn="SinhBackward0"
+        ),
+    )
+)
 
-cosh = register(Primitive(
-    name="cosh",
-    forward=lambda xp, x: xp.cosh(x),
-    vjp=(lambda ct, out, x: ct * sinh(x),),
-    jvp=ELEMENTWISE,
-    sample=_unary(),
-    doc="hyperbolic cosine",
-    keeps_zeros="elementwise",
-    names=Names(
-        numpy="cosh", torch="cosh", method="cosh", inplace="cosh_", grad_fn="CoshBackward0"
-    ),
-))
+cosh = register(
+    Primitive(
+        name="cosh",
+        forward=lambda xp, x: xp.cosh(x),
+        vjp=(lambda ct, out, x: ct * sinh(x),),
+        jvp=ELEMENTWISE,
+        sample=_unary(),
+        doc="hyperbolic cosine",
+        keeps_zeros="elementwise",
+        names=Names(
+            numpy="cosh", torch="cosh", method="cosh", inplace="cosh_", grad_fn="CoshBackward0"
+        ),
+    )
+)
 
-arcsin = register(Primitive(
-    name="arcsin",
-    forward=lambda xp, x: xp.arcsin(x),
-    vjp=(lambda ct, out, x: ct / sqrt(1.0 - x * x),),
-    jvp=ELEMENTWISE,
-    sample=_unary(-0.9, 0.9),
-    doc="inverse sine",
-    keeps_zeros="elementwise",
-    names=Names(
-        numpy="arcsin", torch="asin", method="asin", inplace="asin_", grad_fn="AsinBackward0"
-    ),
-))
+arcsin = register(
+    Primitive(
+        name="arcsin",
+        forward=lambda xp, x: xp.arcsin(x),
+        vjp=(lambda ct, out, x: ct / sqrt(1.0 - x * x),),
+        jvp=ELEMENTWISE,
+        sample=_unary(-0.9, 0.9),
+        doc="inverse sine",
+        keeps_zeros="elementwise",
+        names=Names(
+            numpy="arcsin", torch="asin", method="asin", inplace="asin_", grad_fn="AsinBackward0"
+        ),
+    )
+)
 
-arccos = register(Primitive(
-    name="arccos",
-    forward=lambda xp, x: xp.arccos(x),
-    vjp=(lambda ct, out, x: -ct / sqrt(1.0 - x * x),),
-    jvp=ELEMENTWISE,
-    sample=_unary(-0.9, 0.9),
-    doc="inverse cosine",
-    keeps_zeros="elementwise",
-    names=Names(
-        numpy="arccos", torch="acos", method="acos", inplace="acos_", grad_fn="AcosBackward0"
-    ),
-))
+arccos = register(
+    Primitive(
+        name="arccos",
+        forward=lambda xp, x: xp.arccos(x),
+        vjp=(lambda ct, out, x: -ct / sqrt(1.0 - x * x),),
+        jvp=ELEMENTWISE,
+        sample=_unary(-0.9, 0.9),
+        doc="inverse cosine",
+        keeps_zeros="elementwise",
+        names=Names(
+            numpy="arccos", torch="acos", method="acos", inplace="acos_", grad_fn="AcosBackward0"
+        ),
+    )
+)
 
-arctan = register(Primitive(
-    name="arctan",
-    forward=lambda xp, x: xp.arctan(x),
-    vjp=(lambda ct, out, x: ct / (x * x + 1.0),),
-    jvp=ELEMENTWISE,
-    sample=_unary(),
-    doc="inverse tangent",
-    keeps_zeros="elementwise",
-    names=Names(
-        numpy="arctan", torch="atan", method="atan", inplace="atan_", grad_fn="AtanBackward0"
-    ),
-))
+arctan = register(
+    Primitive(
+        name="arctan",
+        forward=lambda xp, x: xp.arctan(x),
+        vjp=(lambda ct, out, x: ct / (x * x + 1.0),),
+        jvp=ELEMENTWISE,
+        sample=_unary(),
+        doc="inverse tangent",
+        keeps_zeros="elementwise",
+        names=Names(
+            numpy="arctan", torch="atan", method="atan", inplace="atan_", grad_fn="AtanBackward0"
+        ),
+    )
+)
 
-arcsinh = register(Primitive(
-    name="arcsinh",
-    forward=lambda xp, x: xp.arcsinh(x),
-    vjp=(lambda ct, out, x: ct / sqrt(x * x + 1.0),),
-    jvp=ELEMENTWISE,
-    sample=_unary(),
-    doc="inverse hyperbolic sine",
-    keeps_zeros="elementwise",
-    names=Names(
-        numpy="arcsinh", torch="asinh", method="asinh", inplace="asinh_", grad_fn="AsinhBackward0"
-    ),
-))
+arcsinh = register(
+    Primitive(
+        name="arcsinh",
+        forward=lambda xp, x: xp.arcsinh(x),
+        vjp=(lambda ct, out, x: ct / sqrt(x * x + 1.0),),
+        jvp=ELEMENTWISE,
+        sample=_unary(),
+        doc="inverse hyperbolic sine",
+        keeps_zeros="elementwise",
+        names=Names(
+            numpy="arcsinh",
+            torch="asinh",
+            method="asinh",
+            inplace="asinh_",
+            grad_fn="AsinhBackward0",
+        ),
+    )
+)
 
-arctan2 = register(Primitive(
-    name="arctan2",
-    forward=lambda xp, x, y: xp.arctan2(x, y),
-    vjp=(
-        lambda ct, out, y, x: ct * x / (x * x + y * y),
-        lambda ct, out, y, x: -ct * y / (x * x + y * y),
-    ),
-    jvp=ELEMENTWISE,
-    sample=_binary(low=0.3, high=3.0),
-    doc="angle of the point (x, y)",
-    keeps_zeros="elementwise",
-    names=Names(
-        numpy="arctan2", torch="atan2", method="atan2", inplace="atan2_", grad_fn="Atan2Backward0"
-    ),
-))
+arctan2 = register(
+    Primitive(
+        name="arctan2",
+        forward=lambda xp, x, y: xp.arctan2(x, y),
+        vjp=(
+            lambda ct, out, y, x: ct * x / (x * x + y * y),
+            lambda ct, out, y, x: -ct * y / (x * x + y * y),
+        ),
+        jvp=ELEMENTWISE,
+        sample=_binary(low=0.3, high=3.0),
+        doc="angle of the point (x, y)",
+        keeps_zeros="elementwise",
+        names=Names(
+            numpy="arctan2",
+            torch="atan2",
+            method="atan2",
+            inplace="atan2_",
+            grad_fn="Atan2Backward0",
+        ),
+    )
+)
 
 
 # --- activations -------------------------------------------------------------
 
-sigmoid = register(Primitive(
-    name="sigmoid",
-    # exp(-log(1 + exp(-x))) never overflows
-    forward=lambda xp, x: xp.exp(-xp.logaddexp(0.0, -x)),
-    vjp=(lambda ct, out, x: ct * (out * (1.0 - out)),),
-    jvp=ELEMENTWISE,
-    sample=_unary(),
-    doc="1 / (1 + exp(-x)), stable for large |x|",
-    keeps_zeros="elementwise",
-    names=Names(torch="sigmoid", method="sigmoid", inplace="sigmoid_", grad_fn="SigmoidBackward0"),
-))
+sigmoid = register(
+    Primitive(
+        name="sigmoid",
+        # exp(-log(1 + exp(-x))) never overflows
+        forward=lambda xp, x: xp.exp(-xp.logaddexp(0.0, -x)),
+        vjp=(lambda ct, out, x: ct * (out * (1.0 - out)),),
+        jvp=ELEMENTWISE,
+        sample=_unary(),
+        doc="1 / (1 + exp(-x)), stable for large |x|",
+        keeps_zeros="elementwise",
+        names=Names(
+            torch="sigmoid", method="sigmoid", inplace="sigmoid_", grad_fn="SigmoidBackward0"
+        ),
+    )
+)
 
-relu = register(Primitive(
-    name="relu",
-    forward=lambda xp, x: xp.maximum(x, 0),
-    vjp=(lambda ct, out, x: where(value_of(x) > 0, ct, 0.0),),
-    jvp=ELEMENTWISE,
-    sample=_unary(second_order=False),
-    doc="max(x, 0) (gradient 0 at 0)",
-    names=Names(torch="relu", method="relu", inplace="relu_", grad_fn="ReluBackward0"),
-))
+relu = register(
+    Primitive(
+        name="relu",
+        forward=lambda xp, x: xp.maximum(x, 0),
+        vjp=(lambda ct, out, x: where(value_of(x) > 0, ct, 0.0),),
+        jvp=ELEMENTWISE,
+        sample=_unary(second_order=False),
+        doc="max(x, 0) (gradient 0 at 0)",
+        names=Names(torch="relu", method="relu", inplace="relu_", grad_fn="ReluBackward0"),
+    )
+)
 
-softplus = register(Primitive(
-    name="softplus",
-    forward=lambda xp, x: xp.logaddexp(0.0, x),
-    vjp=(lambda ct, out, x: ct * sigmoid(x),),
-    jvp=ELEMENTWISE,
-    sample=_unary(),
-    doc="log(1 + exp(x)), stable for large |x|",
-    keeps_zeros="elementwise",
-    names=Names(grad_fn="SoftplusBackward0"),
-))
+softplus = register(
+    Primitive(
+        name="softplus",
+        forward=lambda xp, x: xp.logaddexp(0.0, x),
+        vjp=(lambda ct, out, x: ct * sigmoid(x),),
+        jvp=ELEMENTWISE,
+        sample=_unary(),
+        doc="log(1 + exp(x)), stable for large |x|",
+        keeps_zeros="elementwise",
+        names=Names(grad_fn="SoftplusBackward0"),
+    )
+)
 
 
 # --- selection ---------------------------------------------------------------
+
 
 def _winner_vjp(ct, x, y):
     # ct where x wins, ct / 2 at ties (as PyTorch and JAX split them), else 0;
@@ -542,31 +614,35 @@ def _winner_vjp(ct, x, y):
     return where(x > y, ct, where(x == y, ct * 0.5, 0.0))
 
 
-maximum = register(Primitive(
-    name="maximum",
-    forward=lambda xp, x, y: xp.maximum(x, y),
-    vjp=(
-        lambda ct, out, x, y: _winner_vjp(ct, x, y),
-        lambda ct, out, x, y: _winner_vjp(ct, y, x),
-    ),
-    jvp=ELEMENTWISE,
-    sample=_binary(second_order=False),
-    doc="elementwise larger value (ties split the gradient)",
-    names=Names(numpy="maximum", torch="maximum", method="maximum", grad_fn="MaximumBackward0"),
-))
+maximum = register(
+    Primitive(
+        name="maximum",
+        forward=lambda xp, x, y: xp.maximum(x, y),
+        vjp=(
+            lambda ct, out, x, y: _winner_vjp(ct, x, y),
+            lambda ct, out, x, y: _winner_vjp(ct, y, x),
+        ),
+        jvp=ELEMENTWISE,
+        sample=_binary(second_order=False),
+        doc="elementwise larger value (ties split the gradient)",
+        names=Names(numpy="maximum", torch="maximum", method="maximum", grad_fn="MaximumBackward0"),
+    )
+)
 
-minimum = register(Primitive(
-    name="minimum",
-    forward=lambda xp, x, y: xp.minimum(x, y),
-    vjp=(
-        lambda ct, out, x, y: _winner_vjp(ct, y, x),
-        lambda ct, out, x, y: _winner_vjp(ct, x, y),
-    ),
-    jvp=ELEMENTWISE,
-    sample=_binary(second_order=False),
-    doc="elementwise smaller value (ties split the gradient)",
-    names=Names(numpy="minimum", torch="minimum", method="minimum", grad_fn="MinimumBackward0"),
-))
+minimum = register(
+    Primitive(
+        name="minimum",
+        forward=lambda xp, x, y: xp.minimum(x, y),
+        vjp=(
+            lambda ct, out, x, y: _winner_vjp(ct, y, x),
+            lambda ct, out, x, y: _winner_vjp(ct, x, y),
+        ),
+        jvp=ELEMENTWISE,
+        sample=_binary(second_order=False),
+        doc="elementwise smaller value (ties split the gradient)",
+        names=Names(numpy="minimum", torch="minimum", method="minimum", grad_fn="MinimumBackward0"),
+    )
+)
 
 
 def _clip_vjp(ct, out, x, *, a_min, a_max):
@@ -584,22 +660,24 @@ def _clip_sample(g):
     return (x,), {"a_min": -1.0, "a_max": 1.5}
 
 
-clip = register(Primitive(
-    name="clip",
-    forward=lambda xp, x, *, a_min, a_max: xp.clip(x, a_min, a_max),
-    vjp=(_clip_vjp,),
-    jvp=ELEMENTWISE,
-    params=("a_min", "a_max"),
-    sample=Sample(_clip_sample, second_order=False),
-    doc="x limited to [a_min, a_max] (gradient 1 inside, 0 outside)",
-    names=Names(
-        numpy="clip",
-        torch=("clamp", "clip"),
-        method=("clamp", "clip"),
-        inplace=("clamp_", "clip_"),
-        grad_fn="ClampBackward1",
-    ),
-))
+clip = register(
+    Primitive(
+        name="clip",
+        forward=lambda xp, x, *, a_min, a_max: xp.clip(x, a_min, a_max),
+        vjp=(_clip_vjp,),
+        jvp=ELEMENTWISE,
+        params=("a_min", "a_max"),
+        sample=Sample(_clip_sample, second_order=False),
+        doc="x limited to [a_min, a_max] (gradient 1 inside, 0 outside)",
+        names=Names(
+            numpy="clip",
+            torch=("clamp", "clip"),
+            method=("clamp", "clip"),
+            inplace=("clamp_", "clip_"),
+            grad_fn="ClampBackward1",
+        ),
+    )
+)
 
 
 def _where_sample(g):
@@ -613,51 +691,59 @@ def _where_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
     return "WhereBackward0", (1, 2)
 
 
-where = register(Primitive(
-    name="where",
-    forward=lambda xp, cond, x, y: xp.where(cond, x, y),
-    # The unselected branch gets an exact 0, never 0 * (its derivative).
-    vjp=(
-        None,
-        lambda ct, out, cond, x, y: where(cond, ct, 0.0),
-        lambda ct, out, cond, x, y: where(cond, 0.0, ct),
-    ),
-    jvp=ELEMENTWISE,
-    sample=Sample(_where_sample),
-    doc="x where cond is true, else y (cond gets no gradient)",
-    names=Names(numpy="where", torch="where", grad_fn=_where_grad_fn),
-))
+where = register(
+    Primitive(
+        name="where",
+        forward=lambda xp, cond, x, y: xp.where(cond, x, y),
+        # The unselected branch gets an exact 0, never 0 * (its derivative).
+        vjp=(
+            None,
+            lambda ct, out, cond, x, y: where(cond, ct, 0.0),
+            lambda ct, out, cond, x, y: where(cond, 0.0, ct),
+        ),
+        jvp=ELEMENTWISE,
+        sample=Sample(_where_sample),
+        doc="x where cond is true, else y (cond gets no gradient)",
+        names=Names(numpy="where", torch="where", grad_fn=_where_grad_fn),
+    )
+)
 
 
 # --- dtype and identity ------------------------------------------------------
 
-astype = register(Primitive(
-    name="astype",
-    forward=lambda xp, x, *, dtype: x.astype(dtype),
-    vjp=(lambda ct, out, x, *, dtype: ct,),  # the engine casts back to x's dtype
-    jvp=LINEAR,
-    params=("dtype",),
-    sample=Sample(lambda g: ((g.array(g.shape(), -3.0, 3.0),), {"dtype": "float64"})),
-    doc="x converted to a floating-point dtype",
-    names=Names(grad_fn="ToCopyBackward0"),
-))
+astype = register(
+    Primitive(
+        name="astype",
+        forward=lambda xp, x, *, dtype: x.astype(dtype),
+        vjp=(lambda ct, out, x, *, dtype: ct,),  # the engine casts back to x's dtype
+        jvp=LINEAR,
+        params=("dtype",),
+        sample=Sample(lambda g: ((g.array(g.shape(), -3.0, 3.0),), {"dtype": "float64"})),
+        doc="x converted to a floating-point dtype",
+        names=Names(grad_fn="ToCopyBackward0"),
+    )
+)
 
-identity = register(Primitive(
-    name="identity",
-    forward=lambda xp, x: x,
-    vjp=(lambda ct, out, x: ct,),
-    jvp=LINEAR,
-    sample=_unary(),
-    doc="x itself as a new node (a fresh variable for nested transforms)",
-    names=Names(torch="clone", grad_fn="CloneBackward0"),
-))
+identity = register(
+    Primitive(
+        name="identity",
+        forward=lambda xp, x: x,
+        vjp=(lambda ct, out, x: ct,),
+        jvp=LINEAR,
+        sample=_unary(),
+        doc="x itself as a new node (a fresh variable for nested transforms)",
+        names=Names(torch="clone", grad_fn="CloneBackward0"),
+    )
+)
 
-stop_gradient = register(Primitive(
-    name="stop_gradient",
-    forward=lambda xp, x: x,
-    vjp=(None,),
-    jvp=(None,),
-    sample=_unary(second_order=False),
-    doc="x, with no gradient flowing through",
-    names=Names(numpy="stop_gradient"),
-))
+stop_gradient = register(
+    Primitive(
+        name="stop_gradient",
+        forward=lambda xp, x: x,
+        vjp=(None,),
+        jvp=(None,),
+        sample=_unary(second_order=False),
+        doc="x, with no gradient flowing through",
+        names=Names(numpy="stop_gradient"),
+    )
+)

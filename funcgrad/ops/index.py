@@ -73,6 +73,7 @@ def normalize_index(index) -> tuple:
 
 # --- sampling (for the generic tests) -----------------------------------------
 
+
 def _draw_slice(g, n):
     start = None if g.boolean() else g.integers(-n - 1, n)
     stop = None if g.boolean() else g.integers(-n - 1, n + 1)
@@ -120,6 +121,7 @@ def _scatter_add_sample(g):
 
 # --- the primitives -------------------------------------------------------------
 
+
 def _getitem_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
     """As PyTorch applies an index: IndexBackward0 if it has an array, else by its last part.
 
@@ -138,16 +140,18 @@ def _getitem_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
     return name
 
 
-getitem = register(Primitive(
-    name="getitem",
-    forward=lambda xp, x, *, index: xp.asarray(x)[index],
-    vjp=(lambda ct, out, x, *, index: scatter_add(ct, index=index, shape=shape_of(x)),),
-    jvp=LINEAR,
-    params=("index",),
-    sample=Sample(_getitem_sample),
-    doc="x[index], with NumPy's basic and advanced indexing",
-    names=Names(grad_fn=_getitem_grad_fn),
-))
+getitem = register(
+    Primitive(
+        name="getitem",
+        forward=lambda xp, x, *, index: xp.asarray(x)[index],
+        vjp=(lambda ct, out, x, *, index: scatter_add(ct, index=index, shape=shape_of(x)),),
+        jvp=LINEAR,
+        params=("index",),
+        sample=Sample(_getitem_sample),
+        doc="x[index], with NumPy's basic and advanced indexing",
+        names=Names(grad_fn=_getitem_grad_fn),
+    )
+)
 
 
 def _repeats_possible(index) -> bool:
@@ -174,18 +178,21 @@ def _scatter_add_forward(xp, ct, *, index, shape):
     return out
 
 
-scatter_add = register(Primitive(
-    name="scatter_add",
-    forward=_scatter_add_forward,
-    vjp=(lambda ct, out, values, *, index, shape: getitem(ct, index=index),),
-    jvp=LINEAR,
-    params=("index", "shape"),
-    sample=Sample(_scatter_add_sample),
-    doc="zeros of shape with values added at index (repeated positions accumulate)",
-))
+scatter_add = register(
+    Primitive(
+        name="scatter_add",
+        forward=_scatter_add_forward,
+        vjp=(lambda ct, out, values, *, index, shape: getitem(ct, index=index),),
+        jvp=LINEAR,
+        params=("index", "shape"),
+        sample=Sample(_scatter_add_sample),
+        doc="zeros of shape with values added at index (repeated positions accumulate)",
+    )
+)
 
 
 # --- Node methods -----------------------------------------------------------------
+
 
 def _iter(self):
     if not self.shape:
@@ -194,7 +201,9 @@ def _iter(self):
         yield getitem(self, index=(i,))
 
 
-attach({
-    "__getitem__": lambda self, index: getitem(self, index=normalize_index(index)),
-    "__iter__": _iter,
-})
+attach(
+    {
+        "__getitem__": lambda self, index: getitem(self, index=normalize_index(index)),
+        "__iter__": _iter,
+    }
+)

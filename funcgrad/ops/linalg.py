@@ -44,6 +44,7 @@ def _mT(x):
 # or B B^T / n + I), so that the finite-difference checks measure the rules
 # and not the conditioning.
 
+
 def _scaled_identity(n, scale):
     # a nested list, so that samples need no array module
     return [[scale if i == j else 0.0 for j in range(n)] for i in range(n)]
@@ -65,36 +66,41 @@ def _spd(g, shape):
 
 # --- triangles (used by the Cholesky and einsum rules) --------------------------
 
+
 def _triangle_sample(g):
     shape = g.shape(min_dims=2, max_dims=3, min_side=0)
     return (g.array(shape, -3.0, 3.0),), {"k": g.integers(-1, 1)}
 
 
-tril = register(Primitive(
-    name="tril",
-    forward=lambda xp, x, *, k: xp.tril(x, k),
-    vjp=(lambda ct, out, x, *, k: tril(ct, k=k),),  # a projection: its own transpose
-    jvp=LINEAR,
-    params=("k",),
-    sample=Sample(_triangle_sample),
-    doc="entries on and below the k-th diagonal of the last two axes (others 0)",
-    names=Names(
-        numpy="tril", torch="tril", method="tril", inplace="tril_", grad_fn="TrilBackward0"
-    ),
-))
+tril = register(
+    Primitive(
+        name="tril",
+        forward=lambda xp, x, *, k: xp.tril(x, k),
+        vjp=(lambda ct, out, x, *, k: tril(ct, k=k),),  # a projection: its own transpose
+        jvp=LINEAR,
+        params=("k",),
+        sample=Sample(_triangle_sample),
+        doc="entries on and below the k-th diagonal of the last two axes (others 0)",
+        names=Names(
+            numpy="tril", torch="tril", method="tril", inplace="tril_", grad_fn="TrilBackward0"
+        ),
+    )
+)
 
-triu = register(Primitive(
-    name="triu",
-    forward=lambda xp, x, *, k: xp.triu(x, k),
-    vjp=(lambda ct, out, x, *, k: triu(ct, k=k),),
-    jvp=LINEAR,
-    params=("k",),
-    sample=Sample(_triangle_sample),
-    doc="entries on and above the k-th diagonal of the last two axes (others 0)",
-    names=Names(
-        numpy="triu", torch="triu", method="triu", inplace="triu_", grad_fn="TriuBackward0"
-    ),
-))
+triu = register(
+    Primitive(
+        name="triu",
+        forward=lambda xp, x, *, k: xp.triu(x, k),
+        vjp=(lambda ct, out, x, *, k: triu(ct, k=k),),
+        jvp=LINEAR,
+        params=("k",),
+        sample=Sample(_triangle_sample),
+        doc="entries on and above the k-th diagonal of the last two axes (others 0)",
+        names=Names(
+            numpy="triu", torch="triu", method="triu", inplace="triu_", grad_fn="TriuBackward0"
+        ),
+    )
+)
 
 
 def _diagonal_part(x):
@@ -108,6 +114,7 @@ def _phi(x):
 
 
 # --- matmul --------------------------------------------------------------------
+
 
 def _matmul_sample(g):
     n, k, m = g.integers(1, 4), g.integers(0, 4), g.integers(1, 4)
@@ -187,20 +194,22 @@ _MATMUL_NAMES = {
 }
 
 
-matmul = register(Primitive(
-    name="matmul",
-    forward=_matmul_forward,
-    vjp=(_matmul_vjp_x, _matmul_vjp_y),
-    jvp=(lambda x_t, out, x, y: matmul(x_t, y), lambda y_t, out, x, y: matmul(x, y_t)),
-    sample=Sample(_matmul_sample),
-    doc="matrix product x @ y (batch axes broadcast; 1-D operands as in NumPy)",
-    names=Names(
-        numpy="matmul",
-        torch=("matmul", "mm", "bmm"),
-        method=("matmul", "mm", "bmm"),
-        grad_fn=_matmul_grad_fn,
-    ),
-))
+matmul = register(
+    Primitive(
+        name="matmul",
+        forward=_matmul_forward,
+        vjp=(_matmul_vjp_x, _matmul_vjp_y),
+        jvp=(lambda x_t, out, x, y: matmul(x_t, y), lambda y_t, out, x, y: matmul(x, y_t)),
+        sample=Sample(_matmul_sample),
+        doc="matrix product x @ y (batch axes broadcast; 1-D operands as in NumPy)",
+        names=Names(
+            numpy="matmul",
+            torch=("matmul", "mm", "bmm"),
+            method=("matmul", "mm", "bmm"),
+            grad_fn=_matmul_grad_fn,
+        ),
+    )
+)
 
 
 # --- einsum --------------------------------------------------------------------
@@ -248,17 +257,17 @@ def parse_einsum(subscripts: str, ndims: tuple[int, ...]) -> tuple[tuple[str, ..
             f"funcgrad.einsum: {subscripts!r} has invalid labels {sorted(bad)}; use letters"
         )
     n_ell = 0
-    for t, nd in zip(terms, ndims):
+    for t, nd in zip(terms, ndims, strict=True):
         if "..." in t:
             n_ell = max(n_ell, nd - (len(t) - 3))
     fresh = "".join(c for c in _LETTERS[26:] + _LETTERS[:26] if c not in used)[:n_ell]
     if len(fresh) < n_ell:
         raise OpError(f"funcgrad.einsum: {subscripts!r} needs more than 52 labels")
     inputs = []
-    for t, nd in zip(terms, ndims):
+    for t, nd in zip(terms, ndims, strict=True):
         if "..." in t:
             k = nd - (len(t) - 3)
-            t = t.replace("...", fresh[n_ell - k:] if k > 0 else "")
+            t = t.replace("...", fresh[n_ell - k :] if k > 0 else "")
         if len(t) != nd or "." in t:
             raise OpError(
                 f"funcgrad.einsum: the term {t!r} of {subscripts!r} does not fit an "
@@ -278,9 +287,24 @@ def parse_einsum(subscripts: str, ndims: tuple[int, ...]) -> tuple[tuple[str, ..
 
 def _einsum_sample(g):
     cases = [
-        "ij,jk->ik", "ij,jk", "i,i->", "i,i", "i,j->ij", "ij->ji", "ij->", "ij->i",
-        "bij,bjk->bik", "ijk,jl,lk->i", "...ij,...jk->...ik", "...i,...i", "i...->...",
-        "ii->i", "ii", "iij->j", ",i->i", "ij,ij->ij",
+        "ij,jk->ik",
+        "ij,jk",
+        "i,i->",
+        "i,i",
+        "i,j->ij",
+        "ij->ji",
+        "ij->",
+        "ij->i",
+        "bij,bjk->bik",
+        "ijk,jl,lk->i",
+        "...ij,...jk->...ik",
+        "...i,...i",
+        "i...->...",
+        "ii->i",
+        "ii",
+        "iij->j",
+        ",i->i",
+        "ij,ij->ij",
     ]
     spec = g.choice(cases)
     sizes = {c: g.integers(1, 3) for c in "ijklb"}
@@ -313,7 +337,7 @@ def _einsum_operand_vjp(ct, args, inputs, output, i, optimize):
         ct = einsum(ct, *(args[j] for j in others), subscripts=spec, optimize=optimize)
     # Along labels summed in operand i alone (absent from `target`), or of
     # size 1 everywhere else (broadcast), the cotangent is constant.
-    got = dict(zip(target, shape_of(ct)))
+    got = dict(zip(target, shape_of(ct), strict=True))
     full = []
     for c in uniq:
         n = got.get(c, 1)
@@ -326,7 +350,7 @@ def _einsum_operand_vjp(ct, args, inputs, output, i, optimize):
     if uniq == labels:
         return ct
     # A repeated label (a diagonal, as in "ii->i"): put the cotangent on it, 0 elsewhere.
-    size = dict(zip(uniq, full))
+    size = dict(zip(uniq, full, strict=True))
     repeats = len(labels) - len(uniq)
     ct = reshape(ct, shape=(*shape_of(ct), *(1,) * repeats))
     perm, extra = [], len(uniq)
@@ -364,25 +388,29 @@ def _einsum_jvp(tangents, out, *args, subscripts, optimize):
     for i, t in enumerate(tangents):
         if t is None:
             continue
-        term = einsum(*args[:i], t, *args[i + 1:], subscripts=subscripts, optimize=optimize)
+        term = einsum(*args[:i], t, *args[i + 1 :], subscripts=subscripts, optimize=optimize)
         result = term if result is None else result + term
     return result
 
 
-einsum = register(Primitive(
-    name="einsum",
-    forward=lambda xp, *operands, subscripts, optimize: xp.einsum(
-        subscripts, *operands, optimize=optimize),
-    vjp=_einsum_vjp,
-    jvp=_einsum_jvp,
-    params=("subscripts", "optimize"),
-    sample=Sample(_einsum_sample),
-    doc="Einstein summation over labelled axes (ellipsis and diagonals supported)",
-    names=Names(numpy="einsum", torch="einsum"),
-))
+einsum = register(
+    Primitive(
+        name="einsum",
+        forward=lambda xp, *operands, subscripts, optimize: xp.einsum(
+            subscripts, *operands, optimize=optimize
+        ),
+        vjp=_einsum_vjp,
+        jvp=_einsum_jvp,
+        params=("subscripts", "optimize"),
+        sample=Sample(_einsum_sample),
+        doc="Einstein summation over labelled axes (ellipsis and diagonals supported)",
+        names=Names(numpy="einsum", torch="einsum"),
+    )
+)
 
 
 # --- inverse and solve -----------------------------------------------------------
+
 
 def _in_float32_for_half(xp, fn, *arrays):
     """Apply a `xp.linalg` function; float16 operands are computed in float32.
@@ -405,18 +433,20 @@ def _square_sample(g, max_side=4):
     return (*batch, n, n)
 
 
-inv = register(Primitive(
-    name="inv",
-    forward=lambda xp, x: _in_float32_for_half(xp, xp.linalg.inv, x),
-    # d(X^-1) = -X^-1 dX X^-1
-    vjp=(lambda ct, out, x: -matmul(_mT(out), matmul(ct, _mT(out))),),
-    jvp=(lambda x_t, out, x: -matmul(out, matmul(x_t, out)),),
-    sample=Sample(lambda g: ((_well_conditioned(g, _square_sample(g)),), {})),
-    doc="matrix inverse (of each matrix in a stack)",
-    names=Names(
-        numpy="linalg.inv", torch="inverse", method="inverse", grad_fn="LinalgInvExBackward0"
-    ),
-))
+inv = register(
+    Primitive(
+        name="inv",
+        forward=lambda xp, x: _in_float32_for_half(xp, xp.linalg.inv, x),
+        # d(X^-1) = -X^-1 dX X^-1
+        vjp=(lambda ct, out, x: -matmul(_mT(out), matmul(ct, _mT(out))),),
+        jvp=(lambda x_t, out, x: -matmul(out, matmul(x_t, out)),),
+        sample=Sample(lambda g: ((_well_conditioned(g, _square_sample(g)),), {})),
+        doc="matrix inverse (of each matrix in a stack)",
+        names=Names(
+            numpy="linalg.inv", torch="inverse", method="inverse", grad_fn="LinalgInvExBackward0"
+        ),
+    )
+)
 
 
 def _solve_sample(g):
@@ -446,18 +476,21 @@ def _solve_jvp_a(a_t, out, a, b):
     return -solve(a, matmul(a_t, out))
 
 
-solve = register(Primitive(
-    name="solve",
-    forward=lambda xp, a, b: _in_float32_for_half(xp, xp.linalg.solve, a, b),
-    vjp=_solve_vjp,
-    jvp=(_solve_jvp_a, lambda b_t, out, a, b: solve(a, b_t)),
-    sample=Sample(_solve_sample),
-    doc="x with a @ x = b (b one vector, or a stack of matrices)",
-    names=Names(numpy="linalg.solve", grad_fn="LinalgSolveExBackward0"),
-))
+solve = register(
+    Primitive(
+        name="solve",
+        forward=lambda xp, a, b: _in_float32_for_half(xp, xp.linalg.solve, a, b),
+        vjp=_solve_vjp,
+        jvp=(_solve_jvp_a, lambda b_t, out, a, b: solve(a, b_t)),
+        sample=Sample(_solve_sample),
+        doc="x with a @ x = b (b one vector, or a stack of matrices)",
+        names=Names(numpy="linalg.solve", grad_fn="LinalgSolveExBackward0"),
+    )
+)
 
 
 # --- determinants ------------------------------------------------------------------
+
 
 def _det_sample(g):
     x = _well_conditioned(g, _square_sample(g))
@@ -492,31 +525,39 @@ def _det_vjp(ct, out, x):
     return multiply(reshape(ct * out, shape=(*c_shape, 1, 1)), _inv_transpose(x, "det"))
 
 
-det = register(Primitive(
-    name="det",
-    forward=lambda xp, x: _in_float32_for_half(xp, xp.linalg.det, x),
-    vjp=(_det_vjp,),
-    jvp=(lambda x_t, out, x: out * _trace_of_product(_inv_transpose(x, "det"), x_t),),
-    sample=Sample(_det_sample),
-    doc="determinant (of each matrix in a stack)",
-    names=Names(numpy="linalg.det", torch="det", method="det", grad_fn="LinalgDetBackward0"),
-))
+det = register(
+    Primitive(
+        name="det",
+        forward=lambda xp, x: _in_float32_for_half(xp, xp.linalg.det, x),
+        vjp=(_det_vjp,),
+        jvp=(lambda x_t, out, x: out * _trace_of_product(_inv_transpose(x, "det"), x_t),),
+        sample=Sample(_det_sample),
+        doc="determinant (of each matrix in a stack)",
+        names=Names(numpy="linalg.det", torch="det", method="det", grad_fn="LinalgDetBackward0"),
+    )
+)
 
 
-logabsdet = register(Primitive(
-    name="logabsdet",
-    forward=lambda xp, x: _in_float32_for_half(xp, lambda a: xp.linalg.slogdet(a)[1], x),
-    # d log|det X| = tr(X^-1 dX)
-    vjp=(lambda ct, out, x: multiply(reshape(ct, shape=(*shape_of(ct), 1, 1)),
-                                     _inv_transpose(x, "logabsdet")),),
-    jvp=(lambda x_t, out, x: _trace_of_product(_inv_transpose(x, "logabsdet"), x_t),),
-    sample=Sample(_det_sample),
-    doc="log |det x|, the second output of numpy.linalg.slogdet",
-    names=Names(numpy="linalg.slogdet", grad_fn="LinalgSlogdetBackward0"),
-))
+logabsdet = register(
+    Primitive(
+        name="logabsdet",
+        forward=lambda xp, x: _in_float32_for_half(xp, lambda a: xp.linalg.slogdet(a)[1], x),
+        # d log|det X| = tr(X^-1 dX)
+        vjp=(
+            lambda ct, out, x: multiply(
+                reshape(ct, shape=(*shape_of(ct), 1, 1)), _inv_transpose(x, "logabsdet")
+            ),
+        ),
+        jvp=(lambda x_t, out, x: _trace_of_product(_inv_transpose(x, "logabsdet"), x_t),),
+        sample=Sample(_det_sample),
+        doc="log |det x|, the second output of numpy.linalg.slogdet",
+        names=Names(numpy="linalg.slogdet", grad_fn="LinalgSlogdetBackward0"),
+    )
+)
 
 
 # --- Cholesky ----------------------------------------------------------------------
+
 
 def _cholesky_vjp(ct, out, x):
     # Murray (2016), symmetrised: A_bar = L^-T sym(Phi(L^T L_bar)) L^-1
@@ -532,21 +573,25 @@ def _cholesky_jvp(x_t, out, x):
     return matmul(out, _phi(solve(out, _mT(y))))  # L^-1 (L^-1 S)^T = L^-1 S L^-T
 
 
-cholesky = register(Primitive(
-    name="cholesky",
-    # NOTE: factors (x + x^T) / 2, as JAX does, so the function (and its
-    # gradient) is symmetric in x; NumPy reads only the lower triangle.
-    forward=lambda xp, x: _in_float32_for_half(
-        xp, xp.linalg.cholesky, (x + xp.swapaxes(x, -1, -2)) * 0.5),
-    vjp=(_cholesky_vjp,),
-    jvp=(_cholesky_jvp,),
-    sample=Sample(lambda g: ((_spd(g, _square_sample(g)),), {})),
-    doc="lower Cholesky factor L of a symmetric positive definite x = L L^T",
-    names=Names(numpy="linalg.cholesky", grad_fn="LinalgCholeskyExBackward0"),
-))
+cholesky = register(
+    Primitive(
+        name="cholesky",
+        # NOTE: factors (x + x^T) / 2, as JAX does, so the function (and its
+        # gradient) is symmetric in x; NumPy reads only the lower triangle.
+        forward=lambda xp, x: _in_float32_for_half(
+            xp, xp.linalg.cholesky, (x + xp.swapaxes(x, -1, -2)) * 0.5
+        ),
+        vjp=(_cholesky_vjp,),
+        jvp=(_cholesky_jvp,),
+        sample=Sample(lambda g: ((_spd(g, _square_sample(g)),), {})),
+        doc="lower Cholesky factor L of a symmetric positive definite x = L L^T",
+        names=Names(numpy="linalg.cholesky", grad_fn="LinalgCholeskyExBackward0"),
+    )
+)
 
 
 # --- composites: dot -----------------------------------------------------------------
+
 
 def _ndim(x) -> int:
     """The number of axes of a node, an array, a number or a nested list."""
@@ -567,13 +612,15 @@ def dot(a, b):
         return matmul(a, b)
     if na + nb > len(_LETTERS):
         raise OpError(f"funcgrad.dot: operands with {na} and {nb} axes need too many labels")
-    la, lb = _LETTERS[:na], _LETTERS[na:na + nb]
+    la, lb = _LETTERS[:na], _LETTERS[na : na + nb]
     lb = lb[:-2] + la[-1] + lb[-1]
     return einsum(a, b, subscripts=f"{la},{lb}->{la[:-1]}{lb[:-2]}{lb[-1]}", optimize=True)
 
 
-attach({
-    "__matmul__": lambda self, other: matmul(self, other),
-    "__rmatmul__": lambda self, other: matmul(other, self),
-    "dot": dot,
-})
+attach(
+    {
+        "__matmul__": lambda self, other: matmul(self, other),
+        "__rmatmul__": lambda self, other: matmul(other, self),
+        "dot": dot,
+    }
+)

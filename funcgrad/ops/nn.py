@@ -54,17 +54,19 @@ def _logsumexp_sample(g):
     return (g.array(shape, -3.0, 3.0),), {"axis": axis, "keepdims": g.boolean()}
 
 
-logsumexp = register(Primitive(
-    name="logsumexp",
-    forward=_logsumexp_forward,
-    vjp=(_logsumexp_vjp,),
-    jvp=(_logsumexp_jvp,),
-    params=("axis", "keepdims"),
-    sample=Sample(_logsumexp_sample),
-    doc="log(sum(exp(x))) over axes, stable (-inf, gradient 0, for all -inf)",
-    keeps_zeros="reduction",
-    names=Names(torch="logsumexp", method="logsumexp", grad_fn="LogsumexpBackward0"),
-))
+logsumexp = register(
+    Primitive(
+        name="logsumexp",
+        forward=_logsumexp_forward,
+        vjp=(_logsumexp_vjp,),
+        jvp=(_logsumexp_jvp,),
+        params=("axis", "keepdims"),
+        sample=Sample(_logsumexp_sample),
+        doc="log(sum(exp(x))) over axes, stable (-inf, gradient 0, for all -inf)",
+        keeps_zeros="reduction",
+        names=Names(torch="logsumexp", method="logsumexp", grad_fn="LogsumexpBackward0"),
+    )
+)
 
 
 # --- softmax and log_softmax ---------------------------------------------------------
@@ -91,17 +93,19 @@ def _softmax_sample(g):
     return (g.array(shape, -3.0, 3.0),), {"axis": axis}
 
 
-softmax = register(Primitive(
-    name="softmax",
-    forward=_softmax_forward,
-    vjp=(_softmax_vjp,),
-    jvp=(_softmax_vjp,),
-    params=("axis",),
-    sample=Sample(_softmax_sample),
-    doc="exp(x) / sum(exp(x)) along axes, stable (zeros for an all -inf slice)",
-    keeps_zeros="slices",
-    names=Names(torch="softmax", method="softmax", grad_fn="SoftmaxBackward0"),
-))
+softmax = register(
+    Primitive(
+        name="softmax",
+        forward=_softmax_forward,
+        vjp=(_softmax_vjp,),
+        jvp=(_softmax_vjp,),
+        params=("axis",),
+        sample=Sample(_softmax_sample),
+        doc="exp(x) / sum(exp(x)) along axes, stable (zeros for an all -inf slice)",
+        keeps_zeros="slices",
+        names=Names(torch="softmax", method="softmax", grad_fn="SoftmaxBackward0"),
+    )
+)
 
 
 def _log_softmax_forward(xp, x, *, axis):
@@ -128,14 +132,16 @@ def _log_softmax_jvp(x_t, out, x, *, axis):
     return where(live, x_t - sum_(x_t * exp(out), axis=axis, keepdims=True), 0.0)
 
 
-log_softmax = register(Primitive(
-    name="log_softmax",
-    forward=_log_softmax_forward,
-    vjp=(_log_softmax_vjp,),
-    jvp=(_log_softmax_jvp,),
-    params=("axis",),
-    sample=Sample(_softmax_sample),
-    doc="x - logsumexp(x) along axes, stable (-inf for an all -inf slice)",
-    keeps_zeros="slices",
-    names=Names(torch="log_softmax", method="log_softmax", grad_fn="LogSoftmaxBackward0"),
-))
+log_softmax = register(
+    Primitive(
+        name="log_softmax",
+        forward=_log_softmax_forward,
+        vjp=(_log_softmax_vjp,),
+        jvp=(_log_softmax_jvp,),
+        params=("axis",),
+        sample=Sample(_softmax_sample),
+        doc="x - logsumexp(x) along axes, stable (-inf for an all -inf slice)",
+        keeps_zeros="slices",
+        names=Names(torch="log_softmax", method="log_softmax", grad_fn="LogSoftmaxBackward0"),
+    )
+)

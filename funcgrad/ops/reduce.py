@@ -73,21 +73,24 @@ def _sum_vjp(ct, out, x, *, axis, keepdims):
     return broadcast_to(keep_reduced_dims(ct, shape, axis, keepdims), shape=shape)
 
 
-sum_ = register(Primitive(
-    name="sum",
-    forward=lambda xp, x, *, axis, keepdims: xp.sum(x, axis=axis, keepdims=keepdims),
-    vjp=(_sum_vjp,),
-    jvp=LINEAR,
-    params=("axis", "keepdims"),
-    sample=Sample(_reduction_sample),
-    doc="sum over axes",
-    names=Names(
-        numpy="sum", torch="sum", method="sum", grad_fn=_by_axis("SumBackward0", "SumBackward1")
-    ),
-))
+sum_ = register(
+    Primitive(
+        name="sum",
+        forward=lambda xp, x, *, axis, keepdims: xp.sum(x, axis=axis, keepdims=keepdims),
+        vjp=(_sum_vjp,),
+        jvp=LINEAR,
+        params=("axis", "keepdims"),
+        sample=Sample(_reduction_sample),
+        doc="sum over axes",
+        names=Names(
+            numpy="sum", torch="sum", method="sum", grad_fn=_by_axis("SumBackward0", "SumBackward1")
+        ),
+    )
+)
 
 
 # --- samples -------------------------------------------------------------------
+
 
 def _spread(g, shape, low, high):
     # Distinct values in [low, high] in random order, apart by at least
@@ -121,6 +124,7 @@ def _reduced_size(shape, axis, op):
 
 # --- means -----------------------------------------------------------------------
 
+
 def _mean_vjp(ct, out, x, *, axis, keepdims):
     shape = shape_of(x)
     n = _reduced_size(shape, axis, "mean")
@@ -133,24 +137,27 @@ def _mean_sample(g):
     return (g.array(shape, -3.0, 3.0),), {"axis": axis, "keepdims": g.boolean()}
 
 
-mean = register(Primitive(
-    name="mean",
-    forward=lambda xp, x, *, axis, keepdims: xp.mean(x, axis=axis, keepdims=keepdims),
-    vjp=(_mean_vjp,),
-    jvp=LINEAR,
-    params=("axis", "keepdims"),
-    sample=Sample(_mean_sample),
-    doc="arithmetic mean over axes",
-    names=Names(
-        numpy="mean",
-        torch="mean",
-        method="mean",
-        grad_fn=_by_axis("MeanBackward0", "MeanBackward1"),
-    ),
-))
+mean = register(
+    Primitive(
+        name="mean",
+        forward=lambda xp, x, *, axis, keepdims: xp.mean(x, axis=axis, keepdims=keepdims),
+        vjp=(_mean_vjp,),
+        jvp=LINEAR,
+        params=("axis", "keepdims"),
+        sample=Sample(_mean_sample),
+        doc="arithmetic mean over axes",
+        names=Names(
+            numpy="mean",
+            torch="mean",
+            method="mean",
+            grad_fn=_by_axis("MeanBackward0", "MeanBackward1"),
+        ),
+    )
+)
 
 
 # --- products --------------------------------------------------------------------
+
 
 def _prod_others(out, x, axis, keepdims):
     """Return, for each element of `x`, the product of the other elements of its slice.
@@ -191,25 +198,28 @@ def _prod_jvp(x_t, out, x, *, axis, keepdims):
     return sum_(x_t * _prod_others(out, x, axis, keepdims), axis=axis, keepdims=keepdims)
 
 
-prod = register(Primitive(
-    name="prod",
-    forward=lambda xp, x, *, axis, keepdims: xp.prod(x, axis=axis, keepdims=keepdims),
-    vjp=(_prod_vjp,),
-    jvp=(_prod_jvp,),
-    params=("axis", "keepdims"),
-    sample=Sample(_prod_sample),
-    doc="product over axes (exact gradients where entries are 0)",
-    keeps_zeros="reduction",
-    names=Names(
-        numpy="prod",
-        torch="prod",
-        method="prod",
-        grad_fn=_by_axis("ProdBackward0", "ProdBackward1"),
-    ),
-))
+prod = register(
+    Primitive(
+        name="prod",
+        forward=lambda xp, x, *, axis, keepdims: xp.prod(x, axis=axis, keepdims=keepdims),
+        vjp=(_prod_vjp,),
+        jvp=(_prod_jvp,),
+        params=("axis", "keepdims"),
+        sample=Sample(_prod_sample),
+        doc="product over axes (exact gradients where entries are 0)",
+        keeps_zeros="reduction",
+        names=Names(
+            numpy="prod",
+            torch="prod",
+            method="prod",
+            grad_fn=_by_axis("ProdBackward0", "ProdBackward1"),
+        ),
+    )
+)
 
 
 # --- extrema ---------------------------------------------------------------------
+
 
 def _extremum_share(out, x, axis, keepdims):
     # 1/k at each of the k entries equal to the extremum (NaNs win: they
@@ -235,40 +245,45 @@ def _extremum_jvp(x_t, out, x, *, axis, keepdims):
     return sum_(x_t * _extremum_share(out, x, axis, keepdims), axis=axis, keepdims=keepdims)
 
 
-max_ = register(Primitive(
-    name="max",
-    forward=lambda xp, x, *, axis, keepdims: xp.max(x, axis=axis, keepdims=keepdims),
-    vjp=(_extremum_vjp,),
-    jvp=(_extremum_jvp,),
-    params=("axis", "keepdims"),
-    sample=Sample(_extremum_sample),
-    doc="largest entry over axes (ties share the gradient evenly)",
-    names=Names(
-        numpy=("max", "amax"),
-        torch="max",
-        method="max",
-        grad_fn=_by_axis("MaxBackward1", "MaxBackward0"),
-    ),
-))
+max_ = register(
+    Primitive(
+        name="max",
+        forward=lambda xp, x, *, axis, keepdims: xp.max(x, axis=axis, keepdims=keepdims),
+        vjp=(_extremum_vjp,),
+        jvp=(_extremum_jvp,),
+        params=("axis", "keepdims"),
+        sample=Sample(_extremum_sample),
+        doc="largest entry over axes (ties share the gradient evenly)",
+        names=Names(
+            numpy=("max", "amax"),
+            torch="max",
+            method="max",
+            grad_fn=_by_axis("MaxBackward1", "MaxBackward0"),
+        ),
+    )
+)
 
-min_ = register(Primitive(
-    name="min",
-    forward=lambda xp, x, *, axis, keepdims: xp.min(x, axis=axis, keepdims=keepdims),
-    vjp=(_extremum_vjp,),
-    jvp=(_extremum_jvp,),
-    params=("axis", "keepdims"),
-    sample=Sample(_extremum_sample),
-    doc="smallest entry over axes (ties share the gradient evenly)",
-    names=Names(
-        numpy=("min", "amin"),
-        torch="min",
-        method="min",
-        grad_fn=_by_axis("MinBackward1", "MinBackward0"),
-    ),
-))
+min_ = register(
+    Primitive(
+        name="min",
+        forward=lambda xp, x, *, axis, keepdims: xp.min(x, axis=axis, keepdims=keepdims),
+        vjp=(_extremum_vjp,),
+        jvp=(_extremum_jvp,),
+        params=("axis", "keepdims"),
+        sample=Sample(_extremum_sample),
+        doc="smallest entry over axes (ties share the gradient evenly)",
+        names=Names(
+            numpy=("min", "amin"),
+            torch="min",
+            method="min",
+            grad_fn=_by_axis("MinBackward1", "MinBackward0"),
+        ),
+    )
+)
 
 
 # --- moments ---------------------------------------------------------------------
+
 
 def _var_scale(x, axis, ddof, op):
     # 1 / (n - ddof); NaN where that is undefined, as NumPy's result is
@@ -309,18 +324,21 @@ def _var_jvp(x_t, out, x, *, axis, ddof, keepdims):
     return sum_(x_t * _var_grad(x, axis, ddof), axis=axis, keepdims=keepdims)
 
 
-var = register(Primitive(
-    name="var",
-    forward=lambda xp, x, *, axis, ddof, keepdims:
-        xp.var(x, axis=axis, ddof=ddof, keepdims=keepdims),
-    vjp=(_var_vjp,),
-    jvp=(_var_jvp,),
-    params=("axis", "ddof", "keepdims"),
-    sample=Sample(_moment_sample),
-    doc="variance over axes, divided by n - ddof",
-    keeps_zeros="reduction",
-    names=Names(numpy="var", torch="var", method="var", grad_fn="VarBackward0"),
-))
+var = register(
+    Primitive(
+        name="var",
+        forward=lambda xp, x, *, axis, ddof, keepdims: xp.var(
+            x, axis=axis, ddof=ddof, keepdims=keepdims
+        ),
+        vjp=(_var_vjp,),
+        jvp=(_var_jvp,),
+        params=("axis", "ddof", "keepdims"),
+        sample=Sample(_moment_sample),
+        doc="variance over axes, divided by n - ddof",
+        keeps_zeros="reduction",
+        names=Names(numpy="var", torch="var", method="var", grad_fn="VarBackward0"),
+    )
+)
 
 
 def _std_vjp(ct, out, x, *, axis, ddof, keepdims):
@@ -333,21 +351,25 @@ def _std_jvp(x_t, out, x, *, axis, ddof, keepdims):
     return sum_(x_t * _std_grad(out, x, axis, ddof, keepdims), axis=axis, keepdims=keepdims)
 
 
-std = register(Primitive(
-    name="std",
-    forward=lambda xp, x, *, axis, ddof, keepdims:
-        xp.std(x, axis=axis, ddof=ddof, keepdims=keepdims),
-    vjp=(_std_vjp,),
-    jvp=(_std_jvp,),
-    params=("axis", "ddof", "keepdims"),
-    sample=Sample(_moment_sample),
-    doc="standard deviation over axes (gradient 0 where it is 0)",
-    keeps_zeros="reduction",
-    names=Names(numpy="std", torch="std", method="std", grad_fn="StdBackward0"),
-))
+std = register(
+    Primitive(
+        name="std",
+        forward=lambda xp, x, *, axis, ddof, keepdims: xp.std(
+            x, axis=axis, ddof=ddof, keepdims=keepdims
+        ),
+        vjp=(_std_vjp,),
+        jvp=(_std_jvp,),
+        params=("axis", "ddof", "keepdims"),
+        sample=Sample(_moment_sample),
+        doc="standard deviation over axes (gradient 0 where it is 0)",
+        keeps_zeros="reduction",
+        names=Names(numpy="std", torch="std", method="std", grad_fn="StdBackward0"),
+    )
+)
 
 
 # --- cumulative sums ---------------------------------------------------------------
+
 
 def _cumsum_vjp(ct, out, x, *, axis):
     # reversed cumsum: sum_{j >= i} ct_j = total - sum_{j <= i} ct_j + ct_i
@@ -362,16 +384,18 @@ def _cumsum_sample(g):
     return (g.array(shape, -3.0, 3.0),), {"axis": axis}
 
 
-cumsum = register(Primitive(
-    name="cumsum",
-    forward=lambda xp, x, *, axis: xp.cumsum(x, axis=axis),
-    vjp=(_cumsum_vjp,),
-    jvp=LINEAR,
-    params=("axis",),
-    sample=Sample(_cumsum_sample),
-    doc="running sum along an axis (of the flattened array if axis is None)",
-    names=Names(numpy="cumsum", torch="cumsum", method="cumsum", grad_fn="CumsumBackward0"),
-))
+cumsum = register(
+    Primitive(
+        name="cumsum",
+        forward=lambda xp, x, *, axis: xp.cumsum(x, axis=axis),
+        vjp=(_cumsum_vjp,),
+        jvp=LINEAR,
+        params=("axis",),
+        sample=Sample(_cumsum_sample),
+        doc="running sum along an axis (of the flattened array if axis is None)",
+        names=Names(numpy="cumsum", torch="cumsum", method="cumsum", grad_fn="CumsumBackward0"),
+    )
+)
 
 
 # --- norms -------------------------------------------------------------------------
@@ -490,22 +514,25 @@ def _norm_jvp(x_t, out, x, *, ord, axis, keepdims):  # noqa: A002
     return sum_(x_t * _norm_grad(out, x, ord, axis, keepdims), axis=axes, keepdims=keepdims)
 
 
-norm = register(Primitive(
-    name="norm",
-    forward=_norm_forward,
-    vjp=(_norm_vjp,),
-    jvp=(_norm_jvp,),
-    params=("ord", "axis", "keepdims"),
-    sample=Sample(_norm_sample),
-    doc="vector or matrix norm (gradient 0 at the zero vector)",
-    keeps_zeros="reduction",
-    names=Names(
-        numpy="linalg.norm", torch="norm", method="norm", grad_fn="LinalgVectorNormBackward0"
-    ),
-))
+norm = register(
+    Primitive(
+        name="norm",
+        forward=_norm_forward,
+        vjp=(_norm_vjp,),
+        jvp=(_norm_jvp,),
+        params=("ord", "axis", "keepdims"),
+        sample=Sample(_norm_sample),
+        doc="vector or matrix norm (gradient 0 at the zero vector)",
+        keeps_zeros="reduction",
+        names=Names(
+            numpy="linalg.norm", torch="norm", method="norm", grad_fn="LinalgVectorNormBackward0"
+        ),
+    )
+)
 
 
 # --- Node methods ------------------------------------------------------------------
+
 
 def _method(prim):
     def method(self, axis=None, keepdims=False):
@@ -530,12 +557,14 @@ def _cumsum_method(self, axis=None):
     return cumsum(self, axis=axis)
 
 
-attach({
-    "mean": _method(mean),
-    "prod": _method(prod),
-    "max": _method(max_),
-    "min": _method(min_),
-    "var": _moment_method(var),
-    "std": _moment_method(std),
-    "cumsum": _cumsum_method,
-})
+attach(
+    {
+        "mean": _method(mean),
+        "prod": _method(prod),
+        "max": _method(max_),
+        "min": _method(min_),
+        "var": _moment_method(var),
+        "std": _moment_method(std),
+        "cumsum": _cumsum_method,
+    }
+)

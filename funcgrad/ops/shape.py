@@ -32,18 +32,20 @@ def _reshape_sample(g):
     return (g.array(shape, -3.0, 3.0),), {"shape": (size,) if g.boolean() else (-1, 1)}
 
 
-reshape = register(Primitive(
-    name="reshape",
-    forward=lambda xp, x, *, shape: xp.reshape(x, shape),
-    vjp=(lambda ct, out, x, *, shape: reshape(ct, shape=shape_of(x)),),
-    jvp=LINEAR,
-    params=("shape",),
-    sample=Sample(_reshape_sample),
-    doc="x with the same values in a new shape",
-    names=Names(
-        numpy="reshape", torch="reshape", method=("reshape", "view"), grad_fn="ViewBackward0"
-    ),
-))
+reshape = register(
+    Primitive(
+        name="reshape",
+        forward=lambda xp, x, *, shape: xp.reshape(x, shape),
+        vjp=(lambda ct, out, x, *, shape: reshape(ct, shape=shape_of(x)),),
+        jvp=LINEAR,
+        params=("shape",),
+        sample=Sample(_reshape_sample),
+        doc="x with the same values in a new shape",
+        names=Names(
+            numpy="reshape", torch="reshape", method=("reshape", "view"), grad_fn="ViewBackward0"
+        ),
+    )
+)
 
 
 def _broadcast_sample(g):
@@ -61,17 +63,21 @@ def _broadcast(a, b):
     return tuple(max(i, j) for i, j in zip(a, b, strict=True))
 
 
-broadcast_to = register(Primitive(
-    name="broadcast_to",
-    forward=lambda xp, x, *, shape: xp.broadcast_to(x, shape),
-    # Output-shaped cotangent: the engine sums it back to x's shape.
-    vjp=(lambda ct, out, x, *, shape: ct,),
-    jvp=LINEAR,
-    params=("shape",),
-    sample=Sample(_broadcast_sample),
-    doc="x repeated along new or size-1 axes",
-    names=Names(numpy="broadcast_to", torch="expand", method="expand", grad_fn="ExpandBackward0"),
-))
+broadcast_to = register(
+    Primitive(
+        name="broadcast_to",
+        forward=lambda xp, x, *, shape: xp.broadcast_to(x, shape),
+        # Output-shaped cotangent: the engine sums it back to x's shape.
+        vjp=(lambda ct, out, x, *, shape: ct,),
+        jvp=LINEAR,
+        params=("shape",),
+        sample=Sample(_broadcast_sample),
+        doc="x repeated along new or size-1 axes",
+        names=Names(
+            numpy="broadcast_to", torch="expand", method="expand", grad_fn="ExpandBackward0"
+        ),
+    )
+)
 
 
 def _transpose_sample(g):
@@ -106,24 +112,31 @@ def _transpose_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
     return "TransposeBackward0" if type(axes) is Swap else "PermuteBackward0"
 
 
-transpose = register(Primitive(
-    name="transpose",
-    forward=lambda xp, x, *, axes: xp.transpose(x, axes),
-    vjp=(lambda ct, out, x, *, axes: transpose(ct, axes=_inverse_permutation(axes, len(shape_of(x)))),),
-    jvp=LINEAR,
-    params=("axes",),
-    sample=Sample(_transpose_sample),
-    doc="x with its axes permuted (reversed if axes is None)",
-    names=Names(
-        numpy="transpose",
-        torch=("t", "transpose", "permute"),
-        method=("t", "transpose", "permute"),
-        grad_fn=_transpose_grad_fn,
-    ),
-))
+transpose = register(
+    Primitive(
+        name="transpose",
+        forward=lambda xp, x, *, axes: xp.transpose(x, axes),
+        vjp=(
+            lambda ct, out, x, *, axes: transpose(
+                ct, axes=_inverse_permutation(axes, len(shape_of(x)))
+            ),
+        ),
+        jvp=LINEAR,
+        params=("axes",),
+        sample=Sample(_transpose_sample),
+        doc="x with its axes permuted (reversed if axes is None)",
+        names=Names(
+            numpy="transpose",
+            torch=("t", "transpose", "permute"),
+            method=("t", "transpose", "permute"),
+            grad_fn=_transpose_grad_fn,
+        ),
+    )
+)
 
 
 # --- adding and removing size-1 axes ---------------------------------------
+
 
 def _squeeze_sample(g):
     shape = list(g.shape(min_dims=0, max_dims=3, min_side=0))
@@ -147,16 +160,18 @@ def _squeeze_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
     return "SqueezeBackward2" if type(axis) is tuple else "SqueezeBackward1"
 
 
-squeeze = register(Primitive(
-    name="squeeze",
-    forward=lambda xp, x, *, axis: xp.squeeze(x, axis=axis),
-    vjp=(lambda ct, out, x, *, axis: reshape(ct, shape=shape_of(x)),),
-    jvp=LINEAR,
-    params=("axis",),
-    sample=Sample(_squeeze_sample),
-    doc="x without its size-1 axes (all of them if axis is None)",
-    names=Names(numpy="squeeze", torch="squeeze", method="squeeze", grad_fn=_squeeze_grad_fn),
-))
+squeeze = register(
+    Primitive(
+        name="squeeze",
+        forward=lambda xp, x, *, axis: xp.squeeze(x, axis=axis),
+        vjp=(lambda ct, out, x, *, axis: reshape(ct, shape=shape_of(x)),),
+        jvp=LINEAR,
+        params=("axis",),
+        sample=Sample(_squeeze_sample),
+        doc="x without its size-1 axes (all of them if axis is None)",
+        names=Names(numpy="squeeze", torch="squeeze", method="squeeze", grad_fn=_squeeze_grad_fn),
+    )
+)
 
 
 def _expand_dims_sample(g):
@@ -171,21 +186,24 @@ def _expand_dims_sample(g):
     return (g.array(shape, -3.0, 3.0),), {"axis": axis}
 
 
-expand_dims = register(Primitive(
-    name="expand_dims",
-    forward=lambda xp, x, *, axis: xp.expand_dims(x, axis),
-    vjp=(lambda ct, out, x, *, axis: reshape(ct, shape=shape_of(x)),),
-    jvp=LINEAR,
-    params=("axis",),
-    sample=Sample(_expand_dims_sample),
-    doc="x with new size-1 axes at the given positions",
-    names=Names(
-        numpy="expand_dims", torch="unsqueeze", method="unsqueeze", grad_fn="UnsqueezeBackward0"
-    ),
-))
+expand_dims = register(
+    Primitive(
+        name="expand_dims",
+        forward=lambda xp, x, *, axis: xp.expand_dims(x, axis),
+        vjp=(lambda ct, out, x, *, axis: reshape(ct, shape=shape_of(x)),),
+        jvp=LINEAR,
+        params=("axis",),
+        sample=Sample(_expand_dims_sample),
+        doc="x with new size-1 axes at the given positions",
+        names=Names(
+            numpy="expand_dims", torch="unsqueeze", method="unsqueeze", grad_fn="UnsqueezeBackward0"
+        ),
+    )
+)
 
 
 # --- joining -----------------------------------------------------------------
+
 
 def _concatenate_sample(g):
     shape = g.shape(min_dims=1, max_dims=3)
@@ -223,16 +241,18 @@ def _concatenate_vjp(ct, out, *arrays, axis):
     return tuple(pieces)
 
 
-concatenate = register(Primitive(
-    name="concatenate",
-    forward=lambda xp, *arrays, axis: xp.concatenate(arrays, axis=axis),
-    vjp=_concatenate_vjp,
-    jvp=LINEAR,
-    params=("axis",),
-    sample=Sample(_concatenate_sample),
-    doc="arrays joined along an existing axis (flattened first if axis is None)",
-    names=Names(numpy="concatenate", torch=("cat", "concatenate"), grad_fn="CatBackward0"),
-))
+concatenate = register(
+    Primitive(
+        name="concatenate",
+        forward=lambda xp, *arrays, axis: xp.concatenate(arrays, axis=axis),
+        vjp=_concatenate_vjp,
+        jvp=LINEAR,
+        params=("axis",),
+        sample=Sample(_concatenate_sample),
+        doc="arrays joined along an existing axis (flattened first if axis is None)",
+        names=Names(numpy="concatenate", torch=("cat", "concatenate"), grad_fn="CatBackward0"),
+    )
+)
 
 
 def _stack_sample(g):
@@ -248,19 +268,22 @@ def _stack_vjp(ct, out, *arrays, axis):
     return tuple(getitem(ct, index=(*lead, i)) for i in range(len(arrays)))
 
 
-stack = register(Primitive(
-    name="stack",
-    forward=lambda xp, *arrays, axis: xp.stack(arrays, axis=axis),
-    vjp=_stack_vjp,
-    jvp=LINEAR,
-    params=("axis",),
-    sample=Sample(_stack_sample),
-    doc="arrays of one shape joined along a new axis",
-    names=Names(numpy="stack", torch="stack", grad_fn="StackBackward0"),
-))
+stack = register(
+    Primitive(
+        name="stack",
+        forward=lambda xp, *arrays, axis: xp.stack(arrays, axis=axis),
+        vjp=_stack_vjp,
+        jvp=LINEAR,
+        params=("axis",),
+        sample=Sample(_stack_sample),
+        doc="arrays of one shape joined along a new axis",
+        names=Names(numpy="stack", torch="stack", grad_fn="StackBackward0"),
+    )
+)
 
 
 # --- reversing and padding ---------------------------------------------------
+
 
 def _flip_sample(g):
     shape = g.shape(min_dims=0, max_dims=3, min_side=0)
@@ -274,16 +297,18 @@ def _flip_sample(g):
     return (g.array(shape, -3.0, 3.0),), {"axis": axis}
 
 
-flip = register(Primitive(
-    name="flip",
-    forward=lambda xp, x, *, axis: xp.flip(x, axis=axis),
-    vjp=(lambda ct, out, x, *, axis: flip(ct, axis=axis),),
-    jvp=LINEAR,
-    params=("axis",),
-    sample=Sample(_flip_sample),
-    doc="x with the order of its elements reversed along axes (all if axis is None)",
-    names=Names(numpy="flip", torch="flip", method="flip", grad_fn="FlipBackward0"),
-))
+flip = register(
+    Primitive(
+        name="flip",
+        forward=lambda xp, x, *, axis: xp.flip(x, axis=axis),
+        vjp=(lambda ct, out, x, *, axis: flip(ct, axis=axis),),
+        jvp=LINEAR,
+        params=("axis",),
+        sample=Sample(_flip_sample),
+        doc="x with the order of its elements reversed along axes (all if axis is None)",
+        names=Names(numpy="flip", torch="flip", method="flip", grad_fn="FlipBackward0"),
+    )
+)
 
 
 def _pad_sample(g):
@@ -298,24 +323,32 @@ def _pad_vjp(ct, out, x, *, pad_width, constant_values):
     return getitem(ct, index=tuple(slice(before, before + n) for (before, _), n in widths))
 
 
-pad = register(Primitive(
-    name="pad",
-    forward=lambda xp, x, *, pad_width, constant_values: xp.pad(
-        x, pad_width or 0, mode="constant", constant_values=constant_values  # `or 0`: 0-d x
-    ),
-    vjp=(_pad_vjp,),
-    # The padding constant does not move with x: tangents are padded with 0.
-    jvp=(lambda x_t, out, x, *, pad_width, constant_values: pad(
-        x_t, pad_width=pad_width, constant_values=0
-    ),),
-    params=("pad_width", "constant_values"),
-    sample=Sample(_pad_sample),
-    doc="x surrounded by a constant; pad_width is one (before, after) pair per axis",
-    names=Names(numpy="pad", grad_fn="ConstantPadNdBackward0"),
-))
+pad = register(
+    Primitive(
+        name="pad",
+        forward=lambda xp, x, *, pad_width, constant_values: xp.pad(
+            x,
+            pad_width or 0,  # `or 0`: 0-d x
+            mode="constant",
+            constant_values=constant_values,
+        ),
+        vjp=(_pad_vjp,),
+        # The padding constant does not move with x: tangents are padded with 0.
+        jvp=(
+            lambda x_t, out, x, *, pad_width, constant_values: pad(
+                x_t, pad_width=pad_width, constant_values=0
+            ),
+        ),
+        params=("pad_width", "constant_values"),
+        sample=Sample(_pad_sample),
+        doc="x surrounded by a constant; pad_width is one (before, after) pair per axis",
+        names=Names(numpy="pad", grad_fn="ConstantPadNdBackward0"),
+    )
+)
 
 
 # --- Node methods --------------------------------------------------------------
+
 
 def _transpose_method(self, *axes):
     if not axes or (len(axes) == 1 and axes[0] is None):
@@ -346,11 +379,15 @@ def swapped_axes(ndim: int, axis1: int, axis2: int) -> tuple[int, ...]:
     return Swap(perm)
 
 
-attach({
-    "T": property(lambda self: transpose(self, axes=None), doc="The transpose (axes reversed)."),
-    "transpose": _transpose_method,
-    "squeeze": _squeeze_method,
-    "swapaxes": _swapaxes_method,
-    "flatten": lambda self: reshape(self, shape=(-1,)),
-    "ravel": lambda self: reshape(self, shape=(-1,)),
-})
+attach(
+    {
+        "T": property(
+            lambda self: transpose(self, axes=None), doc="The transpose (axes reversed)."
+        ),
+        "transpose": _transpose_method,
+        "squeeze": _squeeze_method,
+        "swapaxes": _swapaxes_method,
+        "flatten": lambda self: reshape(self, shape=(-1,)),
+        "ravel": lambda self: reshape(self, shape=(-1,)),
+    }
+)
