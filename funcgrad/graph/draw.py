@@ -30,9 +30,9 @@ _CONST_FILL = "#f4f4f4"
 
 
 def to_mermaid(
-    *roots,
-    grads: Mapping | None = None,
-    names: Mapping | None = None,
+    *roots: Any,
+    grads: Mapping[Any, Any] | None = None,
+    names: Mapping[Any, Any] | None = None,
     direction: str = "LR",
     max_values: int = 4,
 ) -> str:
@@ -116,7 +116,7 @@ def to_mermaid(
             lines.append(f'  {ident}["{text}"]')
     for src, dst in layout.edges:
         lines.append(f"  {src} --> {dst}")
-    backward_links = []
+    backward_links: list[int] = []
     for src, dst, label in layout.back_edges:
         backward_links.append(len(layout.edges) + len(backward_links))
         lines.append(f'  {src} -.->|"{_mermaid_text(label)}"| {dst}')
@@ -134,9 +134,9 @@ def to_mermaid(
 
 
 def to_dot(
-    *roots,
-    grads: Mapping | None = None,
-    names: Mapping | None = None,
+    *roots: Any,
+    grads: Mapping[Any, Any] | None = None,
+    names: Mapping[Any, Any] | None = None,
     direction: str = "LR",
     max_values: int = 4,
 ) -> str:
@@ -221,13 +221,13 @@ class _Layout:
 
     __slots__ = ("nodes", "edges", "back_edges")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.nodes: list[tuple[str, str, list[str]]] = []
         self.edges: list[tuple[str, str]] = []
         self.back_edges: list[tuple[str, str, list[str]]] = []
 
 
-def _as_node(obj, what: str) -> Node:
+def _as_node(obj: Any, what: str) -> Node:
     """Return the graph node of a node or tensor (duck-typed: a `_node` attribute)."""
     if type(obj) is Node:
         return obj
@@ -246,14 +246,19 @@ def _as_node(obj, what: str) -> Node:
     )
 
 
-def _layout(roots: tuple, grads, names, max_values: int) -> _Layout:
+def _layout(
+    roots: tuple[Any, ...],
+    grads: Mapping[Any, Any] | None,
+    names: Mapping[Any, Any] | None,
+    max_values: int,
+) -> _Layout:
     if not roots:
         raise TypeError("funcgrad.to_mermaid/to_dot: give at least one output to draw")
     roots = tuple(_as_node(r, "an output") for r in roots)
     order = toposort(*roots)
     ids = {id(node): f"n{i}" for i, node in enumerate(order)}
     named = {id(_as_node(k, "a key of names")): str(v) for k, v in (names or {}).items()}
-    cts = {}
+    cts: dict[int, Any] = {}
     if grads is not None:
         for key, ct in grads.items():
             node = _as_node(key, "a key of grads")
@@ -329,18 +334,18 @@ def _layout(roots: tuple, grads, names, max_values: int) -> _Layout:
 # --- labels --------------------------------------------------------------------
 
 
-def _array_of(v):
+def _array_of(v: Any) -> Any:
     """The array behind a cotangent: a node's value, a tensor, or the array itself."""
     if type(v) is Node:
         return v.value
     return v
 
 
-def _shape_text(v) -> str:
+def _shape_text(v: Any) -> str:
     return str(tuple(getattr(v, "shape", ())))
 
 
-def _size(v) -> int:
+def _size(v: Any) -> int:
     """The number of entries (from the shape: a tensor's `size` is a method)."""
     n = 1
     for side in getattr(v, "shape", ()):
@@ -348,7 +353,7 @@ def _size(v) -> int:
     return n
 
 
-def _format_number(x) -> str:
+def _format_number(x: object) -> str:
     # float(x), int(x): NumPy scalars (np.float64 is a float) print as plain numbers.
     if isinstance(x, float):
         x = float(x)
@@ -361,7 +366,7 @@ def _format_number(x) -> str:
     return str(x)
 
 
-def _format_values(v) -> str:
+def _format_values(v: Any) -> str:
     values = v.tolist() if hasattr(v, "tolist") else v
     # Format a nested list iteratively (no recursion, however deep the array).
     out: list[str] = []
@@ -383,7 +388,7 @@ def _format_values(v) -> str:
     return "".join(out)
 
 
-def _describe_ct(ct, max_values: int) -> list[str]:
+def _describe_ct(ct: Any, max_values: int) -> list[str]:
     """Label lines of a cotangent: `ct shape dtype`, then its values if it is tiny."""
     arr = _array_of(ct)
     head = f"ct {_shape_text(arr)} {getattr(arr, 'dtype', type(arr).__name__)}"
@@ -392,13 +397,13 @@ def _describe_ct(ct, max_values: int) -> list[str]:
     return [head]
 
 
-def _describe_sum(ct, max_values: int) -> str:
+def _describe_sum(ct: Any, max_values: int) -> str:
     """The label line of a node whose cotangent arrives in several parts."""
     lines = _describe_ct(ct, max_values)
     return "Σ " + (f"ct = {lines[1]}" if len(lines) > 1 else lines[0])
 
 
-def _describe_constant(c, max_values: int) -> str:
+def _describe_constant(c: Any, max_values: int) -> str:
     if isinstance(c, (bool, int, float, complex)):
         return _format_number(c)
     if hasattr(c, "shape") and _size(c) <= max_values:

@@ -17,7 +17,7 @@ measures both). To users the node is as frozen as any attrs instance.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -25,6 +25,11 @@ import attrs
 
 from funcgrad.backend import freeze, is_inexact
 from funcgrad.errors import DtypeError
+
+# An array value: a NumPy or CuPy array, a NumPy scalar or a Python number. `Any`, since
+# NumPy and CuPy arrays share no static type; the one alias `graph`, `ops` and
+# `transforms` use for values, and for the operands of rules (nodes or arrays).
+Array = Any
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -55,10 +60,10 @@ class Node:
         (np.float64(5.0), 'sum', 'multiply')
     """
 
-    prim: Any
-    inputs: tuple
+    prim: Any  # a funcgrad.ops.Primitive, which `graph` does not import; None for a leaf
+    inputs: tuple[Any, ...]
     params: Mapping[str, Any]
-    value: Any
+    value: Array
     seq: int = attrs.field(factory=lambda: _next_seq(), repr=False)
 
     # NumPy must hand `array * node` to `Node.__rmul__` instead of looping.
@@ -67,22 +72,25 @@ class Node:
     @property
     def shape(self) -> tuple[int, ...]:
         """The shape of the value."""
-        return self.value.shape
+        shape: tuple[int, ...] = self.value.shape
+        return shape
 
     @property
-    def dtype(self):
+    def dtype(self) -> Any:
         """The dtype of the value."""
         return self.value.dtype
 
     @property
     def ndim(self) -> int:
         """The number of dimensions of the value."""
-        return self.value.ndim
+        ndim: int = self.value.ndim
+        return ndim
 
     @property
     def size(self) -> int:
         """The number of elements of the value."""
-        return self.value.size
+        size: int = self.value.size
+        return size
 
     @property
     def is_leaf(self) -> bool:
@@ -96,7 +104,7 @@ class Node:
         op = "leaf" if self.prim is None else self.prim.name
         return f"Node({op}, shape={self.shape}, dtype={self.dtype})"
 
-    def __ne__(self, other):
+    def __ne__(self, other: object) -> bool:
         # NOTE: `==` is identity (nodes key gradient maps), so an elementwise
         # `x != 0` would silently be True; say what to use instead.
         raise TypeError(
@@ -115,9 +123,10 @@ class Node:
         return int(self.value)
 
     def __index__(self) -> int:
-        return self.value.__index__()
+        index: int = self.value.__index__()
+        return index
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> Array:
         # NOTE: NumPy reading a node (np.asarray(node), np.cos(node) in a
         # custom rule) would cut it from the graph and silently give zero
         # derivatives, so it is an error; node.value is the plain value.
@@ -128,7 +137,7 @@ class Node:
         )
 
 
-_next_seq = itertools.count().__next__
+_next_seq: Callable[[], int] = itertools.count().__next__
 _new = object.__new__
 _set_prim = Node.__dict__["prim"].__set__
 _set_inputs = Node.__dict__["inputs"].__set__
@@ -137,7 +146,7 @@ _set_value = Node.__dict__["value"].__set__
 _set_seq = Node.__dict__["seq"].__set__
 
 
-def make_node(prim, inputs: tuple, params: Mapping[str, Any], value) -> Node:
+def make_node(prim: Any, inputs: tuple[Any, ...], params: Mapping[str, Any], value: Array) -> Node:
     """Build a node without the attrs `__init__` (the engine's hot path).
 
     The caller guarantees that `value` is already read-only (see
@@ -161,7 +170,7 @@ def make_node(prim, inputs: tuple, params: Mapping[str, Any], value) -> Node:
     return node
 
 
-def leaf(value) -> Node:
+def leaf(value: Any) -> Node:
     """Make a leaf node: a value to differentiate with respect to.
 
     The value is taken with `funcgrad.backend.freeze` (a writeable array is

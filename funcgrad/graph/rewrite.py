@@ -7,11 +7,17 @@ recomputed: rewrites here only change how gradients flow.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from funcgrad.graph.node import Node, make_node
 from funcgrad.graph.order import toposort
 
 
-def substitute(roots: tuple, replacements: dict, mapping: dict | None = None) -> tuple:
+def substitute(
+    roots: tuple[Node, ...],
+    replacements: dict[Node, Node | Callable[[Node], Node]],
+    mapping: dict[int, Node] | None = None,
+) -> tuple[Node, ...]:
     """Return `roots` rebuilt with some nodes replaced.
 
     Every node that (transitively) uses a replaced node is rebuilt with the
@@ -53,7 +59,7 @@ def substitute(roots: tuple, replacements: dict, mapping: dict | None = None) ->
             if mapping is not None:
                 mapping[id(node)] = rebuilt
         repl = replacements.get(node, rebuilt)
-        if callable(repl) and type(repl) is not Node:
+        if callable(repl):  # a node is not callable
             repl = repl(rebuilt)
         if repl is not node:
             new[id(node)] = repl
