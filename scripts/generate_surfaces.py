@@ -12,8 +12,9 @@ IDEs, mypy and mkdocstrings see every name):
 * `funcgrad/numpy/_generated.py`, `funcgrad/numpy/_generated_linalg.py`: the
   `funcgrad.numpy` and `funcgrad.numpy.linalg` functions;
 * `funcgrad/tensors/_generated.py`: the PyTorch-style functions of `funcgrad`
-  and the tables of `Tensor` methods and in-place methods that
-  `funcgrad/tensors/methods.py` installs;
+  and the class `DeclaredMethods` of `Tensor` methods, in-place methods and
+  the operators that are one of them, which `funcgrad/tensors/methods.py`
+  installs (written as a class, so the type checker sees them on `Tensor`);
 * the generated sections of `docs/api/tensor.md` and `docs/api/primitives.md`
   (between `<!-- generated: ... -->` and `<!-- end generated -->`).
 
@@ -137,6 +138,29 @@ PARAMS = {
     "axes": Param("None", "A permutation of the axes; None reverses them.", "_as_axes({})"),
     "shape": Param(None, "The shape: an int or a tuple of ints.", "_as_shape({})"),
     "ord": Param("None", "The order of the norm, as in `numpy.linalg.norm` (None: the 2-norm)."),
+}
+
+# Python's operators that are a declared method (`t * u` is `t.mul(u)`), generated where
+# the method is. A commutative reflected operator keeps the tensor first: PyTorch records
+# `2 * t` as mul(t, 2). The other operators are written by hand in tensors/methods.py.
+OPERATORS = {
+    "__add__": "add",
+    "__radd__": "add",
+    "__sub__": "sub",
+    "__mul__": "mul",
+    "__rmul__": "mul",
+    "__truediv__": "div",
+    "__pow__": "pow",
+    "__matmul__": "matmul",
+    "__neg__": "neg",
+    "__abs__": "abs",
+}
+INPLACE_OPERATORS = {
+    "__iadd__": "add",
+    "__isub__": "sub",
+    "__imul__": "mul",
+    "__itruediv__": "div",
+    "__ipow__": "pow",
 }
 
 # Argument names: in funcgrad.numpy the forward's (`x`, `y`: those the record's doc
@@ -440,14 +464,14 @@ def numpy_module(items: list[Surface], linalg: bool) -> str:
 
 def torch_module(items: list[Surface], prims) -> str:
     hand = hand_written("torch")
-    summary = "PyTorch-style functions of `funcgrad`, and the `Tensor` method tables."
+    summary = "PyTorch-style functions of `funcgrad`, and the `Tensor` methods the records declare."
     used = {PARAMS[p].torch_convert.split("(")[0] for i in items for p in i.prim.params}
-    imports = ["from collections.abc import Callable", ""]
-    imports += [f"from funcgrad.ops import {f} as _{f}" for f in _families(items)]
+    imports = [f"from funcgrad.ops import {f} as _{f}" for f in _families(items)]
     imports.append("from funcgrad.tensors import functions as _functions")
     imports += [
         f"from funcgrad.tensors._adapters import {c[4:]} as {c}" for c in sorted(used - {"{}"})
     ]
+    imports.append("from funcgrad.tensors.inplace import inplace as _inplace")
     imports.append("from funcgrad.tensors.tensor_class import Tensor, _apply")
     blocks = []
     for item in items:
@@ -478,18 +502,34 @@ def torch_module(items: list[Surface], prims) -> str:
             return f"_functions.{target}"
         raise SystemExit(f"{prim.name}: no function {target!r} for method {method!r}")
 
-    methods = [(m, function_of(p, m)) for p in prims for m in p.names.method]
-    inplace = [(m, function_of(p, m)) for p in prims for m in p.names.inplace]
-    tables = [
-        "# The `Tensor` methods (and in-place methods, rebinding the tensor) of each function."
-    ]
-    tables.append("METHODS: dict[str, Callable] = {")
-    tables += [f'    "{m}": {f},' for m, f in methods]
-    tables += ["}", "INPLACE: dict[str, Callable] = {"]
-    tables += [f'    "{m}": {f},' for m, f in inplace]
-    tables.append("}")
-    blocks.append("\n".join(tables))
+    methods = {m: function_of(p, m) for p in prims for m in p.names.method}
+    inplace = {m: function_of(p, m) for p in prims for m in p.names.inplace}
+    operators = {op: methods[m] for op, m in OPERATORS.items() if m in methods}
+    inplace.update({op: methods[m] for op, m in INPLACE_OPERATORS.items() if m in methods})
+    blocks.append(methods_class(methods, operators, inplace))
     return _module(summary, imports, names, blocks)
+
+
+def methods_class(methods: dict[str, str], operators: dict[str, str], inplace: dict[str, str]):
+    """The class `DeclaredMethods`: each `Tensor` method, operator and in-place method, by name."""
+    lines = [
+        "class DeclaredMethods:",
+        '    """The `Tensor` methods the primitive records declare, and the operators among them.',
+        "",
+        "    `funcgrad/tensors/methods.py` installs them on `Tensor` (which, for the type",
+        "    checker, inherits them). Each is the PyTorch-style function of its name; an",
+        "    in-place method computes it, then rebinds the tensor to the result.",
+        '    """',
+        "",
+        "    __slots__ = ()",
+        "",
+    ]
+    lines += [f"    {m} = {f}" for m, f in methods.items()]
+    lines.append("")
+    lines += [f"    {op} = {f}" for op, f in operators.items()]
+    lines.append("")
+    lines += [f'    {m} = _inplace("{m}", {f})' for m, f in inplace.items()]
+    return "\n".join(lines)
 
 
 def _module(summary: str, imports: list[str], names: list[str], blocks: list[str]) -> str:
@@ -610,7 +650,7 @@ def stale(rendered: dict[str, str]) -> list[str]:
 PLACEHOLDERS = {
     NUMPY_OUT: "__all__: list[str] = []\n",
     LINALG_OUT: "__all__: list[str] = []\n",
-    TORCH_OUT: "__all__: list[str] = []\nMETHODS: dict = {}\nINPLACE: dict = {}\n",
+    TORCH_OUT: "__all__: list[str] = []\n\n\nclass DeclaredMethods:\n    __slots__ = ()\n",
 }
 
 

@@ -251,9 +251,7 @@ def test_no_import_cycles_inside_funcgrad():
 
 
 # Function-level imports that issue #11 (part 3) is removing or documenting.
-PENDING_LOCAL = {
-    "funcgrad/tensors/methods.py": "#11: the last local imports of tensors/",
-}
+PENDING_LOCAL: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("path", _params(PENDING_LOCAL), ids=_rel)

@@ -149,7 +149,8 @@ def test_a_new_declaration_reaches_every_surface(monkeypatch):
     torch_source = rendered[generator.TORCH_OUT]
     assert "def cube(x):" in numpy_source and "_elementwise.cube_test(x)" in numpy_source
     assert "def cube(input: Tensor) -> Tensor:" in torch_source
-    assert '"cube": cube,' in torch_source and '"cube_": cube,' in torch_source
+    assert "    cube = cube\n" in torch_source
+    assert '    cube_ = _inplace("cube_", cube)\n' in torch_source
     assert (
         "| `cube_test` | `fnp.cube` | `funcgrad.cube` | `cube` | `cube_` | `CubeBackward0` |"
         in (rendered[generator.PRIMITIVES_DOC])

@@ -14,7 +14,7 @@ where to accumulate `.grad`. The graph itself holds no reference to tensors.
 from __future__ import annotations
 
 import warnings
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -29,6 +29,13 @@ from funcgrad.tensors.dtypes import default_float_dtype, to_dtype
 from funcgrad.tensors.engine import RemovableHandle, add_hooked, run_backward, track
 from funcgrad.tensors.grad_fn import grad_fn_of
 from funcgrad.tensors.printing import format_tensor, type_name
+
+if TYPE_CHECKING:
+    from funcgrad.tensors.methods import TensorMethods as _Methods
+else:
+    # NOTE: cycle tensor_class <-> methods: the methods need Tensor, so
+    # funcgrad.tensors.methods installs them on it when it loads (see there).
+    _Methods = object
 
 _grad_enabled = grad_mode.is_grad_enabled
 
@@ -53,7 +60,7 @@ class Size(tuple):
         return n
 
 
-class Tensor(TensorBase):
+class Tensor(TensorBase, _Methods):
     """A multi-dimensional array that can record the operations applied to it.
 
     Mirrors `torch.Tensor`: `requires_grad`, `.backward()`, `.grad`,
@@ -650,10 +657,6 @@ def _fresh_leaf(cls, value, requires_grad: bool):
     if requires_grad:
         t.requires_grad_(True)
     return t
-
-
-def _install(name, fn):
-    setattr(Tensor, name, fn)
 
 
 def _move(t, target):
