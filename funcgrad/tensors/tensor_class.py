@@ -159,7 +159,7 @@ class Tensor(TensorBase, _Methods):
     def grad_fn(self):
         """The backward function of the operation that made this tensor (None on leaves).
 
-        Its name is derived from the primitive (`add` gives `AddBackward0`).
+        Its name is PyTorch's, declared in the primitive's record (`x * y` gives `MulBackward0`).
         """
         node = self._node
         if node is None or node.prim is None:
@@ -663,7 +663,7 @@ def _move(t, target):
     """Return tensor `t` on `target`, recorded in the graph (`t` itself if it is there).
 
     When `t` requires grad (and grad mode is on) the result is a new
-    tensor with `grad_fn=<ToDeviceBackward0>`; backward moves its gradient
+    tensor with a `grad_fn` (`ToCopyBackward0`, as in PyTorch); backward moves its gradient
     back to `t`'s device.
 
     Raises:
