@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import numpy
 
 from funcgrad.backend import xp_of
 from funcgrad.errors import OpError
 from funcgrad.graph import Node
+from funcgrad.graph.node import Array
+
+# The `axis` parameter of reductions and of some shape primitives: one axis, several or all.
+Axis = int | tuple[int, ...] | None
 
 _ndarray = numpy.ndarray
 _vdot = numpy.vdot
 _isfinite = math.isfinite
 
 
-def value_of(x):
+def value_of(x: Any) -> Array:
     """Return the array a node holds, or `x` itself if it is not a node.
 
     Rules use it for the non-differentiable parts of a formula (masks from
@@ -24,7 +30,7 @@ def value_of(x):
     return x.value if type(x) is Node else x
 
 
-def all_finite(v) -> bool:
+def all_finite(v: Array) -> bool:
     """Return whether every entry of the array (or number) `v` is finite, cheaply.
 
     A quick test for the hot path of the VJP rules: the sum of squares of a
@@ -45,12 +51,12 @@ def all_finite(v) -> bool:
         return bool(xp_of(v).isfinite(v).all())
 
 
-def shape_of(x) -> tuple[int, ...]:
+def shape_of(x: Any) -> tuple[int, ...]:
     """Return the shape of a node, an array or a Python number."""
     return getattr(x, "shape", ())
 
 
-def normalize_axis(axis, ndim: int, op: str) -> tuple[int, ...]:
+def normalize_axis(axis: int | Iterable[int] | None, ndim: int, op: str) -> tuple[int, ...]:
     """Return `axis` (None, an int or a tuple) as a sorted tuple of non-negative ints.
 
     Raises:
@@ -59,7 +65,7 @@ def normalize_axis(axis, ndim: int, op: str) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    out = []
+    out: list[int] = []
     for a in axes:
         if not -ndim <= a < max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
             raise OpError(
@@ -70,7 +76,7 @@ def normalize_axis(axis, ndim: int, op: str) -> tuple[int, ...]:
     return tuple(sorted(set(out)))
 
 
-def attach(methods: dict) -> None:
+def attach(methods: Mapping[str, Any]) -> None:
     """Give `Node` methods or properties (each family of primitives attaches its own).
 
     Args:
@@ -83,7 +89,7 @@ def attach(methods: dict) -> None:
 # --- error messages (built only when a forward fails) ---------------------------
 
 
-def describe(v) -> str:
+def describe(v: Any) -> str:
     """Return `dtype[shape]` for an array or node (`repr` for anything else), as in messages."""
     v = v.value if type(v) is Node else v
     shape = getattr(v, "shape", None)
@@ -92,7 +98,7 @@ def describe(v) -> str:
     return f"{getattr(v, 'dtype', '?')}{list(shape)}"
 
 
-def op_error(op: str, args, params: dict, explanation: str):
+def op_error(op: str, args: Iterable[Any], params: Mapping[str, Any], explanation: str) -> OpError:
     """Return an `OpError` for a failed forward: the call, what is wrong, and what to do.
 
     Raise it `from` the array module's exception, which keeps NumPy's own
@@ -109,7 +115,7 @@ def op_error(op: str, args, params: dict, explanation: str):
     return OpError(f"funcgrad.{op}({shown}{extra}): {explanation}")
 
 
-def broadcast_hint(error: Exception, *args) -> str:
+def broadcast_hint(error: Exception, *args: Any) -> str:
     """Say which shapes do not broadcast and how to make them (or repeat `error` if that is not it)."""
     if "could not be broadcast together with shapes" not in str(error):
         return failure(error)  # another kind of failure (einsum, broadcast_to ...)

@@ -10,22 +10,25 @@ devices too.
 
 from __future__ import annotations
 
+from types import ModuleType
+
 from funcgrad.backend import device_of, parse_device
 from funcgrad.backend import to_device as _move
+from funcgrad.graph.node import Array
 from funcgrad.ops._util import value_of
-from funcgrad.ops.registry import LINEAR, Names, Primitive, Sample, register
+from funcgrad.ops.registry import LINEAR, Draw, Drawn, Names, Primitive, Sample, register
 
 
-def _to_device_forward(xp, x, *, device):
+def _to_device_forward(xp: ModuleType, x: Array, *, device: str) -> Array:
     return _move(x, device, op="funcgrad.to_device")
 
 
-def _to_device_vjp(ct, out, x, *, device):
+def _to_device_vjp(ct: Array, out: Array, x: Array, *, device: str) -> Array:
     # back to where x lives (read off its value: "cuda" may have meant any GPU)
     return to_device(ct, device=device_of(value_of(x)))
 
 
-def _to_device_sample(g):
+def _to_device_sample(g: Draw) -> Drawn:
     # CPU to CPU, so that the generic tests cover the rules on any machine;
     # tests/gpu runs every primitive across devices.
     return (g.array(g.shape(), -3.0, 3.0),), {"device": "cpu"}
@@ -45,7 +48,7 @@ to_device = register(
 )
 
 
-def move(x, device):
+def move(x: Array, device: object) -> Array:
     """Return `x` (an array or a node) on `device`, as a `to_device` node when `x` is a node.
 
     The device name is checked here, before a node is made, so a typo fails

@@ -15,14 +15,19 @@ math only: a record declares `keeps_zeros` and the engines apply `guard`.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 import numpy
 
 from funcgrad.graph import Node
+from funcgrad.graph.node import Array
 from funcgrad.ops._util import all_finite, normalize_axis, value_of
 from funcgrad.ops.registry import (
     ELEMENTWISE,
     LINEAR,
+    Draw,
+    Drawn,
     GradFnName,
     Names,
     Primitive,
@@ -34,12 +39,18 @@ from funcgrad.ops.registry import (
 
 
 # fmt: off
-def _unary(low=-3.0, high=3.0, **kw):
+def _unary(low: float = -3.0, high: float = 3.0, **kw: Any) -> Sample:
     return Sample(lambda g: ((g.array(g.shape(), low, high),), {}), **kw)
 
 
-def _binary(low=-3.0, high=3.0, low2=None, high2=None, **kw):
-    def make(g):
+def _binary(
+    low: float = -3.0,
+    high: float = 3.0,
+    low2: float | None = None,
+    high2: float | None = None,
+    **kw: Any,
+) -> Sample:
+    def make(g: Draw) -> Drawn:
         s1, s2 = g.broadcast_shapes(2)
         lo2 = low if low2 is None else low2
         hi2 = high if high2 is None else high2
@@ -56,7 +67,7 @@ _isfinite = math.isfinite
 _SCALARS = (numpy.generic, float, int)
 
 
-def guard(prim, ct, result, params):
+def guard(prim: Primitive, ct: Array, result: Array, params: Mapping[str, Any]) -> Array:
     """Return a rule's `result` with an exact 0 where `prim.keeps_zeros` says the (co)tangent `ct` makes it 0.
 
     The engines call it on what a rule returns for one input, before
@@ -108,7 +119,7 @@ def guard(prim, ct, result, params):
     return where(zero, 0.0, result)
 
 
-def _zero_mask(prim, ct, result, params):
+def _zero_mask(prim: Primitive, ct: Array, result: Array, params: Mapping[str, Any]) -> Array:
     """Where `guard` puts zeros: `ct == 0`, carried to `result`'s shape as `prim.keeps_zeros` says."""
     zero = value_of(ct) == 0
     if type(zero) is bool:  # ct was a Python number
@@ -227,15 +238,15 @@ negative = register(
 )
 
 
-def _exact_zeros(f, r):
+def _exact_zeros(f: Array, r: Array) -> Array:
     # r = f * d, exactly 0 where the factor f is 0 even if d is inf (multiply's guard, on f)
     return guard(multiply, f, r, _NO_PARAMS)
 
 
-_NO_PARAMS: dict = {}
+_NO_PARAMS: dict[str, Any] = {}
 
 
-def _power_vjp_base(ct, out, x, y):
+def _power_vjp_base(ct: Array, out: Array, x: Array, y: Array) -> Array:
     # d/dx x**y = y * x**(y - 1); 0 where y == 0 (x**0 == 1 is constant, also at
     # x == 0, where 0 * 0**-1 would be NaN). At x == 0 with 0 < y < 1 it is
     # inf, as the math says (x**0.5 at 0).
@@ -244,7 +255,7 @@ def _power_vjp_base(ct, out, x, y):
     return ct * _exact_zeros(y, y * power(x, y - 1))
 
 
-def _power_vjp_exponent(ct, out, x, y):
+def _power_vjp_exponent(ct: Array, out: Array, x: Array, y: Array) -> Array:
     # d/dy x**y = log(x) * x**y; taken as 0 where x <= 0 (x**y is 0 or inf at
     # x == 0, and not real for x < 0); a NaN x stays NaN
     x_v = value_of(x)
@@ -372,7 +383,7 @@ absolute = register(
     )
 )
 
-sign = register(
+sign: Primitive = register(
     Primitive(
         name="sign",
         forward=lambda xp, x: xp.sign(x),
@@ -402,7 +413,7 @@ sin = register(
     )
 )
 
-cos = register(
+cos: Primitive = register(
     Primitive(
         name="cos",
         forward=lambda xp, x: xp.cos(x),
@@ -458,7 +469,7 @@ sinh = register(
     )
 )
 
-cosh = register(
+cosh: Primitive = register(
     Primitive(
         name="cosh",
         forward=lambda xp, x: xp.cosh(x),
@@ -607,7 +618,7 @@ softplus = register(
 # --- selection ---------------------------------------------------------------
 
 
-def _winner_vjp(ct, x, y):
+def _winner_vjp(ct: Array, x: Array, y: Array) -> Array:
     # ct where x wins, ct / 2 at ties (as PyTorch and JAX split them), else 0;
     # `where` keeps ct's dtype, so float32 stays float32.
     x, y = value_of(x), value_of(y)
@@ -645,7 +656,7 @@ minimum = register(
 )
 
 
-def _clip_vjp(ct, out, x, *, a_min, a_max):
+def _clip_vjp(ct: Array, out: Array, x: Array, *, a_min: Any, a_max: Any) -> Array:
     x = value_of(x)
     inside = True
     if a_min is not None:
@@ -655,7 +666,7 @@ def _clip_vjp(ct, out, x, *, a_min, a_max):
     return where(inside, ct, 0.0)
 
 
-def _clip_sample(g):
+def _clip_sample(g: Draw) -> Drawn:
     x = g.array(g.shape(), -3.0, 3.0)
     return (x,), {"a_min": -1.0, "a_max": 1.5}
 
@@ -680,7 +691,7 @@ clip = register(
 )
 
 
-def _where_sample(g):
+def _where_sample(g: Draw) -> Drawn:
     s0, s1, s2 = g.broadcast_shapes(3)
     cond = g.array(s0, -1.0, 1.0) > 0
     return (cond, g.array(s1, -3.0, 3.0), g.array(s2, -3.0, 3.0)), {}
@@ -691,7 +702,7 @@ def _where_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
     return "WhereBackward0", (1, 2)
 
 
-where = register(
+where: Primitive = register(
     Primitive(
         name="where",
         forward=lambda xp, cond, x, y: xp.where(cond, x, y),

@@ -15,11 +15,18 @@ array afterwards cannot change the graph.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
+
 from funcgrad.backend import freeze
 from funcgrad.graph import Node
+from funcgrad.graph.node import Array
 from funcgrad.ops._util import attach, shape_of
 from funcgrad.ops.registry import (
     LINEAR,
+    Draw,
+    Drawn,
     GradFnName,
     Names,
     Primitive,
@@ -30,7 +37,7 @@ from funcgrad.ops.registry import (
 )
 
 
-def normalize_index(index) -> tuple:
+def normalize_index(index: Any) -> tuple[Any, ...]:
     """Return a NumPy index as the tuple `getitem` and `scatter_add` take as `index`.
 
     Ints, slices, `None` and `Ellipsis` are kept; lists and tuples nested
@@ -52,7 +59,7 @@ def normalize_index(index) -> tuple:
     """
     if type(index) is not tuple:
         index = (index,)
-    out = []
+    out: list[Any] = []
     for i in index:
         t = type(i)
         if t is int or t is slice or i is None or i is Ellipsis:
@@ -74,13 +81,13 @@ def normalize_index(index) -> tuple:
 # --- sampling (for the generic tests) -----------------------------------------
 
 
-def _draw_slice(g, n):
+def _draw_slice(g: Draw, n: int) -> slice:
     start = None if g.boolean() else g.integers(-n - 1, n)
     stop = None if g.boolean() else g.integers(-n - 1, n + 1)
     return slice(start, stop, g.choice((None, 1, 2, -1)))
 
 
-def _draw_index(g, shape):
+def _draw_index(g: Draw, shape: tuple[int, ...]) -> tuple[Any, ...]:
     """Draw an index into an array of `shape`, mixing every kind NumPy allows."""
     if shape and g.integers(0, 3) == 0:
         # A boolean mask over the leading axes, maybe followed by `...`.
@@ -88,7 +95,7 @@ def _draw_index(g, shape):
         mask = g.array(shape[:k], -1.0, 1.0) > 0
         return normalize_index((mask, Ellipsis) if g.boolean() else mask)
     length = g.integers(0, 3)  # integer-array parts broadcast: length L or (2, L)
-    index = []
+    index: list[Any] = []
     for n in shape:
         kind = g.integers(0, 3) if n else 1  # a size-0 axis takes only a slice
         if kind == 0:
@@ -107,12 +114,12 @@ def _draw_index(g, shape):
     return normalize_index(tuple(index))
 
 
-def _getitem_sample(g):
+def _getitem_sample(g: Draw) -> Drawn:
     shape = g.shape(min_dims=0, max_dims=3, min_side=0)
     return (g.array(shape, -3.0, 3.0),), {"index": _draw_index(g, shape)}
 
 
-def _scatter_add_sample(g):
+def _scatter_add_sample(g: Draw) -> Drawn:
     shape = g.shape(min_dims=0, max_dims=3, min_side=0)
     index = _draw_index(g, shape)
     out_shape = getitem(g.array(shape, 0.0, 1.0), index=index).shape
@@ -154,7 +161,7 @@ getitem = register(
 )
 
 
-def _repeats_possible(index) -> bool:
+def _repeats_possible(index: Any) -> bool:
     # Only integer arrays can name one position twice (ints, slices, masks cannot).
     for i in index:
         dtype = getattr(i, "dtype", None)
@@ -163,7 +170,7 @@ def _repeats_possible(index) -> bool:
     return False
 
 
-def _scatter_add_forward(xp, ct, *, index, shape):
+def _scatter_add_forward(xp: ModuleType, ct: Array, *, index: Any, shape: tuple[int, ...]) -> Array:
     ct = xp.asarray(ct)
     out = xp.zeros(shape, dtype=ct.dtype)
     if _repeats_possible(index):
@@ -178,7 +185,7 @@ def _scatter_add_forward(xp, ct, *, index, shape):
     return out
 
 
-scatter_add = register(
+scatter_add: Primitive = register(
     Primitive(
         name="scatter_add",
         forward=_scatter_add_forward,
@@ -194,7 +201,7 @@ scatter_add = register(
 # --- Node methods -----------------------------------------------------------------
 
 
-def _iter(self):
+def _iter(self: Node) -> Iterator[Any]:
     if not self.shape:
         raise TypeError(f"funcgrad: iteration over a 0-d node ({self!r})")
     for i in range(self.shape[0]):

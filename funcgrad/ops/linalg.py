@@ -13,14 +13,20 @@ from __future__ import annotations
 
 import functools
 import string
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any
 
 from funcgrad.backend import as_value
 from funcgrad.errors import NotDifferentiableError, OpError
+from funcgrad.graph.node import Array
 from funcgrad.ops._util import attach, describe, failure, op_error, shape_of
 from funcgrad.ops.elementwise import multiply
 from funcgrad.ops.reduce import sum_
 from funcgrad.ops.registry import (
     LINEAR,
+    Draw,
+    Drawn,
     GradFnName,
     Names,
     Primitive,
@@ -32,7 +38,7 @@ from funcgrad.ops.registry import (
 from funcgrad.ops.shape import broadcast_to, reshape, transpose
 
 
-def _mT(x):
+def _mT(x: Array) -> Array:
     """Swap the last two axes (the matrix transpose of a stack of matrices)."""
     n = len(shape_of(x))
     return transpose(x, axes=(*range(n - 2), n - 1, n - 2))
@@ -45,18 +51,18 @@ def _mT(x):
 # and not the conditioning.
 
 
-def _scaled_identity(n, scale):
+def _scaled_identity(n: int, scale: float) -> list[list[float]]:
     # a nested list, so that samples need no array module
     return [[scale if i == j else 0.0 for j in range(n)] for i in range(n)]
 
 
-def _well_conditioned(g, shape):
+def _well_conditioned(g: Draw, shape: tuple[int, ...]) -> Array:
     """A stack of n x n matrices n * I + U(-0.5, 0.5): diagonally dominant, det > 0."""
     n = shape[-1]
     return g.array(shape, -0.5, 0.5) + _scaled_identity(n, float(n))
 
 
-def _spd(g, shape):
+def _spd(g: Draw, shape: tuple[int, ...]) -> Array:
     """A stack of symmetric positive definite matrices B B^T / n + I (exactly symmetric)."""
     n = shape[-1]
     b = g.array(shape, -1.0, 1.0)
@@ -67,12 +73,12 @@ def _spd(g, shape):
 # --- triangles (used by the Cholesky and einsum rules) --------------------------
 
 
-def _triangle_sample(g):
+def _triangle_sample(g: Draw) -> Drawn:
     shape = g.shape(min_dims=2, max_dims=3, min_side=0)
     return (g.array(shape, -3.0, 3.0),), {"k": g.integers(-1, 1)}
 
 
-tril = register(
+tril: Primitive = register(
     Primitive(
         name="tril",
         forward=lambda xp, x, *, k: xp.tril(x, k),
@@ -87,7 +93,7 @@ tril = register(
     )
 )
 
-triu = register(
+triu: Primitive = register(
     Primitive(
         name="triu",
         forward=lambda xp, x, *, k: xp.triu(x, k),
@@ -103,12 +109,12 @@ triu = register(
 )
 
 
-def _diagonal_part(x):
+def _diagonal_part(x: Array) -> Array:
     """Zero all but the main diagonal of the last two axes."""
     return tril(triu(x, k=0), k=0)
 
 
-def _phi(x):
+def _phi(x: Array) -> Array:
     """The lower triangle of the last two axes with the diagonal halved."""
     return (tril(x, k=0) + tril(x, k=-1)) * 0.5
 
@@ -116,7 +122,7 @@ def _phi(x):
 # --- matmul --------------------------------------------------------------------
 
 
-def _matmul_sample(g):
+def _matmul_sample(g: Draw) -> Drawn:
     n, k, m = g.integers(1, 4), g.integers(0, 4), g.integers(1, 4)
     kind = g.choice(["matrix @ matrix", "vector @ matrix", "matrix @ vector", "vector @ vector"])
     bx, by = g.broadcast_shapes(2, min_dims=0, max_dims=2)
@@ -125,7 +131,7 @@ def _matmul_sample(g):
     return (g.array(x_shape, -2.0, 2.0), g.array(y_shape, -2.0, 2.0)), {}
 
 
-def _matmul_vjp_x(ct, out, x, y):
+def _matmul_vjp_x(ct: Array, out: Array, x: Array, y: Array) -> Array:
     x_nd, y_nd, c_shape = len(shape_of(x)), len(shape_of(y)), shape_of(ct)
     if y_nd == 1:  # out[..., i] = x[..., i, :] . y  (out = x . y if x is 1-D too)
         return multiply(ct, y) if x_nd == 1 else multiply(reshape(ct, shape=(*c_shape, 1)), y)
@@ -135,7 +141,7 @@ def _matmul_vjp_x(ct, out, x, y):
     return matmul(ct, _mT(y))
 
 
-def _matmul_vjp_y(ct, out, x, y):
+def _matmul_vjp_y(ct: Array, out: Array, x: Array, y: Array) -> Array:
     x_nd, y_nd, c_shape = len(shape_of(x)), len(shape_of(y)), shape_of(ct)
     if x_nd == 1:  # out[..., j] = x . y[..., :, j]  (out = x . y if y is 1-D too)
         if y_nd == 1:
@@ -148,14 +154,14 @@ def _matmul_vjp_y(ct, out, x, y):
     return matmul(_mT(x), ct)
 
 
-def _matmul_forward(xp, x, y):
+def _matmul_forward(xp: ModuleType, x: Array, y: Array) -> Array:
     try:
         return xp.matmul(x, y)
     except ValueError as e:
         raise op_error("matmul", (x, y), {}, _matmul_hint(e, x, y)) from e
 
 
-def _matmul_hint(error, x, y):
+def _matmul_hint(error: Exception, x: Array, y: Array) -> str:
     xs, ys = shape_of(x), shape_of(y)
     if not xs or not ys:
         return "matmul needs operands with at least one axis; multiply by a scalar with * instead"
@@ -194,7 +200,7 @@ _MATMUL_NAMES = {
 }
 
 
-matmul = register(
+matmul: Primitive = register(
     Primitive(
         name="matmul",
         forward=_matmul_forward,
@@ -277,7 +283,7 @@ def parse_einsum(subscripts: str, ndims: tuple[int, ...]) -> tuple[tuple[str, ..
     if arrow:
         output = rhs.replace("...", fresh)
     else:
-        counts = {}
+        counts: dict[str, int] = {}
         for t in inputs:
             for c in t:
                 counts[c] = counts.get(c, 0) + 1
@@ -285,7 +291,7 @@ def parse_einsum(subscripts: str, ndims: tuple[int, ...]) -> tuple[tuple[str, ..
     return tuple(inputs), output
 
 
-def _einsum_sample(g):
+def _einsum_sample(g: Draw) -> Drawn:
     cases = [
         "ij,jk->ik",
         "ij,jk",
@@ -325,7 +331,14 @@ def _unique(labels: str) -> str:
     return "".join(dict.fromkeys(labels))
 
 
-def _einsum_operand_vjp(ct, args, inputs, output, i, optimize):
+def _einsum_operand_vjp(
+    ct: Array,
+    args: tuple[Array, ...],
+    inputs: tuple[str, ...],
+    output: str,
+    i: int,
+    optimize: bool | str,
+) -> Array:
     """The cotangent of operand i: an einsum of `ct` with the other operands."""
     labels, shape = inputs[i], shape_of(args[i])
     others = [j for j in range(len(args)) if j != i]
@@ -338,11 +351,11 @@ def _einsum_operand_vjp(ct, args, inputs, output, i, optimize):
     # Along labels summed in operand i alone (absent from `target`), or of
     # size 1 everywhere else (broadcast), the cotangent is constant.
     got = dict(zip(target, shape_of(ct), strict=True))
-    full = []
+    sides: list[int] = []
     for c in uniq:
         n = got.get(c, 1)
-        full.append(n if n != 1 else shape[labels.index(c)])
-    full = tuple(full)
+        sides.append(n if n != 1 else shape[labels.index(c)])
+    full = tuple(sides)
     if target != uniq:
         ct = reshape(ct, shape=tuple(got.get(c, 1) for c in uniq))
     if shape_of(ct) != full:
@@ -375,14 +388,22 @@ def _einsum_operand_vjp(ct, args, inputs, output, i, optimize):
     return ct
 
 
-def _einsum_vjp(ct, out, *args, subscripts, optimize):
+def _einsum_vjp(
+    ct: Array, out: Array, *args: Array, subscripts: str, optimize: bool | str
+) -> tuple[Array, ...]:
     inputs, output = parse_einsum(subscripts, tuple(len(shape_of(a)) for a in args))
     return tuple(
         _einsum_operand_vjp(ct, args, inputs, output, i, optimize) for i in range(len(args))
     )
 
 
-def _einsum_jvp(tangents, out, *args, subscripts, optimize):
+def _einsum_jvp(
+    tangents: Sequence[Array | None],
+    out: Array,
+    *args: Array,
+    subscripts: str,
+    optimize: bool | str,
+) -> Array | None:
     # Multilinear: the sum over operands of einsum with that operand's tangent in its place.
     result = None
     for i, t in enumerate(tangents):
@@ -412,7 +433,7 @@ einsum = register(
 # --- inverse and solve -----------------------------------------------------------
 
 
-def _in_float32_for_half(xp, fn, *arrays):
+def _in_float32_for_half(xp: ModuleType, fn: Callable[..., Any], *arrays: Array) -> Array:
     """Apply a `xp.linalg` function; float16 operands are computed in float32.
 
     NOTE: NumPy's linalg has no float16 loops (it raises). Computing in
@@ -427,7 +448,7 @@ def _in_float32_for_half(xp, fn, *arrays):
     return fn(*(xp.asarray(a, dtype=xp.float32) for a in arrays)).astype(half)
 
 
-def _square_sample(g, max_side=4):
+def _square_sample(g: Draw, max_side: int = 4) -> tuple[int, ...]:
     n = g.integers(1, max_side)
     batch = g.shape(min_dims=0, max_dims=2, max_side=3) if g.boolean() else ()
     return (*batch, n, n)
@@ -449,7 +470,7 @@ inv = register(
 )
 
 
-def _solve_sample(g):
+def _solve_sample(g: Draw) -> Drawn:
     n = g.integers(1, 4)
     ba, bb = g.broadcast_shapes(2, min_dims=0, max_dims=2)
     a = _well_conditioned(g, (*ba, n, n))
@@ -457,7 +478,7 @@ def _solve_sample(g):
     return (a, g.array(b_shape, -2.0, 2.0)), {}
 
 
-def _solve_vjp(ct, out, a, b):
+def _solve_vjp(ct: Array, out: Array, a: Array, b: Array) -> Array:
     # x = A^-1 b:  b_bar = A^-T x_bar,  A_bar = -b_bar x^T
     if len(shape_of(b)) == 1:  # b is one vector; x and ct are (..., n): make them columns
         column = (*shape_of(ct), 1)
@@ -468,7 +489,7 @@ def _solve_vjp(ct, out, a, b):
     return -matmul(ct_b, _mT(out)), ct_b
 
 
-def _solve_jvp_a(a_t, out, a, b):
+def _solve_jvp_a(a_t: Array, out: Array, a: Array, b: Array) -> Array:
     # dx = -A^-1 dA x
     if len(shape_of(b)) == 1:
         column = (*shape_of(out), 1)
@@ -476,7 +497,7 @@ def _solve_jvp_a(a_t, out, a, b):
     return -solve(a, matmul(a_t, out))
 
 
-solve = register(
+solve: Primitive = register(
     Primitive(
         name="solve",
         forward=lambda xp, a, b: _in_float32_for_half(xp, xp.linalg.solve, a, b),
@@ -492,14 +513,14 @@ solve = register(
 # --- determinants ------------------------------------------------------------------
 
 
-def _det_sample(g):
+def _det_sample(g: Draw) -> Drawn:
     x = _well_conditioned(g, _square_sample(g))
     if g.boolean():  # a negative determinant as well: flip the first column
         x = x * ([-1.0] + [1.0] * (x.shape[-1] - 1))
     return (x,), {}
 
 
-def _inv_transpose(x, op):
+def _inv_transpose(x: Array, op: str) -> Array:
     """inv(x)^T, with an error naming `op` where x is singular."""
     try:
         return _mT(inv(x))
@@ -514,12 +535,12 @@ def _inv_transpose(x, op):
         ) from e
 
 
-def _trace_of_product(a_t, b):
+def _trace_of_product(a_t: Array, b: Array) -> Array:
     """tr(A B) for stacks of matrices, given A^T: the sum of A^T * B over the last two axes."""
     return sum_(a_t * b, axis=(-2, -1), keepdims=False)
 
 
-def _det_vjp(ct, out, x):
+def _det_vjp(ct: Array, out: Array, x: Array) -> Array:
     # d det X = det X * tr(X^-1 dX)
     c_shape = shape_of(ct)
     return multiply(reshape(ct * out, shape=(*c_shape, 1, 1)), _inv_transpose(x, "det"))
@@ -559,7 +580,7 @@ logabsdet = register(
 # --- Cholesky ----------------------------------------------------------------------
 
 
-def _cholesky_vjp(ct, out, x):
+def _cholesky_vjp(ct: Array, out: Array, x: Array) -> Array:
     # Murray (2016), symmetrised: A_bar = L^-T sym(Phi(L^T L_bar)) L^-1
     lt = _mT(out)
     phi = _phi(matmul(lt, ct))
@@ -567,7 +588,7 @@ def _cholesky_vjp(ct, out, x):
     return _mT(solve(lt, _mT(y)))  # (L^-T (L^-T S)^T)^T = L^-T S L^-1
 
 
-def _cholesky_jvp(x_t, out, x):
+def _cholesky_jvp(x_t: Array, out: Array, x: Array) -> Array:
     # dL = L Phi(L^-1 sym(dA) L^-T)
     y = solve(out, (x_t + _mT(x_t)) * 0.5)  # L^-1 S
     return matmul(out, _phi(solve(out, _mT(y))))  # L^-1 (L^-1 S)^T = L^-1 S L^-T
@@ -593,12 +614,12 @@ cholesky = register(
 # --- composites: dot -----------------------------------------------------------------
 
 
-def _ndim(x) -> int:
+def _ndim(x: Array) -> int:
     """The number of axes of a node, an array, a number or a nested list."""
     return len(shape_of(x)) if hasattr(x, "shape") else as_value(x).ndim
 
 
-def dot(a, b):
+def dot(a: Array, b: Array) -> Array:
     """Return NumPy's `dot(a, b)`, built from `multiply`, `matmul` or `einsum`.
 
     A 0-D operand multiplies; when `b` is 1-D or 2-D, or `a` is 1-D, this is

@@ -8,15 +8,18 @@ zeros and log_softmax -inf, and a zero gradient rather than NaN.
 
 from __future__ import annotations
 
-from funcgrad.ops._util import shape_of, value_of
+from types import ModuleType
+
+from funcgrad.graph.node import Array
+from funcgrad.ops._util import Axis, shape_of, value_of
 from funcgrad.ops.elementwise import exp, where
 from funcgrad.ops.reduce import _axis_sample, keep_reduced_dims, sum_
-from funcgrad.ops.registry import Names, Primitive, Sample, register
+from funcgrad.ops.registry import Draw, Drawn, Names, Primitive, Sample, register
 
 _NEG_INF = float("-inf")
 
 
-def _shifted(xp, x, axis):
+def _shifted(xp: ModuleType, x: Array, axis: Axis) -> Array:
     # x minus its maximum along axis, the maximum taken as 0 where it is not
     # finite (all -inf: no shift needed; +inf or NaN: the result is NaN anyway)
     m = xp.max(x, axis=axis, keepdims=True)
@@ -26,7 +29,7 @@ def _shifted(xp, x, axis):
 # --- logsumexp -------------------------------------------------------------------
 
 
-def _logsumexp_forward(xp, x, *, axis, keepdims):
+def _logsumexp_forward(xp: ModuleType, x: Array, *, axis: Axis, keepdims: bool) -> Array:
     x = xp.asarray(x)
     if x.size == 0:  # the empty sum is 0, its log -inf (xp.max has no identity)
         return xp.full_like(xp.sum(x, axis=axis, keepdims=keepdims), _NEG_INF)
@@ -39,16 +42,16 @@ def _logsumexp_forward(xp, x, *, axis, keepdims):
 
 # NOTE: d logsumexp / dx = softmax(x), recomputed from x rather than taken as
 # exp(x - out): in float32, an out near 1000 has lost the digits that matter.
-def _logsumexp_vjp(ct, out, x, *, axis, keepdims):
+def _logsumexp_vjp(ct: Array, out: Array, x: Array, *, axis: Axis, keepdims: bool) -> Array:
     ct = keep_reduced_dims(ct, shape_of(x), axis, keepdims)
     return ct * softmax(x, axis=axis)
 
 
-def _logsumexp_jvp(x_t, out, x, *, axis, keepdims):
+def _logsumexp_jvp(x_t: Array, out: Array, x: Array, *, axis: Axis, keepdims: bool) -> Array:
     return sum_(x_t * softmax(x, axis=axis), axis=axis, keepdims=keepdims)
 
 
-def _logsumexp_sample(g):
+def _logsumexp_sample(g: Draw) -> Drawn:
     shape = g.shape(min_dims=0, max_dims=3)
     axis = _axis_sample(g, len(shape))
     return (g.array(shape, -3.0, 3.0),), {"axis": axis, "keepdims": g.boolean()}
@@ -72,7 +75,7 @@ logsumexp = register(
 # --- softmax and log_softmax ---------------------------------------------------------
 
 
-def _softmax_forward(xp, x, *, axis):
+def _softmax_forward(xp: ModuleType, x: Array, *, axis: Axis) -> Array:
     x = xp.asarray(x)
     if x.size == 0:
         return xp.exp(x)
@@ -81,12 +84,12 @@ def _softmax_forward(xp, x, *, axis):
     return e / xp.where(s == 0, 1, s)  # NOTE: an all -inf slice gives zeros, not 0 / 0
 
 
-def _softmax_vjp(ct, out, x, *, axis):
+def _softmax_vjp(ct: Array, out: Array, x: Array, *, axis: Axis) -> Array:
     # J = diag(p) - p p^T is symmetric, so this is the JVP too
     return out * (ct - sum_(ct * out, axis=axis, keepdims=True))
 
 
-def _softmax_sample(g):
+def _softmax_sample(g: Draw) -> Drawn:
     shape = g.shape(min_dims=1, max_dims=3)
     ndim = len(shape)
     axis = g.integers(-ndim, ndim - 1) if g.boolean() else _axis_sample(g, ndim)
@@ -108,7 +111,7 @@ softmax = register(
 )
 
 
-def _log_softmax_forward(xp, x, *, axis):
+def _log_softmax_forward(xp: ModuleType, x: Array, *, axis: Axis) -> Array:
     x = xp.asarray(x)
     if x.size == 0:
         return x * 1
@@ -118,14 +121,14 @@ def _log_softmax_forward(xp, x, *, axis):
     return shifted - xp.log(xp.where(s == 0, 1, s))
 
 
-def _log_softmax_vjp(ct, out, x, *, axis):
+def _log_softmax_vjp(ct: Array, out: Array, x: Array, *, axis: Axis) -> Array:
     # ct - softmax * sum(ct); 0 on a slice that is all -inf
     out_v = value_of(out)
     live = (out_v != _NEG_INF).any(axis=axis, keepdims=True)
     return where(live, ct - exp(out) * sum_(ct, axis=axis, keepdims=True), 0.0)
 
 
-def _log_softmax_jvp(x_t, out, x, *, axis):
+def _log_softmax_jvp(x_t: Array, out: Array, x: Array, *, axis: Axis) -> Array:
     # x_t - sum(softmax * x_t); 0 on a slice that is all -inf
     out_v = value_of(out)
     live = (out_v != _NEG_INF).any(axis=axis, keepdims=True)

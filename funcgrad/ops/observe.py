@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Callable
+from typing import Any
 
 from funcgrad.graph import Node
 
@@ -30,7 +32,7 @@ _count_lock = threading.Lock()
 _local = threading.local()
 
 
-def current() -> tuple:
+def current() -> tuple[Any, ...]:
     """Return the calling thread's observers, outermost first (empty when none)."""
     if not active:
         return ()
@@ -60,10 +62,10 @@ class observing:
 
     __slots__ = ("observer",)
 
-    def __init__(self, observer):
+    def __init__(self, observer: Any) -> None:
         self.observer = observer
 
-    def __enter__(self):
+    def __enter__(self) -> Any:
         global active
         stack = getattr(_local, "stack", ())
         if not stack:
@@ -72,7 +74,7 @@ class observing:
         _local.stack = (*stack, self.observer)
         return self.observer
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         global active
         stack = _local.stack
         # Remove the innermost occurrence (contexts may close out of order).
@@ -89,7 +91,7 @@ class observing:
 UNOBSERVED = object()
 
 
-def observed_call(prim, args: tuple, params: dict):
+def observed_call(prim: Callable[..., Any], args: tuple[Any, ...], params: dict[str, Any]) -> Any:
     """Apply `prim` to `args` inside the calling thread's `call` observers.
 
     `Primitive.__call__` calls this first whenever `active` is nonzero, and
@@ -116,7 +118,7 @@ def observed_call(prim, args: tuple, params: dict):
         if getattr(t, "__funcgrad_apply__", None) is not None:
             return UNOBSERVED
 
-    def run():
+    def run() -> Any:
         local.plain = True
         try:
             return prim(*args, **params)
@@ -124,15 +126,16 @@ def observed_call(prim, args: tuple, params: dict):
             local.plain = False
 
     # The outermost observer's `call` wraps the next one's, and so on.
+    step: Callable[[], Any] = run
     for call in reversed(calls):
-        run = functools.partial(call, prim, args, params, run)
+        step = functools.partial(call, prim, args, params, step)
     try:
-        return run()
+        return step()
     finally:
         local.plain = False  # in case an observer never called run()
 
 
-def node_made(node) -> None:
+def node_made(node: Node) -> None:
     """Tell the calling thread's observers that `node` was recorded (`Primitive.bind`)."""
     for ob in current():
         made = getattr(ob, "node_made", None)

@@ -8,43 +8,51 @@ return plain boolean arrays: they have no gradient) and methods such as
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from funcgrad.graph import Node
+from funcgrad.graph.node import Array
 from funcgrad.ops import elementwise as ew
 from funcgrad.ops import reduce as rd
 from funcgrad.ops import shape as sh
 from funcgrad.ops._util import attach, value_of
+from funcgrad.ops.registry import Primitive
+
+_Method = Callable[..., Any]
 
 
-def _binary(prim):
+def _binary(prim: Primitive) -> _Method:
     return lambda self, other: prim(self, other)
 
 
-def _flip(prim):
+def _flip(prim: Primitive) -> _Method:
     return lambda self, other: prim(other, self)
 
 
-def _unary(prim):
+def _unary(prim: Primitive) -> _Method:
     return lambda self: prim(self)
 
 
-def _compare(name):
-    def compare(self, other):
+def _compare(name: str) -> _Method:
+    def compare(self: Node, other: Any) -> Array:
         return getattr(self.value, name)(value_of(other))
 
     compare.__name__ = name
     return compare
 
 
-def _reshape(self, *shape):
+def _reshape(self: Node, *shape: Any) -> Any:
     if len(shape) == 1 and not isinstance(shape[0], int):
         shape = tuple(shape[0])
     return sh.reshape(self, shape=shape)
 
 
-def _sum(self, axis=None, keepdims=False):
+def _sum(self: Node, axis: Any = None, keepdims: bool = False) -> Any:
     return rd.sum_(self, axis=axis, keepdims=keepdims)
 
 
-_METHODS = {
+_METHODS: dict[str, Any] = {
     "__add__": _binary(ew.add),
     "__radd__": _flip(ew.add),
     "__sub__": _binary(ew.subtract),

@@ -9,11 +9,18 @@ gradient is the subgradient PyTorch and JAX use: ties share it evenly, and
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
 from funcgrad.errors import OpError
-from funcgrad.ops._util import attach, normalize_axis, shape_of, value_of
+from funcgrad.graph.node import Array, Node
+from funcgrad.ops._util import Axis, attach, normalize_axis, shape_of, value_of
 from funcgrad.ops.elementwise import absolute, power, sign, where
 from funcgrad.ops.registry import (
     LINEAR,
+    Draw,
+    Drawn,
     GradFnName,
     GradFnRule,
     Names,
@@ -36,7 +43,7 @@ def _by_axis(full: str, along: str) -> GradFnRule:
     return rule
 
 
-def _reduction_sample(g):
+def _reduction_sample(g: Draw) -> Drawn:
     shape = g.shape(min_dims=0, max_dims=3)
     x = g.array(shape, -3.0, 3.0)
     ndim = len(shape)
@@ -47,7 +54,7 @@ def _reduction_sample(g):
     return (x,), {"axis": axis, "keepdims": g.boolean()}
 
 
-def keep_reduced_dims(ct, in_shape, axis, keepdims):
+def keep_reduced_dims(ct: Array, in_shape: tuple[int, ...], axis: Axis, keepdims: bool) -> Array:
     """Reshape a reduction's cotangent so that it broadcasts against the input.
 
     Args:
@@ -66,7 +73,7 @@ def keep_reduced_dims(ct, in_shape, axis, keepdims):
     return reshape(ct, shape=kept)
 
 
-def _sum_vjp(ct, out, x, *, axis, keepdims):
+def _sum_vjp(ct: Array, out: Array, x: Array, *, axis: Axis, keepdims: bool) -> Array:
     shape = shape_of(x)
     if axis is None and not keepdims:
         return broadcast_to(ct, shape=shape)  # a 0-d cotangent broadcasts as it is
@@ -92,7 +99,7 @@ sum_ = register(
 # --- samples -------------------------------------------------------------------
 
 
-def _spread(g, shape, low, high):
+def _spread(g: Draw, shape: tuple[int, ...], low: float, high: float) -> Array:
     # Distinct values in [low, high] in random order, apart by at least
     # 0.2 * (high - low) / size: no ties (kinks) for the finite differences.
     size = 1
@@ -102,11 +109,11 @@ def _spread(g, shape, low, high):
     return low + (high - low) * (ranks + g.array(shape, 0.1, 0.9)) / max(size, 1)
 
 
-def _signs(g, shape):
+def _signs(g: Draw, shape: tuple[int, ...]) -> Array:
     return 2.0 * (g.array(shape, -1.0, 1.0) > 0) - 1.0
 
 
-def _axis_sample(g, ndim):
+def _axis_sample(g: Draw, ndim: int) -> Axis:
     if ndim == 0 or g.boolean():
         return None
     if ndim > 1 and g.boolean():
@@ -115,7 +122,7 @@ def _axis_sample(g, ndim):
     return g.integers(-ndim, ndim - 1)
 
 
-def _reduced_size(shape, axis, op):
+def _reduced_size(shape: tuple[int, ...], axis: Axis, op: str) -> int:
     size = 1
     for a in normalize_axis(axis, len(shape), op):
         size *= shape[a]
@@ -125,13 +132,13 @@ def _reduced_size(shape, axis, op):
 # --- means -----------------------------------------------------------------------
 
 
-def _mean_vjp(ct, out, x, *, axis, keepdims):
+def _mean_vjp(ct: Array, out: Array, x: Array, *, axis: Axis, keepdims: bool) -> Array:
     shape = shape_of(x)
     n = _reduced_size(shape, axis, "mean")
     return broadcast_to(keep_reduced_dims(ct, shape, axis, keepdims), shape=shape) / max(n, 1)
 
 
-def _mean_sample(g):
+def _mean_sample(g: Draw) -> Drawn:
     shape = g.shape(min_dims=0, max_dims=3)
     axis = _axis_sample(g, len(shape))
     return (g.array(shape, -3.0, 3.0),), {"axis": axis, "keepdims": g.boolean()}
@@ -159,7 +166,7 @@ mean = register(
 # --- products --------------------------------------------------------------------
 
 
-def _prod_others(out, x, axis, keepdims):
+def _prod_others(out: Array, x: Array, axis: Axis, keepdims: bool) -> Array:
     """Return, for each element of `x`, the product of the other elements of its slice.
 
     NOTE: no division by zero. Slices without zeros (the usual case) use
@@ -182,19 +189,19 @@ def _prod_others(out, x, axis, keepdims):
     return nonzero_prod * where(is_zero, of_other_zeros, of_zeros / safe_x)
 
 
-def _prod_sample(g):
+def _prod_sample(g: Draw) -> Drawn:
     shape = g.shape(min_dims=0, max_dims=3, min_side=0, max_side=3)
     axis = _axis_sample(g, len(shape))
     x = g.array(shape, 0.5, 1.5) * _signs(g, shape)
     return (x,), {"axis": axis, "keepdims": g.boolean()}
 
 
-def _prod_vjp(ct, out, x, *, axis, keepdims):
+def _prod_vjp(ct: Array, out: Array, x: Array, *, axis: Axis, keepdims: bool) -> Array:
     ct = keep_reduced_dims(ct, shape_of(x), axis, keepdims)
     return ct * _prod_others(out, x, axis, keepdims)
 
 
-def _prod_jvp(x_t, out, x, *, axis, keepdims):
+def _prod_jvp(x_t: Array, out: Array, x: Array, *, axis: Axis, keepdims: bool) -> Array:
     return sum_(x_t * _prod_others(out, x, axis, keepdims), axis=axis, keepdims=keepdims)
 
 
@@ -221,7 +228,7 @@ prod = register(
 # --- extrema ---------------------------------------------------------------------
 
 
-def _extremum_share(out, x, axis, keepdims):
+def _extremum_share(out: Array, x: Array, axis: Axis, keepdims: bool) -> Array:
     # 1/k at each of the k entries equal to the extremum (NaNs win: they
     # make the result), 0 elsewhere; a constant, as max is piecewise linear.
     x_v = value_of(x)
@@ -230,18 +237,18 @@ def _extremum_share(out, x, axis, keepdims):
     return (hit / hit.sum(axis=axis, keepdims=True)).astype(x_v.dtype)
 
 
-def _extremum_sample(g):
+def _extremum_sample(g: Draw) -> Drawn:
     shape = g.shape(min_dims=0, max_dims=3)
     axis = _axis_sample(g, len(shape))
     return (_spread(g, shape, -3.0, 3.0),), {"axis": axis, "keepdims": g.boolean()}
 
 
-def _extremum_vjp(ct, out, x, *, axis, keepdims):
+def _extremum_vjp(ct: Array, out: Array, x: Array, *, axis: Axis, keepdims: bool) -> Array:
     share = _extremum_share(out, x, axis, keepdims)
     return keep_reduced_dims(ct, shape_of(x), axis, keepdims) * share
 
 
-def _extremum_jvp(x_t, out, x, *, axis, keepdims):
+def _extremum_jvp(x_t: Array, out: Array, x: Array, *, axis: Axis, keepdims: bool) -> Array:
     return sum_(x_t * _extremum_share(out, x, axis, keepdims), axis=axis, keepdims=keepdims)
 
 
@@ -285,18 +292,18 @@ min_ = register(
 # --- moments ---------------------------------------------------------------------
 
 
-def _var_scale(x, axis, ddof, op):
+def _var_scale(x: Array, axis: Axis, ddof: int, op: str) -> float:
     # 1 / (n - ddof); NaN where that is undefined, as NumPy's result is
     n = _reduced_size(shape_of(x), axis, op) - ddof
     return 1.0 / n if n > 0 else float("nan")
 
 
-def _var_grad(x, axis, ddof):
+def _var_grad(x: Array, axis: Axis, ddof: int) -> Array:
     # d var / dx = 2 (x - mean) / (n - ddof)
     return (x - mean(x, axis=axis, keepdims=True)) * (2.0 * _var_scale(x, axis, ddof, "var"))
 
 
-def _std_grad(out, x, axis, ddof, keepdims):
+def _std_grad(out: Array, x: Array, axis: Axis, ddof: int, keepdims: bool) -> Array:
     # d std / dx = (x - mean) / ((n - ddof) std); taken as 0 where std is 0,
     # as for the norm of the zero vector (a NaN std stays NaN: `!= 0`, not `> 0`).
     out = keep_reduced_dims(out, shape_of(x), axis, keepdims)
@@ -306,7 +313,7 @@ def _std_grad(out, x, axis, ddof, keepdims):
     return where(live, centered / where(live, out, 1.0) * scale, 0.0)
 
 
-def _moment_sample(g):
+def _moment_sample(g: Draw) -> Drawn:
     shape = g.shape(min_dims=0, max_dims=3)
     axis = _axis_sample(g, len(shape))
     n = _reduced_size(shape, axis, "var")
@@ -315,12 +322,12 @@ def _moment_sample(g):
     return (x,), {"axis": axis, "ddof": ddof, "keepdims": g.boolean()}
 
 
-def _var_vjp(ct, out, x, *, axis, ddof, keepdims):
+def _var_vjp(ct: Array, out: Array, x: Array, *, axis: Axis, ddof: int, keepdims: bool) -> Array:
     ct = keep_reduced_dims(ct, shape_of(x), axis, keepdims)
     return ct * _var_grad(x, axis, ddof)
 
 
-def _var_jvp(x_t, out, x, *, axis, ddof, keepdims):
+def _var_jvp(x_t: Array, out: Array, x: Array, *, axis: Axis, ddof: int, keepdims: bool) -> Array:
     return sum_(x_t * _var_grad(x, axis, ddof), axis=axis, keepdims=keepdims)
 
 
@@ -341,13 +348,13 @@ var = register(
 )
 
 
-def _std_vjp(ct, out, x, *, axis, ddof, keepdims):
+def _std_vjp(ct: Array, out: Array, x: Array, *, axis: Axis, ddof: int, keepdims: bool) -> Array:
     d_std = _std_grad(out, x, axis, ddof, keepdims)
     ct = keep_reduced_dims(ct, shape_of(x), axis, keepdims)
     return ct * d_std
 
 
-def _std_jvp(x_t, out, x, *, axis, ddof, keepdims):
+def _std_jvp(x_t: Array, out: Array, x: Array, *, axis: Axis, ddof: int, keepdims: bool) -> Array:
     return sum_(x_t * _std_grad(out, x, axis, ddof, keepdims), axis=axis, keepdims=keepdims)
 
 
@@ -371,14 +378,14 @@ std = register(
 # --- cumulative sums ---------------------------------------------------------------
 
 
-def _cumsum_vjp(ct, out, x, *, axis):
+def _cumsum_vjp(ct: Array, out: Array, x: Array, *, axis: Axis) -> Array:
     # reversed cumsum: sum_{j >= i} ct_j = total - sum_{j <= i} ct_j + ct_i
     along = 0 if axis is None else axis
     rev = sum_(ct, axis=along, keepdims=True) - cumsum(ct, axis=along) + ct
     return rev if axis is not None else reshape(rev, shape=shape_of(x))
 
 
-def _cumsum_sample(g):
+def _cumsum_sample(g: Draw) -> Drawn:
     shape = g.shape(min_dims=0, max_dims=3, min_side=0)
     axis = None if not shape or g.boolean() else g.integers(-len(shape), len(shape) - 1)
     return (g.array(shape, -3.0, 3.0),), {"axis": axis}
@@ -404,7 +411,7 @@ _INF = float("inf")
 _MATRIX_ORDS = (None, "fro", 1, -1, _INF, -_INF)
 
 
-def _norm_axes(ord, axis, ndim):  # noqa: A002  (NumPy's name)
+def _norm_axes(ord: Any, axis: Axis, ndim: int) -> tuple[bool, tuple[int, ...]]:  # noqa: A002  (NumPy's name)
     """Return `(is_matrix, axes)` for `numpy.linalg.norm`'s arguments; axes in the given order.
 
     Raises:
@@ -437,12 +444,12 @@ def _norm_axes(ord, axis, ndim):  # noqa: A002  (NumPy's name)
     return len(axes) == 2, axes
 
 
-def _norm_forward(xp, x, *, ord, axis, keepdims):  # noqa: A002
+def _norm_forward(xp: ModuleType, x: Array, *, ord: Any, axis: Axis, keepdims: bool) -> Array:  # noqa: A002
     _norm_axes(ord, axis, xp.ndim(x))
     return xp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
 
 
-def _norm_grad(out, x, ord, axis, keepdims):  # noqa: A002
+def _norm_grad(out: Array, x: Array, ord: Any, axis: Axis, keepdims: bool) -> Array:  # noqa: A002
     """Return d norm / dx, shaped like `x`."""
     shape = shape_of(x)
     is_matrix, axes = _norm_axes(ord, axis, len(shape))
@@ -458,6 +465,7 @@ def _norm_grad(out, x, ord, axis, keepdims):  # noqa: A002
     if ord in (_INF, -_INF) or is_matrix:
         # the entries (vectors) or the columns / rows (matrices) attaining the
         # largest (smallest) |x| or absolute sum share the gradient
+        chosen: int | tuple[int, ...]
         if is_matrix:
             summed, chosen = (axes[0], axes[1]) if ord in (1, -1) else (axes[1], axes[0])
             sums = absolute(x_v).sum(axis=summed, keepdims=True)
@@ -474,9 +482,11 @@ def _norm_grad(out, x, ord, axis, keepdims):  # noqa: A002
     return where(live, sign(x_v) * power(ratio, ord - 1.0), 0.0)
 
 
-def _norm_sample(g):
+def _norm_sample(g: Draw) -> Drawn:
     kind = g.choice(("flat", "vector", "matrix"))
     keepdims = g.boolean()
+    ord: Any  # noqa: A001
+    axis: Axis
     if kind == "flat":  # ord=None, axis=None: the 2-norm of all entries
         shape = g.shape(min_dims=0, max_dims=3, min_side=0)
         return (g.array(shape, -3.0, 3.0),), {"ord": None, "axis": None, "keepdims": keepdims}
@@ -502,14 +512,14 @@ def _norm_sample(g):
     return (x,), {"ord": ord, "axis": axis, "keepdims": keepdims}
 
 
-def _norm_vjp(ct, out, x, *, ord, axis, keepdims):  # noqa: A002
+def _norm_vjp(ct: Array, out: Array, x: Array, *, ord: Any, axis: Axis, keepdims: bool) -> Array:  # noqa: A002
     axes = _norm_axes(ord, axis, len(shape_of(x)))[1]
     d_norm = _norm_grad(out, x, ord, axis, keepdims)
     ct = keep_reduced_dims(ct, shape_of(x), axes, keepdims)
     return ct * d_norm
 
 
-def _norm_jvp(x_t, out, x, *, ord, axis, keepdims):  # noqa: A002
+def _norm_jvp(x_t: Array, out: Array, x: Array, *, ord: Any, axis: Axis, keepdims: bool) -> Array:  # noqa: A002
     axes = _norm_axes(ord, axis, len(shape_of(x)))[1]
     return sum_(x_t * _norm_grad(out, x, ord, axis, keepdims), axis=axes, keepdims=keepdims)
 
@@ -534,8 +544,8 @@ norm = register(
 # --- Node methods ------------------------------------------------------------------
 
 
-def _method(prim):
-    def method(self, axis=None, keepdims=False):
+def _method(prim: Primitive) -> Callable[..., Any]:
+    def method(self: Node, axis: Axis = None, keepdims: bool = False) -> Array:
         return prim(self, axis=axis, keepdims=keepdims)
 
     method.__name__ = prim.name
@@ -543,8 +553,8 @@ def _method(prim):
     return method
 
 
-def _moment_method(prim):
-    def method(self, axis=None, ddof=0, keepdims=False):
+def _moment_method(prim: Primitive) -> Callable[..., Any]:
+    def method(self: Node, axis: Axis = None, ddof: int = 0, keepdims: bool = False) -> Array:
         return prim(self, axis=axis, ddof=ddof, keepdims=keepdims)
 
     method.__name__ = prim.name
@@ -552,7 +562,7 @@ def _moment_method(prim):
     return method
 
 
-def _cumsum_method(self, axis=None):
+def _cumsum_method(self: Node, axis: Axis = None) -> Array:
     """Return `funcgrad.numpy.cumsum` of this node along `axis`."""
     return cumsum(self, axis=axis)
 

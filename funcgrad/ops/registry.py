@@ -28,9 +28,9 @@ and both engines apply `funcgrad.ops.guard`.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import attrs
 import numpy as _numpy
@@ -40,6 +40,7 @@ from funcgrad.errors import FuncgradError
 from funcgrad.graph import Node
 from funcgrad.graph.node import (
     _EMPTY,
+    Array,
     _new,
     _next_seq,
     _set_inputs,
@@ -78,6 +79,29 @@ ELEMENTWISE = _Shortcut(
 KEEPS_ZEROS = (None, "elementwise", "reduction", "slices")
 
 
+_T = TypeVar("_T")
+
+
+class Draw(Protocol):
+    """The drawing helper a `Sample` gets (`tests/strategies.py` supplies it)."""
+
+    def shape(
+        self, min_dims: int = 0, max_dims: int = 3, min_side: int = 1, max_side: int = 4
+    ) -> tuple[int, ...]: ...
+    def broadcast_shapes(
+        self, n: int, min_dims: int = 0, max_dims: int = 3
+    ) -> list[tuple[int, ...]]: ...
+    def array(self, shape: tuple[int, ...], low: float, high: float) -> Array: ...
+    def integers(self, low: int, high: int) -> int: ...
+    def choice(self, seq: Sequence[_T]) -> _T: ...
+    def boolean(self) -> bool: ...
+    def permutation(self, n: int) -> list[int]: ...
+
+
+# What `Sample.make` returns: the primitive's positional arguments and its static parameters.
+Drawn = tuple[tuple[Any, ...], dict[str, Any]]
+
+
 @attrs.frozen(eq=False)
 class Sample:
     """How the generic tests draw arguments for a primitive.
@@ -96,7 +120,7 @@ class Sample:
             rules that are piecewise constant, such as `sign`).
     """
 
-    make: Callable[[Any], tuple[tuple, dict]]
+    make: Callable[[Draw], Drawn]
     tol: float = 1e-6
     second_order: bool = True
 
@@ -185,7 +209,7 @@ class Primitive:
     """
 
     name: str
-    forward: Callable
+    forward: Callable[..., Any]
     vjp: Any
     jvp: Any
     params: tuple[str, ...] = ()
@@ -194,7 +218,7 @@ class Primitive:
     names: Names = Names()
     keeps_zeros: str | None = attrs.field(default=None, validator=attrs.validators.in_(KEEPS_ZEROS))
 
-    def __call__(self, *args, **params):
+    def __call__(self, *args: Any, **params: Any) -> Any:
         if _observe.active:  # some thread has a profile or anomaly mode open
             out = _observe.observed_call(self, args, params)
             if out is not _observe.UNOBSERVED:
@@ -216,7 +240,7 @@ class Primitive:
         except Exception as e:  # NumPy's message, with the op named
             raise op_error(self.name, args, params, broadcast_hint(e, *args)) from e
 
-    def bind(self, args: tuple, params: dict) -> Node:
+    def bind(self, args: tuple[Any, ...], params: dict[str, Any]) -> Node:
         """Apply the primitive to arguments of which at least one is a node.
 
         This is the hot path of every traced operation, hence its shape: the
@@ -224,6 +248,7 @@ class Primitive:
         node's inputs without copying, and builds the node through its slot
         descriptors.
         """
+        values: tuple[Array, ...] | list[Array]  # an annotation: no code runs for it
         if len(args) == 1:
             values = (args[0].value,)  # the one argument is the node
         else:
@@ -263,7 +288,7 @@ class Primitive:
         return f"<primitive {self.name}>"
 
 
-def _constant(a):
+def _constant(a: Any) -> Any:
     if type(a) in _PY_SCALARS:
         return a  # kept weak, so float32 * 2.0 stays float32 (NEP 50)
     return freeze(a)

@@ -10,10 +10,16 @@ piece is its own `getitem` node.
 
 from __future__ import annotations
 
-from funcgrad.ops._util import attach, normalize_axis, shape_of
+from collections.abc import Sequence
+from typing import Any
+
+from funcgrad.graph.node import Array, Node
+from funcgrad.ops._util import Axis, attach, normalize_axis, shape_of
 from funcgrad.ops.index import getitem
 from funcgrad.ops.registry import (
     LINEAR,
+    Draw,
+    Drawn,
     GradFnName,
     Names,
     Primitive,
@@ -24,7 +30,7 @@ from funcgrad.ops.registry import (
 )
 
 
-def _reshape_sample(g):
+def _reshape_sample(g: Draw) -> Drawn:
     shape = g.shape(min_dims=0, max_dims=3)
     size = 1
     for n in shape:
@@ -32,7 +38,7 @@ def _reshape_sample(g):
     return (g.array(shape, -3.0, 3.0),), {"shape": (size,) if g.boolean() else (-1, 1)}
 
 
-reshape = register(
+reshape: Primitive = register(
     Primitive(
         name="reshape",
         forward=lambda xp, x, *, shape: xp.reshape(x, shape),
@@ -48,7 +54,7 @@ reshape = register(
 )
 
 
-def _broadcast_sample(g):
+def _broadcast_sample(g: Draw) -> Drawn:
     small, big = g.broadcast_shapes(2)
     target = _broadcast(small, big)
     if g.boolean():
@@ -56,7 +62,7 @@ def _broadcast_sample(g):
     return (g.array(small, -3.0, 3.0),), {"shape": target}
 
 
-def _broadcast(a, b):
+def _broadcast(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
     n = max(len(a), len(b))
     a = (1,) * (n - len(a)) + tuple(a)
     b = (1,) * (n - len(b)) + tuple(b)
@@ -80,13 +86,13 @@ broadcast_to = register(
 )
 
 
-def _transpose_sample(g):
+def _transpose_sample(g: Draw) -> Drawn:
     shape = g.shape(min_dims=0, max_dims=4)
     axes = None if g.boolean() else tuple(g.permutation(len(shape)))
     return (g.array(shape, -3.0, 3.0),), {"axes": axes}
 
 
-def _inverse_permutation(axes, ndim):
+def _inverse_permutation(axes: Sequence[int] | None, ndim: int) -> tuple[int, ...] | None:
     if axes is None:
         return None
     inverse = [0] * ndim
@@ -112,7 +118,7 @@ def _transpose_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
     return "TransposeBackward0" if type(axes) is Swap else "PermuteBackward0"
 
 
-transpose = register(
+transpose: Primitive = register(
     Primitive(
         name="transpose",
         forward=lambda xp, x, *, axes: xp.transpose(x, axes),
@@ -138,11 +144,12 @@ transpose = register(
 # --- adding and removing size-1 axes ---------------------------------------
 
 
-def _squeeze_sample(g):
+def _squeeze_sample(g: Draw) -> Drawn:
     shape = list(g.shape(min_dims=0, max_dims=3, min_side=0))
     for _ in range(g.integers(0, 2)):
         shape.insert(g.integers(0, len(shape)), 1)
     ones = [i for i, n in enumerate(shape) if n == 1]
+    axis: Axis
     if not ones or g.boolean():
         axis = None
     elif g.boolean():
@@ -174,8 +181,9 @@ squeeze = register(
 )
 
 
-def _expand_dims_sample(g):
+def _expand_dims_sample(g: Draw) -> Drawn:
     shape = g.shape(min_dims=0, max_dims=3, min_side=0)
+    axis: Axis
     if g.boolean():
         ndim = len(shape) + 1
         axis = g.integers(-ndim, ndim - 1)
@@ -205,7 +213,7 @@ expand_dims = register(
 # --- joining -----------------------------------------------------------------
 
 
-def _concatenate_sample(g):
+def _concatenate_sample(g: Draw) -> Drawn:
     shape = g.shape(min_dims=1, max_dims=3)
     ndim = len(shape)
     axis = g.integers(-ndim, ndim - 1)
@@ -217,7 +225,7 @@ def _concatenate_sample(g):
     return tuple(arrays), {"axis": None if g.integers(0, 4) == 0 else axis}
 
 
-def _concatenate_vjp(ct, out, *arrays, axis):
+def _concatenate_vjp(ct: Array, out: Array, *arrays: Array, axis: Axis) -> tuple[Array, ...]:
     # Each input gets back its own slab of the cotangent.
     if axis is None:
         flat = reshape(ct, shape=(-1,))
@@ -255,14 +263,14 @@ concatenate = register(
 )
 
 
-def _stack_sample(g):
+def _stack_sample(g: Draw) -> Drawn:
     shape = g.shape(min_dims=0, max_dims=3, min_side=0)
     ndim = len(shape) + 1
     arrays = tuple(g.array(shape, -3.0, 3.0) for _ in range(g.integers(1, 3)))
     return arrays, {"axis": g.integers(-ndim, ndim - 1)}
 
 
-def _stack_vjp(ct, out, *arrays, axis):
+def _stack_vjp(ct: Array, out: Array, *arrays: Array, axis: int) -> tuple[Array, ...]:
     ax = normalize_axis(axis, len(shape_of(out)), "stack")[0]
     lead = (slice(None),) * ax
     return tuple(getitem(ct, index=(*lead, i)) for i in range(len(arrays)))
@@ -285,9 +293,10 @@ stack = register(
 # --- reversing and padding ---------------------------------------------------
 
 
-def _flip_sample(g):
+def _flip_sample(g: Draw) -> Drawn:
     shape = g.shape(min_dims=0, max_dims=3, min_side=0)
     ndim = len(shape)
+    axis: Axis
     if ndim == 0 or g.integers(0, 2) == 0:
         axis = None
     elif g.boolean():
@@ -297,7 +306,7 @@ def _flip_sample(g):
     return (g.array(shape, -3.0, 3.0),), {"axis": axis}
 
 
-flip = register(
+flip: Primitive = register(
     Primitive(
         name="flip",
         forward=lambda xp, x, *, axis: xp.flip(x, axis=axis),
@@ -311,19 +320,19 @@ flip = register(
 )
 
 
-def _pad_sample(g):
+def _pad_sample(g: Draw) -> Drawn:
     shape = g.shape(min_dims=1, max_dims=3, min_side=0)
     pad_width = tuple((g.integers(0, 2), g.integers(0, 2)) for _ in shape)
     value = 0.0 if g.boolean() else 1.5
     return (g.array(shape, -3.0, 3.0),), {"pad_width": pad_width, "constant_values": value}
 
 
-def _pad_vjp(ct, out, x, *, pad_width, constant_values):
+def _pad_vjp(ct: Array, out: Array, x: Array, *, pad_width: Any, constant_values: Any) -> Array:
     widths = zip(pad_width, shape_of(x), strict=True)
     return getitem(ct, index=tuple(slice(before, before + n) for (before, _), n in widths))
 
 
-pad = register(
+pad: Primitive = register(
     Primitive(
         name="pad",
         forward=lambda xp, x, *, pad_width, constant_values: xp.pad(
@@ -350,7 +359,7 @@ pad = register(
 # --- Node methods --------------------------------------------------------------
 
 
-def _transpose_method(self, *axes):
+def _transpose_method(self: Node, *axes: Any) -> Array:
     if not axes or (len(axes) == 1 and axes[0] is None):
         return transpose(self, axes=None)
     if len(axes) == 1 and not isinstance(axes[0], int):
@@ -358,11 +367,11 @@ def _transpose_method(self, *axes):
     return transpose(self, axes=tuple(axes))
 
 
-def _squeeze_method(self, axis=None):
+def _squeeze_method(self: Node, axis: int | Sequence[int] | None = None) -> Array:
     return squeeze(self, axis=tuple(axis) if isinstance(axis, list) else axis)
 
 
-def _swapaxes_method(self, axis1, axis2):
+def _swapaxes_method(self: Node, axis1: int, axis2: int) -> Array:
     return transpose(self, axes=swapped_axes(self.ndim, axis1, axis2))
 
 
