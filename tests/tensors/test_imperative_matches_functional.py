@@ -133,6 +133,7 @@ def test_tensor_backward_and_functional_grad_agree(program, seed):
 
     # Both against central differences along a random direction.
     vx, vw = rng.standard_normal(X_SHAPE), rng.standard_normal(W_SHAPE)
+
     # Richardson extrapolation of two central differences (error O(eps**4)), so
     # steep programs (exp(exp(...))) are judged by their rounding error alone.
     def central(eps):
