@@ -8,6 +8,7 @@ them; at the top level it need not. The depth counter below tells which.
 from __future__ import annotations
 
 import threading
+from typing import Literal
 
 _state = threading.local()
 
@@ -27,11 +28,11 @@ class _Tracing:
 
     __slots__ = ()
 
-    def __enter__(self):
+    def __enter__(self) -> _Tracing:
         _state.depth = getattr(_state, "depth", 0) + 1
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         _state.depth -= 1
         return False
 

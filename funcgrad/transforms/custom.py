@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any, cast
 
 from funcgrad.backend import xp_of
 from funcgrad.errors import ShapeError
@@ -32,15 +33,17 @@ from funcgrad.transforms.calls import Call, call_primitive, record
 from funcgrad.transforms.pytree import TreeDef, tree_flatten, tree_map, tree_unflatten
 
 
-def _name(fn) -> str:
+def _name(fn: object) -> str:
     return getattr(fn, "__name__", repr(fn))
 
 
-def _output_values(out) -> list:
+def _output_values(out: Any) -> list[Any]:
     return [value_of(v) for v in tree_flatten(out)[0]]
 
 
-def _check_rule_result(result, args_def, arg_leaves, fn_name):
+def _check_rule_result(
+    result: Any, args_def: TreeDef, arg_leaves: Sequence[Any], fn_name: str
+) -> list[Any]:
     """Check a user rule's per-argument result against the arguments; flatten it."""
     n_args = args_def.nodes[0][2]
     if not isinstance(result, (tuple, list)) or len(result) != n_args:
@@ -82,7 +85,7 @@ def _check_rule_result(result, args_def, arg_leaves, fn_name):
 _local = threading.local()
 
 
-def _in_fwd() -> set:
+def _in_fwd() -> set[custom_vjp]:
     """The custom_vjp functions whose fwd rule is running in this thread."""
     active = getattr(_local, "active", None)
     if active is None:
@@ -95,18 +98,19 @@ class _VjpCall(Call):
 
     __slots__ = ("args_def", "fn", "residuals")
 
-    def __init__(self, fn: custom_vjp, args_def: TreeDef, residuals):
+    def __init__(self, fn: custom_vjp, args_def: TreeDef, residuals: Any):
         self.fn = fn
         self.args_def = args_def
         self.residuals = residuals
 
-    def outputs(self, leaves: tuple) -> list:
+    def outputs(self, leaves: tuple[Any, ...]) -> list[Any]:
         return _output_values(self.fn.fun(*tree_unflatten(self.args_def, leaves)))
 
-    def vjp(self, ct, out, leaves: tuple, index: int) -> tuple:
+    def vjp(self, ct: Any, out: Any, leaves: tuple[Any, ...], index: int) -> tuple[Any, ...]:
         graph = type(out) is Node or type(ct) is Node
         res = self.residuals if graph else tree_map(value_of, self.residuals)
-        result = self.fn.bwd(res, self.one_hot(ct, index))
+        bwd = cast("Callable[..., Any]", self.fn.bwd)  # set with fwd, which __call__ checked
+        result = bwd(res, self.one_hot(ct, index))
         return tuple(_check_rule_result(result, self.args_def, leaves, _name(self.fn.fun)))
 
     def transposition_error(self, error: Exception | None) -> str:
@@ -157,18 +161,18 @@ class custom_vjp:
         1.0
     """
 
-    def __init__(self, fun: Callable):
+    def __init__(self, fun: Callable[..., Any]):
         functools.update_wrapper(self, fun)
         self.fun = fun
-        self.fwd: Callable | None = None
-        self.bwd: Callable | None = None
+        self.fwd: Callable[..., Any] | None = None
+        self.bwd: Callable[..., Any] | None = None
 
-    def defvjp(self, fwd: Callable, bwd: Callable) -> custom_vjp:
+    def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any]) -> custom_vjp:
         """Set the forward rule `fwd(*args) -> (out, res)` and backward rule `bwd(res, ct)`."""
         self.fwd, self.bwd = fwd, bwd
         return self
 
-    def __call__(self, *args):
+    def __call__(self, *args: Any) -> Any:
         leaves, args_def = tree_flatten(args)
         if not any(type(v) is Node for v in leaves) or self in _in_fwd():
             return self.fun(*args)  # also when fwd calls the function itself
@@ -204,15 +208,16 @@ class _JvpCall(Call):
         self.fn = fn
         self.args_def = args_def
 
-    def outputs(self, leaves: tuple) -> list:
+    def outputs(self, leaves: tuple[Any, ...]) -> list[Any]:
         return _output_values(self.fn.fun(*tree_unflatten(self.args_def, leaves)))
 
-    def jvp(self, tangents: tuple, out, leaves: tuple, index: int):
+    def jvp(self, tangents: tuple[Any, ...], out: Any, leaves: tuple[Any, ...], index: int) -> Any:
         fn, args_def = self.fn, self.args_def
         ts = [t if t is not None else _zeros_like_value(a)
               for t, a in zip(tangents, leaves, strict=True)]
         primals = tree_unflatten(args_def, leaves)
-        result = fn.jvp_rule(tuple(primals), tuple(tree_unflatten(args_def, ts)))
+        rule = cast("Callable[..., Any]", fn.jvp_rule)  # __call__ checked it is set
+        result = rule(tuple(primals), tuple(tree_unflatten(args_def, ts)))
         if not (isinstance(result, tuple) and len(result) == 2):
             raise ShapeError(
                 f"funcgrad.custom_jvp: the JVP rule of {_name(fn.fun)!r} must return a pair "
@@ -242,7 +247,7 @@ class _JvpCall(Call):
         )
 
 
-def _zeros_like_value(v):
+def _zeros_like_value(v: Any) -> Any:
     v = value_of(v)
     return xp_of(v).zeros_like(v)
 
@@ -277,17 +282,17 @@ class custom_jvp:
         (0.0, 0.25)
     """
 
-    def __init__(self, fun: Callable):
+    def __init__(self, fun: Callable[..., Any]):
         functools.update_wrapper(self, fun)
         self.fun = fun
-        self.jvp_rule: Callable | None = None
+        self.jvp_rule: Callable[..., Any] | None = None
 
-    def defjvp(self, rule: Callable) -> Callable:
+    def defjvp(self, rule: Callable[..., Any]) -> Callable[..., Any]:
         """Set the JVP rule `rule(primals, tangents) -> (out, tangent_out)`; returns `rule`."""
         self.jvp_rule = rule
         return rule
 
-    def __call__(self, *args):
+    def __call__(self, *args: Any) -> Any:
         leaves, args_def = tree_flatten(args)
         if not any(type(v) is Node for v in leaves):
             return self.fun(*args)

@@ -11,12 +11,13 @@ the tangents are themselves differentiable (`grad` of a `jvp`,
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from funcgrad.backend import as_value, xp_of
 from funcgrad.errors import ShapeError
 from funcgrad.graph import Node, toposort
+from funcgrad.graph.node import Array
 from funcgrad.ops import astype, broadcast_to, guard
 from funcgrad.ops.registry import ELEMENTWISE, LINEAR, Primitive
 from funcgrad.transforms import _trace
@@ -24,7 +25,13 @@ from funcgrad.transforms.gradients import _strip, _trace_call, graph_output
 from funcgrad.transforms.pytree import check_same_structure, tree_flatten, tree_map, tree_unflatten
 
 
-def apply_jvp(prim: Primitive, tangents: tuple, out, args: tuple, params) -> Any:
+def apply_jvp(
+    prim: Primitive,
+    tangents: tuple[Any, ...],
+    out: Array,
+    args: tuple[Any, ...],
+    params: Mapping[str, Any],
+) -> Any:
     """Push input tangents through one application of `prim` (its JVP rule).
 
     This is the one place that knows the JVP rule forms (per-input rules,
@@ -52,7 +59,7 @@ def apply_jvp(prim: Primitive, tangents: tuple, out, args: tuple, params) -> Any
         )
         result = prim(*filled, **params)
     elif rule is ELEMENTWISE or type(rule) is tuple:
-        rules = prim.vjp if rule is ELEMENTWISE else rule
+        rules: Any = prim.vjp if rule is ELEMENTWISE else rule
         result = None
         for t, r in zip(tangents, rules, strict=True):
             if t is None or r is None:
@@ -73,11 +80,13 @@ def apply_jvp(prim: Primitive, tangents: tuple, out, args: tuple, params) -> Any
     return result
 
 
-def _value(a):
+def _value(a: Any) -> Any:
     return a.value if type(a) is Node else a
 
 
-def push_tangents(roots: tuple, seeds: dict, *, create_graph: bool) -> dict:
+def push_tangents(
+    roots: tuple[Node, ...], seeds: dict[int, Any], *, create_graph: bool
+) -> dict[int, Any]:
     """Propagate tangents forward from the nodes in `seeds` to everything after them.
 
     Args:
@@ -107,7 +116,7 @@ def push_tangents(roots: tuple, seeds: dict, *, create_graph: bool) -> dict:
     return tangents
 
 
-def _check_tangent(p, t, op):
+def _check_tangent(p: Any, t: Any, op: str) -> None:
     p_shape = getattr(p, "shape", None)
     if p_shape is None:
         p_shape = as_value(p).shape
@@ -119,7 +128,7 @@ def _check_tangent(p, t, op):
         )
 
 
-def _tangent_out(o, tangents, create):
+def _tangent_out(o: Any, tangents: dict[int, Any], create: bool) -> Any:
     if type(o) is not Node:
         value = as_value(o)
         return xp_of(value).zeros_like(value)
@@ -131,7 +140,9 @@ def _tangent_out(o, tangents, create):
     return t
 
 
-def jvp(f: Callable, primals: tuple, tangents: tuple, has_aux: bool = False):
+def jvp(
+    f: Callable[..., Any], primals: tuple[Any, ...], tangents: tuple[Any, ...], has_aux: bool = False
+) -> tuple[Any, ...]:
     """Evaluate `f` and its directional derivative along `tangents` (forward mode).
 
     Args:
@@ -185,7 +196,7 @@ def jvp(f: Callable, primals: tuple, tangents: tuple, has_aux: bool = False):
     return result
 
 
-def linearize(f: Callable, *primals: Any):
+def linearize(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
     """Evaluate `f` once and return a function that applies its Jacobian.
 
     The function is traced once; each call of the returned `f_jvp` only runs
@@ -213,7 +224,7 @@ def linearize(f: Callable, *primals: Any):
     o_leaves, o_def = tree_flatten(out)
     roots = tuple(o for o in o_leaves if type(o) is Node)
 
-    def f_jvp(*tangents):
+    def f_jvp(*tangents: Any) -> Any:
         t_leaves, t_def = tree_flatten(tuple(tangents))
         check_same_structure(p_def, t_def, f"{op} (f_jvp)", ("primals", "tangents"))
         for p, t in zip(p_leaves, t_leaves, strict=True):

@@ -12,7 +12,7 @@ x * y)(x))` from confusing the two `x`s.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy
@@ -20,23 +20,29 @@ import numpy
 from funcgrad.backend import as_value, is_inexact, xp_of
 from funcgrad.errors import DtypeError, NonScalarOutputError, ShapeError
 from funcgrad.graph import Node, leaf
+from funcgrad.graph.node import Array
 from funcgrad.ops import identity
 from funcgrad.transforms import _trace
 from funcgrad.transforms.pytree import (
+    TreeDef,
     check_same_structure,
     tree_flatten,
     tree_map,
     tree_unflatten,
 )
-from funcgrad.transforms.reverse import walk
+from funcgrad.transforms.reverse import GradMap, walk
 
 _ndarray = numpy.ndarray
 
+# Per differentiated argument: its fresh variables and the primal leaves they stand for.
+Variables = list[tuple[list[Node], list[Any]]]
 
-def _variable(x, op: str, where: str):
+
+def _variable(x: Any, op: str, where: str) -> Node:
     """Return a fresh node standing for the primal `x`."""
     if type(x) is Node:
-        return identity(x)
+        fresh: Node = identity(x)
+        return fresh
     value = as_value(x)
     if not is_inexact(value.dtype):
         raise DtypeError(
@@ -47,7 +53,7 @@ def _variable(x, op: str, where: str):
     return leaf(value)
 
 
-def _as_output(g, primal, nested: bool):
+def _as_output(g: Any, primal: Any, nested: bool) -> Any:
     """Give a gradient back in the primal's own kind (float for float, node when nested)."""
     if type(g) is Node:
         return g if nested else g.value
@@ -56,14 +62,14 @@ def _as_output(g, primal, nested: bool):
     return g
 
 
-def _strip(tree, nested: bool):
+def _strip(tree: Any, nested: bool) -> Any:
     """Replace nodes by their values unless an outer transform is tracing."""
     if nested:
         return tree
     return tree_map(lambda v: v.value if type(v) is Node else v, tree)
 
 
-def _argnums(argnums, nargs: int, op: str) -> tuple[int, ...]:
+def _argnums(argnums: int | Sequence[int], nargs: int, op: str) -> tuple[int, ...]:
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     for i in nums:
         if not -nargs <= i < nargs:
@@ -74,7 +80,7 @@ def _argnums(argnums, nargs: int, op: str) -> tuple[int, ...]:
     return tuple(i % nargs for i in nums)
 
 
-def graph_output(x):
+def graph_output(x: Any) -> Any:
     """Return what a transform differentiates when `f` returns `x`.
 
     A node as it is; a value of a layer above (a `funcgrad.Tensor`) as the
@@ -88,11 +94,17 @@ def graph_output(x):
     return x
 
 
-def _trace_call(f, args, kwargs, argnums, op):
+def _trace_call(
+    f: Callable[..., Any],
+    args: Sequence[Any],
+    kwargs: Mapping[str, Any],
+    argnums: Iterable[int],
+    op: str,
+) -> tuple[Any, Variables, list[TreeDef], bool]:
     """Replace the selected arguments by fresh variables and run `f` on them."""
     nested = _trace.depth() > 0
     args = list(args)
-    variables = []
+    variables: Variables = []
     structures = []
     for i in argnums:
         leaves, treedef = tree_flatten(args[i])
@@ -106,7 +118,9 @@ def _trace_call(f, args, kwargs, argnums, op):
     return out, variables, structures, nested
 
 
-def _gradients(variables, structures, grads, nested):
+def _gradients(
+    variables: Variables, structures: list[TreeDef], grads: GradMap, nested: bool
+) -> list[Any]:
     result = []
     seen: set[int] = set()
     for (fresh, primals), treedef in zip(variables, structures, strict=True):
@@ -118,7 +132,7 @@ def _gradients(variables, structures, grads, nested):
     return result
 
 
-def _owned(g, seen: set):
+def _owned(g: Any, seen: set[int]) -> Any:
     """Return a gradient array the caller owns: writeable, and shared with nothing else.
 
     NOTE: the walk hands back whatever the rules made, and rules pass
@@ -136,7 +150,7 @@ def _owned(g, seen: set):
     return g
 
 
-def vjp(f: Callable, *primals: Any, has_aux: bool = False):
+def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """Evaluate `f` and return its output with a function that pulls cotangents back.
 
     Args:
@@ -168,7 +182,7 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False):
     wrt = tuple(v for fresh, _ in variables for v in fresh)
     primal_out = _strip(out, nested)
 
-    def vjp_fn(cotangent):
+    def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
         ct_leaves, ct_def = tree_flatten(cotangent)
         check_same_structure(out_def, ct_def, f"{op} (vjp_fn)", ("output", "cotangent"))
         for o, c in zip(out_leaves, ct_leaves, strict=True):
@@ -188,11 +202,13 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False):
     return primal_out, vjp_fn
 
 
-def _cotangent(c):
+def _cotangent(c: Any) -> Array:
     return c if type(c) is Node else as_value(c)
 
 
-def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+def value_and_grad(
+    f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Callable[..., Any]:
     """Return a function that computes `f` and its gradient together.
 
     Args:
@@ -217,11 +233,13 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
     return _value_and_grad(f, argnums, has_aux, "funcgrad.value_and_grad")
 
 
-def _value_and_grad(f, argnums, has_aux, op):
+def _value_and_grad(
+    f: Callable[..., Any], argnums: int | Sequence[int], has_aux: bool, op: str
+) -> Callable[..., Any]:
     """`value_and_grad`, with `op` (the transform the user called) named in errors."""
 
     @functools.wraps(f)
-    def value_and_grad_f(*args, **kwargs):
+    def value_and_grad_f(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums(argnums, len(args), op)
         out, variables, structures, nested = _trace_call(f, args, kwargs, nums, op)
         aux = None
@@ -248,7 +266,7 @@ def _value_and_grad(f, argnums, has_aux, op):
         else:
             value = _check_constant_output(out, op)
             grads = walk((), (), wrt)
-        g = _gradients(variables, structures, grads, nested)
+        g: Any = _gradients(variables, structures, grads, nested)
         g = g[0] if isinstance(argnums, int) else tuple(g)
         if has_aux:
             return (value, _strip(aux, nested)), g
@@ -257,7 +275,7 @@ def _value_and_grad(f, argnums, has_aux, op):
     return value_and_grad_f
 
 
-def _check_constant_output(out, op):
+def _check_constant_output(out: Any, op: str) -> Any:
     if isinstance(out, (tuple, list, dict)):
         # NOTE: a pytree is not read as an array (a tuple of nodes would become
         # an array of their values, and the gradient would silently be zero).
@@ -281,7 +299,9 @@ def _check_constant_output(out, op):
     return out
 
 
-def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+def grad(
+    f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Callable[..., Any]:
     """Return a function that computes the gradient of `f`.
 
     Args:
@@ -310,7 +330,7 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -
     vg = _value_and_grad(f, argnums, has_aux, "funcgrad.grad")
 
     @functools.wraps(f)
-    def grad_f(*args, **kwargs):
+    def grad_f(*args: Any, **kwargs: Any) -> Any:
         value, g = vg(*args, **kwargs)
         if has_aux:
             return g, value[1]

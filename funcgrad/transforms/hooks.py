@@ -20,13 +20,18 @@ gradient again runs only the hooks that pass gives (see
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any, cast
 
 from funcgrad.errors import ShapeError
 from funcgrad.graph import Node
-from funcgrad.ops.registry import Primitive, Sample, register
+from funcgrad.graph.node import Array
+from funcgrad.ops.registry import Draw, Drawn, Primitive, Sample, register
+
+# A hook: `fn(ct)` returns a replacement cotangent, or None to keep it.
+Hook = Callable[[Any], Any]
 
 
-def run_hook(fn: Callable, ct, where: str = "funcgrad.backward: the hook"):
+def run_hook(fn: Hook, ct: Array, where: str = "funcgrad.backward: the hook") -> Array:
     """Call a hook on a cotangent and check what it returns.
 
     Args:
@@ -55,24 +60,24 @@ def run_hook(fn: Callable, ct, where: str = "funcgrad.backward: the hook"):
     return result
 
 
-def run_hooks(fns: tuple, ct):
+def run_hooks(fns: tuple[Hook, ...], ct: Array) -> Array:
     """Pass a cotangent through each hook of `fns` in turn (see `run_hook`)."""
     for fn in fns:
         ct = run_hook(fn, ct)
     return ct
 
 
-def _named(fn: Callable, where: str) -> Callable:
+def _named(fn: Hook, where: str) -> Hook:
     """`fn`, checked with `run_hook` under `where`, so an error names the operation that set it."""
 
-    def checked(ct):
+    def checked(ct: Array) -> Array:
         return run_hook(fn, ct, where)
 
     checked.__name__ = getattr(fn, "__name__", "hook")
     return checked
 
 
-def _hook_scope_sample(g):
+def _hook_scope_sample(g: Draw) -> Drawn:
     # An empty table: the generic checks see the identity; hooks that change
     # gradients are tested in tests/test_transforms_properties.py.
     return (g.array(g.shape(), -3.0, 3.0),), {"hooks": ()}
@@ -89,7 +94,7 @@ hook_scope = register(Primitive(
 ))
 
 
-def with_hooks(out, hooks: Mapping[Node, Callable | Sequence[Callable]]):
+def with_hooks(out: Node | Sequence[Node], hooks: Mapping[Node, Hook | Sequence[Hook]]) -> Any:
     """Return a new graph whose gradients pass through `hooks` at the given nodes.
 
     Args:
@@ -119,8 +124,8 @@ def with_hooks(out, hooks: Mapping[Node, Callable | Sequence[Callable]]):
         (np.float64(60.0), np.float64(6.0))
     """
     single = type(out) is Node
-    roots = (out,) if single else tuple(out)
-    table = []
+    roots = (out,) if single else tuple(cast("Sequence[Node]", out))
+    table: list[tuple[Node, tuple[Hook, ...]]] = []
     for node, fns in hooks.items():
         if type(node) is not Node:
             raise TypeError(
@@ -130,8 +135,8 @@ def with_hooks(out, hooks: Mapping[Node, Callable | Sequence[Callable]]):
         fns = (fns,) if callable(fns) else tuple(fns)
         table.append((node, tuple(_named(fn, "funcgrad.with_hooks: the hook") for fn in fns)))
     # One table object shared by every output's scope: a walk applies it once.
-    table = tuple(table)
-    new_roots = tuple(hook_scope(r, hooks=table) for r in roots)
+    shared = tuple(table)
+    new_roots = tuple(hook_scope(r, hooks=shared) for r in roots)
     return new_roots[0] if single else new_roots
 
 

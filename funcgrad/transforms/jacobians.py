@@ -10,11 +10,13 @@ forward-over-reverse product.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from funcgrad.backend import as_value, xp_of
 from funcgrad.errors import NotDifferentiableError
 from funcgrad.graph import Node
+from funcgrad.graph.node import Array
 from funcgrad.ops import reshape
 from funcgrad.ops.shape import stack, transpose
 from funcgrad.transforms import _trace
@@ -22,12 +24,17 @@ from funcgrad.transforms.forward import linearize
 from funcgrad.transforms.gradients import _argnums, _strip, grad, vjp
 from funcgrad.transforms.pytree import tree_flatten, tree_unflatten
 
+# One Jacobian block per (output leaf, differentiated input leaf), by output leaf.
+Blocks = list[list[Any]]
+# `sweep(g, diff) -> (out, blocks)`: all the Jacobian blocks of `g` at `diff`.
+Sweep = Callable[[Callable[..., Any], tuple[Any, ...]], tuple[Any, Blocks]]
 
-def _value(x):
+
+def _value(x: Any) -> Array:
     return x.value if type(x) is Node else as_value(x)
 
 
-def _basis(value):
+def _basis(value: Array) -> Iterator[Array]:
     """Yield the one-hot arrays of `value`'s shape and dtype, in C order."""
     xp = xp_of(value)
     for k in range(value.size):
@@ -36,7 +43,7 @@ def _basis(value):
         yield e.reshape(value.shape)
 
 
-def _stack(arrays, shape, like):
+def _stack(arrays: Sequence[Any], shape: tuple[int, ...], like: Array) -> Any:
     """Stack arrays (nodes when tracing) along a new leading axis, reshaped to `shape + ...`."""
     if not arrays:
         return xp_of(like).zeros(shape, dtype=like.dtype)
@@ -47,17 +54,23 @@ def _stack(arrays, shape, like):
     return reshape(stacked, shape=shape)
 
 
-def _jacobian_transform(name, f, argnums, has_aux, sweep):
+def _jacobian_transform(
+    name: str,
+    f: Callable[..., Any],
+    argnums: int | Sequence[int],
+    has_aux: bool,
+    sweep: Sweep,
+) -> Callable[..., Any]:
     """Wrap `sweep(g, diff_args, capture_aux)`, which returns one Jacobian block per
     (output leaf, differentiated input leaf), into a JAX-shaped result: the
     output's tree outside, the differentiated arguments' trees inside."""
 
     @functools.wraps(f)
-    def jac_f(*args):
+    def jac_f(*args: Any) -> Any:
         nums = _argnums(argnums, len(args), f"funcgrad.{name}")
-        holder = {}
+        holder: dict[str, Any] = {}
 
-        def g(*diff):
+        def g(*diff: Any) -> Any:
             full = list(args)
             for i, d in zip(nums, diff, strict=True):
                 full[i] = d
@@ -82,7 +95,7 @@ def _jacobian_transform(name, f, argnums, has_aux, sweep):
     return jac_f
 
 
-def _reverse_sweeps(g, diff):
+def _reverse_sweeps(g: Callable[..., Any], diff: tuple[Any, ...]) -> tuple[Any, Blocks]:
     out, vjp_fn = vjp(g, *diff)
     o_leaves, o_def = tree_flatten(out)
     d_vals = [_value(d) for d in tree_flatten(diff)[0]]
@@ -90,7 +103,7 @@ def _reverse_sweeps(g, diff):
     blocks = []
     for j, o in enumerate(o_leaves):
         o_val = _value(o)
-        rows = [[] for _ in d_vals]  # rows[k]: one cotangent of input k per output element
+        rows: list[list[Any]] = [[] for _ in d_vals]  # rows[k]: one cotangent of input k per output element
         for e in _basis(o_val):
             ct = list(zeros)
             ct[j] = e
@@ -102,14 +115,14 @@ def _reverse_sweeps(g, diff):
     return out, blocks
 
 
-def _forward_sweeps(g, diff):
+def _forward_sweeps(g: Callable[..., Any], diff: tuple[Any, ...]) -> tuple[Any, Blocks]:
     out, f_jvp = linearize(g, *diff)
     o_leaves = tree_flatten(out)[0]
     d_leaves, d_def = tree_flatten(diff)
     d_vals = [_value(d) for d in d_leaves]
     o_vals = [_value(o) for o in o_leaves]
     zeros = [xp_of(d).zeros_like(d) for d in d_vals]
-    cols = [[[] for _ in d_vals] for _ in o_vals]  # cols[j][k]: J_jk columns
+    cols: list[list[list[Any]]] = [[[] for _ in d_vals] for _ in o_vals]  # cols[j][k]: J_jk columns
     for k, d in enumerate(d_vals):
         for e in _basis(d):
             t = list(zeros)
@@ -131,7 +144,9 @@ def _forward_sweeps(g, diff):
     return out, blocks
 
 
-def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+def jacrev(
+    f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Callable[..., Any]:
     """Return a function computing the Jacobian of `f` by reverse mode.
 
     `f` is traced once; then one backward walk runs per output element: the
@@ -156,7 +171,9 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False)
     return _jacobian_transform("jacrev", f, argnums, has_aux, _reverse_sweeps)
 
 
-def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+def jacfwd(
+    f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Callable[..., Any]:
     """Return a function computing the Jacobian of `f` by forward mode.
 
     `f` is traced once; then one forward sweep runs per input element: the
@@ -180,7 +197,9 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False)
     return _jacobian_transform("jacfwd", f, argnums, has_aux, _forward_sweeps)
 
 
-def jacobian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+def jacobian(
+    f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Callable[..., Any]:
     """Return a function computing the Jacobian of `f`, in the cheaper mode.
 
     Traces `f` once to count inputs and outputs, then uses forward mode
@@ -203,7 +222,7 @@ def jacobian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     """
 
     @functools.wraps(f)
-    def jac_f(*args):
+    def jac_f(*args: Any) -> Any:
         nums = _argnums(argnums, len(args), "funcgrad.jacobian")
         n_in = sum(as_value(leaf).size for i in nums for leaf in tree_flatten(args[i])[0])
         out = f(*[_value_tree(a) for a in args])
@@ -216,12 +235,14 @@ def jacobian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     return jac_f
 
 
-def _value_tree(a):
+def _value_tree(a: Any) -> Any:
     leaves, treedef = tree_flatten(a)
     return tree_unflatten(treedef, [_value(x) if type(x) is Node else x for x in leaves])
 
 
-def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+def hessian(
+    f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Callable[..., Any]:
     """Return a function computing the Hessian of scalar `f` (forward over reverse).
 
     Where a custom rule has no forward-mode counterpart, it falls back to
@@ -245,7 +266,7 @@ def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
     reverse_over_reverse = jacrev(grad(f, argnums, has_aux), argnums, has_aux)
 
     @functools.wraps(f)
-    def hessian_f(*args):
+    def hessian_f(*args: Any) -> Any:
         try:
             return forward_over_reverse(*args)
         except NotDifferentiableError:
@@ -257,7 +278,7 @@ def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
     return hessian_f
 
 
-def hvp(f: Callable, primals: tuple, tangents: tuple):
+def hvp(f: Callable[..., Any], primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> Any:
     """Return the Hessian of scalar `f` at `primals` times `tangents`, shaped like the primals.
 
     Computed without forming the Hessian, as the VJP of `grad(f)` with

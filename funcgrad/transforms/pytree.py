@@ -11,15 +11,19 @@ Dicts are flattened in sorted key order.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from funcgrad.errors import TreeStructureError
 
 
 class _Handler(NamedTuple):
-    flatten: Callable[[Any], tuple[list, Any]]
-    unflatten: Callable[[Any, list], Any]
+    flatten: Callable[[Any], tuple[Sequence[Any], Any]]
+    unflatten: Callable[[Any, list[Any]], Any]
+
+
+# One pre-order entry of a `TreeDef`: `(type or "*", aux, number_of_children)`.
+_TreeNode = tuple[Any, Any, int]
 
 
 _LEAF = "*"
@@ -27,7 +31,11 @@ _NONE = type(None)
 _HANDLERS: dict[type, _Handler] = {}
 
 
-def register_pytree_node(cls: type, flatten: Callable, unflatten: Callable) -> None:
+def register_pytree_node(
+    cls: type,
+    flatten: Callable[[Any], tuple[Sequence[Any], Any]],
+    unflatten: Callable[[Any, list[Any]], Any],
+) -> None:
     """Teach every transform to look inside instances of `cls`.
 
     Args:
@@ -52,7 +60,7 @@ def register_pytree_node(cls: type, flatten: Callable, unflatten: Callable) -> N
     _HANDLERS[cls] = _Handler(flatten, unflatten)
 
 
-def _dict_flatten(d):
+def _dict_flatten(d: dict[Any, Any]) -> tuple[list[Any], tuple[Any, ...]]:
     keys = sorted(d)
     return [d[k] for k in keys], tuple(keys)
 
@@ -63,12 +71,16 @@ register_pytree_node(dict, _dict_flatten, lambda keys, ch: dict(zip(keys, ch, st
 register_pytree_node(_NONE, lambda t: ((), None), lambda aux, ch: None)
 
 
-def _handler(x):
+def _handler(x: Any) -> _Handler | None:
     t = type(x)
     h = _HANDLERS.get(t)
     if h is None and issubclass(t, tuple) and hasattr(t, "_fields"):  # namedtuple
-        return _Handler(lambda nt: (tuple(nt), None), lambda aux, ch, t=t: t(*ch))
+        return _namedtuple_handler(t)
     return h
+
+
+def _namedtuple_handler(t: type) -> _Handler:
+    return _Handler(lambda nt: (tuple(nt), None), lambda aux, ch: t(*ch))
 
 
 class TreeDef:
@@ -83,11 +95,11 @@ class TreeDef:
 
     __slots__ = ("nodes", "num_leaves")
 
-    def __init__(self, nodes: tuple):
+    def __init__(self, nodes: tuple[_TreeNode, ...]):
         self.nodes = nodes
         self.num_leaves = sum(1 for n in nodes if n[0] is _LEAF)
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, TreeDef) and self.nodes == other.nodes
 
     def __hash__(self) -> int:
@@ -96,12 +108,14 @@ class TreeDef:
     def __repr__(self) -> str:
         return f"TreeDef({_render(self.nodes)})"
 
-    def unflatten(self, leaves) -> Any:
+    def unflatten(self, leaves: Iterable[Any]) -> Any:
         """Rebuild a tree of this structure from `leaves` (see `tree_unflatten`)."""
         return tree_unflatten(self, leaves)
 
 
-def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, TreeDef]:
+def tree_flatten(
+    tree: Any, is_leaf: Callable[[Any], bool] | None = None
+) -> tuple[list[Any], TreeDef]:
     """Split a pytree into its list of leaves and its structure.
 
     Args:
@@ -121,7 +135,7 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tup
         {'a': (10, None), 'b': [20, 30]}
     """
     leaves = []
-    nodes = []
+    nodes: list[_TreeNode] = []
     stack = [tree]
     # Pre-order: a node, then its children from left to right.
     while stack:
@@ -138,7 +152,7 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tup
     return leaves, TreeDef(tuple(nodes))
 
 
-def tree_unflatten(treedef: TreeDef, leaves) -> Any:
+def tree_unflatten(treedef: TreeDef, leaves: Iterable[Any]) -> Any:
     """Build a pytree of structure `treedef` holding `leaves` (inverse of `tree_flatten`).
 
     Raises:
@@ -163,11 +177,11 @@ def tree_unflatten(treedef: TreeDef, leaves) -> Any:
     return built[0]
 
 
-def _handler_for_type(kind):
-    return _Handler(None, lambda aux, ch, t=kind: t(*ch))  # namedtuple
+def _handler_for_type(kind: type) -> _Handler:
+    return _namedtuple_handler(kind)
 
 
-def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:
+def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list[Any]:
     """Return the leaves of a pytree, in flattening order.
 
     Examples:
@@ -182,7 +196,9 @@ def tree_structure(tree: Any) -> TreeDef:
     return tree_flatten(tree)[1]
 
 
-def tree_map(f: Callable, tree: Any, *rest: Any, is_leaf: Callable[[Any], bool] | None = None) -> Any:
+def tree_map(
+    f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: Callable[[Any], bool] | None = None
+) -> Any:
     """Apply `f` to every leaf (of `tree` and, leaf by leaf, of `rest`).
 
     Args:
@@ -208,7 +224,9 @@ def tree_map(f: Callable, tree: Any, *rest: Any, is_leaf: Callable[[Any], bool] 
     return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others, strict=True)])
 
 
-def check_same_structure(a: TreeDef, b: TreeDef, op: str, names=("first", "second")) -> None:
+def check_same_structure(
+    a: TreeDef, b: TreeDef, op: str, names: tuple[str, str] = ("first", "second")
+) -> None:
     """Raise a `TreeStructureError` naming the first path where `a` and `b` differ."""
     if a == b:
         return
@@ -219,7 +237,7 @@ def check_same_structure(a: TreeDef, b: TreeDef, op: str, names=("first", "secon
     )
 
 
-def _describe_node(node) -> str:
+def _describe_node(node: _TreeNode) -> str:
     kind, aux, n = node
     if kind is _LEAF:
         return "a leaf"
@@ -228,7 +246,9 @@ def _describe_node(node) -> str:
     return f"a {kind.__name__} of {n}"
 
 
-def _first_difference(a: tuple, b: tuple) -> tuple[str, str, str]:
+def _first_difference(
+    a: tuple[_TreeNode, ...], b: tuple[_TreeNode, ...]
+) -> tuple[str, str, str]:
     # Walk both pre-order lists together, keeping the path to the current node.
     path: list[str] = []
     remaining: list[int] = []  # children still to visit, per open inner node
@@ -254,7 +274,7 @@ def _first_difference(a: tuple, b: tuple) -> tuple[str, str, str]:
     return "".join(path), f"{len(a)} nodes", f"{len(b)} nodes"
 
 
-def _render(nodes: tuple) -> str:
+def _render(nodes: tuple[_TreeNode, ...]) -> str:
     parts = []
     for kind, _aux, n in nodes:
         parts.append("*" if kind is _LEAF else f"{kind.__name__}({n})")

@@ -10,7 +10,8 @@ forward. Gradients are identical to those without checkpointing.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from funcgrad.graph import Node
 from funcgrad.ops._util import value_of
@@ -25,20 +26,20 @@ class _CheckpointCall(Call):
 
     __slots__ = ("args_def", "fn")
 
-    def __init__(self, fn: Callable, args_def: TreeDef):
+    def __init__(self, fn: Callable[..., Any], args_def: TreeDef):
         self.fn = fn
         self.args_def = args_def
 
-    def outputs(self, leaves: tuple) -> list:
+    def outputs(self, leaves: tuple[Any, ...]) -> list[Any]:
         return [value_of(v) for v in tree_flatten(self._call(leaves))[0]]
 
-    def _call(self, leaves):
+    def _call(self, leaves: Sequence[Any]) -> Any:
         return self.fn(*tree_unflatten(self.args_def, list(leaves)))
 
-    def _on(self, leaves: tuple, positions: list) -> Callable:
+    def _on(self, leaves: tuple[Any, ...], positions: list[int]) -> Callable[..., Any]:
         """`f` of the leaves at `positions` (the others held at their values in `leaves`)."""
 
-        def g(*chosen):
+        def g(*chosen: Any) -> Any:
             full = list(leaves)
             for i, d in zip(positions, chosen, strict=True):
                 full[i] = d
@@ -46,24 +47,24 @@ class _CheckpointCall(Call):
 
         return g
 
-    def vjp(self, ct, out, leaves: tuple, index: int) -> tuple:
+    def vjp(self, ct: Any, out: Any, leaves: tuple[Any, ...], index: int) -> tuple[Any, ...]:
         # Recompute: trace f again from the inputs, then pull ct back through it.
         diff = [i for i, a in enumerate(leaves) if _differentiable(a)]
         _, vjp_fn = vjp(self._on(leaves, diff), *(leaves[i] for i in diff))
         cts = vjp_fn(self.one_hot(ct, index))
-        result: list = [None] * len(leaves)
+        result: list[Any] = [None] * len(leaves)
         for i, c in zip(diff, cts, strict=True):
             result[i] = c
         return tuple(result)
 
-    def jvp(self, tangents: tuple, out, leaves: tuple, index: int):
+    def jvp(self, tangents: tuple[Any, ...], out: Any, leaves: tuple[Any, ...], index: int) -> Any:
         diff = [i for i, t in enumerate(tangents) if t is not None]
         _, t_out = jvp(self._on(leaves, diff), tuple(leaves[i] for i in diff),
                        tuple(tangents[i] for i in diff))
         return tree_flatten(t_out)[0][index]
 
 
-def _differentiable(a) -> bool:
+def _differentiable(a: Any) -> bool:
     if type(a) is Node:
         return True
     dtype = getattr(a, "dtype", None)
@@ -74,7 +75,7 @@ checkpoint_call = call_primitive(
     "checkpoint_call", "a function recomputed in the backward pass (funcgrad.checkpoint)")
 
 
-def checkpoint(f: Callable) -> Callable:
+def checkpoint(f: Callable[..., Any]) -> Callable[..., Any]:
     """Return `f` checkpointed: its intermediate values are recomputed, not stored.
 
     Use it on the layers of a deep model to cut the memory a gradient needs
@@ -96,7 +97,7 @@ def checkpoint(f: Callable) -> Callable:
     """
 
     @functools.wraps(f)
-    def checkpointed(*args):
+    def checkpointed(*args: Any) -> Any:
         leaves, args_def = tree_flatten(args)
         if not any(type(v) is Node for v in leaves):
             return f(*args)

@@ -21,17 +21,25 @@ Two modes share this one walk:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, NoReturn
 
 from funcgrad.backend import as_value, xp_of
 from funcgrad.backend.versions import write_checker
 from funcgrad.errors import NonScalarOutputError, ShapeError
 from funcgrad.graph import Node, toposort
+from funcgrad.graph.node import Array
 from funcgrad.ops import astype, broadcast_to, guard, observe, reshape, sum_
-from funcgrad.transforms.hooks import hook_scope, run_hooks
+from funcgrad.ops.registry import Primitive
+from funcgrad.transforms.hooks import Hook, hook_scope, run_hooks
+
+# Hooks as callers give them: `{node: fn or fns}`, or `(node, fns)` pairs (a `hook_scope`'s table).
+Hooks = Mapping[Node, Hook | Iterable[Hook]] | Iterable[tuple[Node, Hook | Iterable[Hook]]]
+# Hooks as the walk looks them up: `{id(node): (fn, ...)}`.
+HookTable = dict[int, tuple[Hook, ...]]
 
 
-class GradMap(Mapping):
+class GradMap(Mapping[Node, Any]):
     """An immutable mapping from graph nodes to their gradients.
 
     Returned by `backward`. Index it with a node (`grads[x]`); nodes asked
@@ -48,14 +56,15 @@ class GradMap(Mapping):
     """
 
     __slots__ = ("_grads",)
+    _grads: dict[Node, Any]
 
-    def __init__(self, grads: dict):
+    def __init__(self, grads: dict[Node, Any]):
         object.__setattr__(self, "_grads", grads)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError("funcgrad.GradMap is immutable")
 
-    def __setitem__(self, node, value):
+    def __setitem__(self, node: object, value: object) -> NoReturn:
         raise TypeError(
             "funcgrad.GradMap is immutable: backward returns a new mapping and changes "
             "nothing; build a dict (dict(grads)) if you need to change entries"
@@ -63,7 +72,7 @@ class GradMap(Mapping):
 
     __delitem__ = __setitem__
 
-    def __getitem__(self, node: Node):
+    def __getitem__(self, node: Node) -> Any:
         try:
             return self._grads[node]
         except KeyError:
@@ -83,12 +92,12 @@ class GradMap(Mapping):
         return f"GradMap({{{inner}}})"
 
 
-def _short(v) -> str:
+def _short(v: Any) -> str:
     return repr(v) if type(v) is Node else f"array(shape={getattr(v, 'shape', ())})"
 
 
-def backward(out: Node, cotangent=None, wrt: Iterable[Node] | None = None, *,
-             create_graph: bool = False, hooks: Mapping | None = None) -> GradMap:
+def backward(out: Node, cotangent: Array | None = None, wrt: Iterable[Node] | None = None, *,
+             create_graph: bool = False, hooks: Mapping[Node, Hook | Iterable[Hook]] | None = None) -> GradMap:
     """Differentiate `out` with respect to the nodes of its graph.
 
     Pure: the graph is not changed, and calling `backward` again on the same
@@ -143,7 +152,7 @@ def backward(out: Node, cotangent=None, wrt: Iterable[Node] | None = None, *,
     return walk((out,), (ct,), wrt, create_graph=create_graph, hooks=hooks)
 
 
-def _seed(out: Node, cotangent, op: str):
+def _seed(out: Node, cotangent: Array | None, op: str) -> Array:
     if cotangent is None:
         if out.shape != ():
             raise NonScalarOutputError(
@@ -163,9 +172,9 @@ def _seed(out: Node, cotangent, op: str):
     return cotangent
 
 
-def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
-         create_graph: bool = False, order: list | None = None,
-         hooks: Mapping | None = None) -> GradMap:
+def walk(roots: Sequence[Node], cotangents: Sequence[Array], wrt: Sequence[Node] | None, *,
+         create_graph: bool = False, order: list[Node] | None = None,
+         hooks: Hooks | None = None) -> GradMap:
     """Run the backward pass from several roots at once (the engine of `backward`).
 
     The result depends on the arguments only: hooks are passed in (or are
@@ -186,7 +195,7 @@ def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
     if order is None:
         order = toposort(*roots)
     wanted = None if wrt is None else {id(n) for n in wrt}
-    needed = None if wanted is None else _needed_if_pruning(order, wrt, wanted)
+    needed = None if wanted is None else _needed_if_pruning(order, wrt, wanted)  # type: ignore[arg-type]  # wrt is not None when wanted is not
     hooked = _hook_table(hooks) if hooks else None
     scopes: set[int] = set()  # the with_hooks tables already applied
     observers = observe.current()
@@ -227,6 +236,7 @@ def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
         # 3. Apply the VJP rules: on nodes (create_graph) or on their values.
         inputs = node.inputs
         params = node.params
+        args: Sequence[Any]  # an annotation: no code runs for it
         if create_graph:
             out, args = node, inputs
         else:  # the values; constants as they are (inlined: the hot path)
@@ -284,7 +294,15 @@ def walk(roots: tuple, cotangents: tuple, wrt: tuple | None, *,
     return GradMap(grads)
 
 
-def _all_input_cts(prim, rule, ct, out, args, params, n_inputs: int):
+def _all_input_cts(
+    prim: Primitive,
+    rule: Callable[..., Sequence[Any]],
+    ct: Array,
+    out: Array,
+    args: Sequence[Any],
+    params: Mapping[str, Any],
+    n_inputs: int,
+) -> Sequence[Any]:
     """Call a rule that gives every input's cotangent at once, checking the count."""
     all_cts = rule(ct, out, *args, **params)
     if len(all_cts) != n_inputs:
@@ -295,11 +313,11 @@ def _all_input_cts(prim, rule, ct, out, args, params, n_inputs: int):
     return all_cts
 
 
-def _value(x):
+def _value(x: Any) -> Any:
     return x.value if type(x) is Node else x
 
 
-def _hook_table(hooks, base: dict | None = None) -> dict:
+def _hook_table(hooks: Hooks, base: HookTable | None = None) -> HookTable:
     """`{id(node): (fn, ...)}` from `{node: fn or fns}` (or pairs), added to `base`."""
     table = dict(base) if base else {}
     items = hooks.items() if isinstance(hooks, Mapping) else hooks
@@ -314,14 +332,16 @@ def _hook_table(hooks, base: dict | None = None) -> dict:
     return table
 
 
-def _enter_scope(table: tuple, hooked: dict | None, scopes: set) -> tuple[dict | None, set]:
+def _enter_scope(
+    table: tuple[tuple[Node, tuple[Hook, ...]], ...], hooked: HookTable | None, scopes: set[int]
+) -> tuple[HookTable | None, set[int]]:
     """Add a `hook_scope` node's hooks to the walk's table (once per table)."""
     if id(table) in scopes or not table:
         return hooked, scopes
     return _hook_table(table, hooked), scopes | {id(table)}
 
 
-def _needed_if_pruning(order: list[Node], wrt: tuple, wanted: set[int]) -> set[int] | None:
+def _needed_if_pruning(order: list[Node], wrt: Sequence[Node], wanted: set[int]) -> set[int] | None:
     """The nodes that lead to `wrt`, or None when every node reached does anyway.
 
     Pruning pays off when the walk would otherwise visit leaves (or inner
@@ -349,7 +369,7 @@ def _needed(order: list[Node], wanted: set[int]) -> set[int]:
     return needed
 
 
-def _fit(c, shape: tuple, op: str):
+def _fit(c: Array, shape: tuple[int, ...], op: str) -> Array:
     """Sum a broadcast cotangent back to `shape` (the inverse of broadcasting)."""
     c_shape = c.shape
     lead = len(c_shape) - len(shape)
