@@ -21,6 +21,20 @@ from funcgrad.transforms.hooks import with_hooks
 from funcgrad.transforms.jacobians import hessian, hvp, jacfwd, jacobian, jacrev
 
 __all__ = [
-    "GradMap", "backward", "checkpoint", "custom_jvp", "custom_vjp", "grad", "hessian", "hvp", "jacfwd", "jacobian",
-    "jacrev", "jvp", "linearize", "value_and_grad", "vjp", "with_hooks",
+    "GradMap",
+    "backward",
+    "checkpoint",
+    "custom_jvp",
+    "custom_vjp",
+    "grad",
+    "hessian",
+    "hvp",
+    "jacfwd",
+    "jacobian",
+    "jacrev",
+    "jvp",
+    "linearize",
+    "value_and_grad",
+    "vjp",
+    "with_hooks",
 ]

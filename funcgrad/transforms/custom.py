@@ -114,8 +114,11 @@ class _VjpCall(Call):
         return tuple(_check_rule_result(result, self.args_def, leaves, _name(self.fn.fun)))
 
     def transposition_error(self, error: Exception | None) -> str:
-        why = (f"it failed on a graph node: {error}" if error is not None else
-               "it returned a nonzero cotangent that does not depend on ct (raw NumPy?)")
+        why = (
+            f"it failed on a graph node: {error}"
+            if error is not None
+            else "it returned a nonzero cotangent that does not depend on ct (raw NumPy?)"
+        )
         return (
             f"funcgrad.custom_vjp: forward mode (jvp, jacfwd, hessian) needs the bwd "
             f"rule of {_name(self.fn.fun)!r} to be written with funcgrad.numpy "
@@ -126,7 +129,8 @@ class _VjpCall(Call):
 
 
 custom_vjp_call = call_primitive(
-    "custom_vjp_call", "a function with a user-defined VJP (funcgrad.custom_vjp)")
+    "custom_vjp_call", "a function with a user-defined VJP (funcgrad.custom_vjp)"
+)
 
 
 class custom_vjp:
@@ -213,8 +217,10 @@ class _JvpCall(Call):
 
     def jvp(self, tangents: tuple[Any, ...], out: Any, leaves: tuple[Any, ...], index: int) -> Any:
         fn, args_def = self.fn, self.args_def
-        ts = [t if t is not None else _zeros_like_value(a)
-              for t, a in zip(tangents, leaves, strict=True)]
+        ts = [
+            t if t is not None else _zeros_like_value(a)
+            for t, a in zip(tangents, leaves, strict=True)
+        ]
         primals = tree_unflatten(args_def, leaves)
         rule = cast("Callable[..., Any]", fn.jvp_rule)  # __call__ checked it is set
         result = rule(tuple(primals), tuple(tree_unflatten(args_def, ts)))
@@ -238,8 +244,11 @@ class _JvpCall(Call):
         return t
 
     def transposition_error(self, error: Exception | None) -> str:
-        why = (f"it failed on a graph node: {error}" if error is not None else
-               "it returned a nonzero tangent that does not depend on the tangents (raw NumPy?)")
+        why = (
+            f"it failed on a graph node: {error}"
+            if error is not None
+            else "it returned a nonzero tangent that does not depend on the tangents (raw NumPy?)"
+        )
         return (
             f"funcgrad.custom_jvp: reverse mode (grad, vjp) needs the JVP rule of "
             f"{_name(self.fn.fun)!r} to be written with funcgrad.numpy (it is "
@@ -253,7 +262,8 @@ def _zeros_like_value(v: Any) -> Any:
 
 
 custom_jvp_call = call_primitive(
-    "custom_jvp_call", "a function with a user-defined JVP (funcgrad.custom_jvp)")
+    "custom_jvp_call", "a function with a user-defined JVP (funcgrad.custom_jvp)"
+)
 
 
 class custom_jvp:

@@ -141,7 +141,10 @@ def _tangent_out(o: Any, tangents: dict[int, Any], create: bool) -> Any:
 
 
 def jvp(
-    f: Callable[..., Any], primals: tuple[Any, ...], tangents: tuple[Any, ...], has_aux: bool = False
+    f: Callable[..., Any],
+    primals: tuple[Any, ...],
+    tangents: tuple[Any, ...],
+    has_aux: bool = False,
 ) -> tuple[Any, ...]:
     """Evaluate `f` and its directional derivative along `tangents` (forward mode).
 
@@ -183,8 +186,7 @@ def jvp(
     fresh = [v for vs, _ in variables for v in vs]
     create = nested or any(type(t) is Node for t in t_leaves)
     seeds = {
-        id(v): (t if type(t) is Node else as_value(t))
-        for v, t in zip(fresh, t_leaves, strict=True)
+        id(v): (t if type(t) is Node else as_value(t)) for v, t in zip(fresh, t_leaves, strict=True)
     }
     o_leaves, o_def = tree_flatten(out)
     roots = tuple(o for o in o_leaves if type(o) is Node)

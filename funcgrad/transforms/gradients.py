@@ -172,8 +172,7 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[An
         (array([2., 6.]),)
     """
     op = "funcgrad.vjp"
-    out, variables, structures, nested = _trace_call(
-        f, primals, {}, range(len(primals)), op)
+    out, variables, structures, nested = _trace_call(f, primals, {}, range(len(primals)), op)
     if has_aux:
         out, aux = out
     out = tree_map(graph_output, out)
@@ -192,9 +191,12 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[An
                     f"but the output it belongs to has shape {getattr(o, 'shape', ())}"
                 )
         create = nested or _trace.depth() > 0 or any(type(c) is Node for c in ct_leaves)
-        grads = walk(tuple(o for _, o in roots),
-                     tuple(_cotangent(ct_leaves[i]) for i, _ in roots),
-                     wrt, create_graph=create)
+        grads = walk(
+            tuple(o for _, o in roots),
+            tuple(_cotangent(ct_leaves[i]) for i, _ in roots),
+            wrt,
+            create_graph=create,
+        )
         return tuple(_gradients(variables, structures, grads, create))
 
     if has_aux:
@@ -246,10 +248,12 @@ def _value_and_grad(
         if has_aux:
             if not (isinstance(out, tuple) and len(out) == 2):
                 got = f"a {type(out).__name__}" + (
-                    f" of {len(out)}" if isinstance(out, (tuple, list)) else "")
+                    f" of {len(out)}" if isinstance(out, (tuple, list)) else ""
+                )
                 raise TypeError(
                     f"{op}: with has_aux=True, f must return a pair (value, aux), but it "
-                    f"returned {got}")
+                    f"returned {got}"
+                )
             out, aux = out
         out = graph_output(out)
         wrt = tuple(v for fresh, _ in variables for v in fresh)
@@ -287,9 +291,7 @@ def _check_constant_output(out: Any, op: str) -> Any:
         )
     value = as_value(out) if not isinstance(out, (str, bytes)) else None
     if value is None or value.dtype == object:
-        raise TypeError(
-            f"{op}: f must return a scalar array or a number, got {type(out).__name__}"
-        )
+        raise TypeError(f"{op}: f must return a scalar array or a number, got {type(out).__name__}")
     if value.shape != ():
         raise NonScalarOutputError(
             f"{op}: f must return a scalar, but returned shape {value.shape} (dtype "

@@ -83,15 +83,17 @@ def _hook_scope_sample(g: Draw) -> Drawn:
     return (g.array(g.shape(), -3.0, 3.0),), {"hooks": ()}
 
 
-hook_scope = register(Primitive(
-    name="hook_scope",
-    forward=lambda xp, x, *, hooks: x,
-    vjp=(lambda ct, out, x, *, hooks: ct,),
-    jvp=(lambda x_t, out, x, *, hooks: x_t,),  # hooks act on cotangents only
-    params=("hooks",),
-    sample=Sample(_hook_scope_sample),
-    doc="x itself; a backward pass that reaches it applies its hooks from there on",
-))
+hook_scope = register(
+    Primitive(
+        name="hook_scope",
+        forward=lambda xp, x, *, hooks: x,
+        vjp=(lambda ct, out, x, *, hooks: ct,),
+        jvp=(lambda x_t, out, x, *, hooks: x_t,),  # hooks act on cotangents only
+        params=("hooks",),
+        sample=Sample(_hook_scope_sample),
+        doc="x itself; a backward pass that reaches it applies its hooks from there on",
+    )
+)
 
 
 def with_hooks(out: Node | Sequence[Node], hooks: Mapping[Node, Hook | Sequence[Hook]]) -> Any:

@@ -103,7 +103,9 @@ def _reverse_sweeps(g: Callable[..., Any], diff: tuple[Any, ...]) -> tuple[Any, 
     blocks = []
     for j, o in enumerate(o_leaves):
         o_val = _value(o)
-        rows: list[list[Any]] = [[] for _ in d_vals]  # rows[k]: one cotangent of input k per output element
+        rows: list[list[Any]] = [
+            [] for _ in d_vals
+        ]  # rows[k]: one cotangent of input k per output element
         for e in _basis(o_val):
             ct = list(zeros)
             ct[j] = e

@@ -56,7 +56,9 @@ def register_pytree_node(
         [1.0, 2.0, 3.0]
     """
     if cls in _HANDLERS:
-        raise ValueError(f"funcgrad.tree.register_pytree_node: {cls.__name__} is registered already")
+        raise ValueError(
+            f"funcgrad.tree.register_pytree_node: {cls.__name__} is registered already"
+        )
     _HANDLERS[cls] = _Handler(flatten, unflatten)
 
 
@@ -246,9 +248,7 @@ def _describe_node(node: _TreeNode) -> str:
     return f"a {kind.__name__} of {n}"
 
 
-def _first_difference(
-    a: tuple[_TreeNode, ...], b: tuple[_TreeNode, ...]
-) -> tuple[str, str, str]:
+def _first_difference(a: tuple[_TreeNode, ...], b: tuple[_TreeNode, ...]) -> tuple[str, str, str]:
     # Walk both pre-order lists together, keeping the path to the current node.
     path: list[str] = []
     remaining: list[int] = []  # children still to visit, per open inner node

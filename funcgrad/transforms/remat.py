@@ -59,8 +59,9 @@ class _CheckpointCall(Call):
 
     def jvp(self, tangents: tuple[Any, ...], out: Any, leaves: tuple[Any, ...], index: int) -> Any:
         diff = [i for i, t in enumerate(tangents) if t is not None]
-        _, t_out = jvp(self._on(leaves, diff), tuple(leaves[i] for i in diff),
-                       tuple(tangents[i] for i in diff))
+        _, t_out = jvp(
+            self._on(leaves, diff), tuple(leaves[i] for i in diff), tuple(tangents[i] for i in diff)
+        )
         return tree_flatten(t_out)[0][index]
 
 
@@ -72,7 +73,8 @@ def _differentiable(a: Any) -> bool:
 
 
 checkpoint_call = call_primitive(
-    "checkpoint_call", "a function recomputed in the backward pass (funcgrad.checkpoint)")
+    "checkpoint_call", "a function recomputed in the backward pass (funcgrad.checkpoint)"
+)
 
 
 def checkpoint(f: Callable[..., Any]) -> Callable[..., Any]:

@@ -96,8 +96,14 @@ def _short(v: Any) -> str:
     return repr(v) if type(v) is Node else f"array(shape={getattr(v, 'shape', ())})"
 
 
-def backward(out: Node, cotangent: Array | None = None, wrt: Iterable[Node] | None = None, *,
-             create_graph: bool = False, hooks: Mapping[Node, Hook | Iterable[Hook]] | None = None) -> GradMap:
+def backward(
+    out: Node,
+    cotangent: Array | None = None,
+    wrt: Iterable[Node] | None = None,
+    *,
+    create_graph: bool = False,
+    hooks: Mapping[Node, Hook | Iterable[Hook]] | None = None,
+) -> GradMap:
     """Differentiate `out` with respect to the nodes of its graph.
 
     Pure: the graph is not changed, and calling `backward` again on the same
@@ -172,9 +178,15 @@ def _seed(out: Node, cotangent: Array | None, op: str) -> Array:
     return cotangent
 
 
-def walk(roots: Sequence[Node], cotangents: Sequence[Array], wrt: Sequence[Node] | None, *,
-         create_graph: bool = False, order: list[Node] | None = None,
-         hooks: Hooks | None = None) -> GradMap:
+def walk(
+    roots: Sequence[Node],
+    cotangents: Sequence[Array],
+    wrt: Sequence[Node] | None,
+    *,
+    create_graph: bool = False,
+    order: list[Node] | None = None,
+    hooks: Hooks | None = None,
+) -> GradMap:
     """Run the backward pass from several roots at once (the engine of `backward`).
 
     The result depends on the arguments only: hooks are passed in (or are
@@ -324,8 +336,7 @@ def _hook_table(hooks: Hooks, base: HookTable | None = None) -> HookTable:
     for node, fns in items:
         if type(node) is not Node:
             raise TypeError(
-                f"funcgrad.backward: hooks must be keyed by graph nodes, got "
-                f"{type(node).__name__}"
+                f"funcgrad.backward: hooks must be keyed by graph nodes, got {type(node).__name__}"
             )
         fns = (fns,) if callable(fns) else tuple(fns)
         table[id(node)] = table.get(id(node), ()) + fns
