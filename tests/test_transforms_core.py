@@ -226,8 +226,10 @@ def test_graph_unchanged_after_transforms():
 def test_grad_map_is_immutable():
     x = fg.leaf(2.0)
     grads = fg.backward(x * x)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="GradMap is immutable"):
         grads[x] = 0.0
+    with pytest.raises(TypeError, match="GradMap is immutable"):
+        del grads[x]
     with pytest.raises(AttributeError):
         grads._grads = {}
 

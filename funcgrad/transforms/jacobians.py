@@ -61,7 +61,7 @@ def _jacobian_transform(
     has_aux: bool,
     sweep: Sweep,
 ) -> Callable[..., Any]:
-    """Wrap `sweep(g, diff_args, capture_aux)`, which returns one Jacobian block per
+    """Wrap `sweep(g, diff)`, which returns one Jacobian block per
     (output leaf, differentiated input leaf), into a JAX-shaped result: the
     output's tree outside, the differentiated arguments' trees inside."""
 

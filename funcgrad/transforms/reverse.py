@@ -64,13 +64,14 @@ class GradMap(Mapping[Node, Any]):
     def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError("funcgrad.GradMap is immutable")
 
-    def __setitem__(self, node: object, value: object) -> NoReturn:
+    def __setitem__(self, node: object, value: object = None) -> NoReturn:
         raise TypeError(
             "funcgrad.GradMap is immutable: backward returns a new mapping and changes "
             "nothing; build a dict (dict(grads)) if you need to change entries"
         )
 
-    __delitem__ = __setitem__
+    def __delitem__(self, node: object) -> NoReturn:
+        self.__setitem__(node)
 
     def __getitem__(self, node: Node) -> Any:
         try:
