@@ -21,8 +21,11 @@ Two modes share this one walk:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NoReturn
+
+import numpy
 
 from funcgrad.backend import as_value, xp_of
 from funcgrad.backend.versions import write_checker
@@ -32,6 +35,11 @@ from funcgrad.graph.node import Array
 from funcgrad.ops import astype, broadcast_to, guard, observe, reshape, sum_
 from funcgrad.ops.registry import Primitive
 from funcgrad.transforms.hooks import Hook, hook_scope, run_hooks
+
+_ndarray = numpy.ndarray
+_float64 = numpy.float64
+_vdot = numpy.vdot
+_isfinite = math.isfinite
 
 # Hooks as callers give them: `{node: fn or fns}`, or `(node, fns)` pairs (a `hook_scope`'s table).
 Hooks = Mapping[Node, Hook | Iterable[Hook]] | Iterable[tuple[Node, Hook | Iterable[Hook]]]
@@ -284,7 +292,16 @@ def walk(
                 if c is None:
                     continue
             if prim.keeps_zeros:  # zero cotangents stay zero where a rule says 0 * inf
-                c = guard(prim, ct, c, params)
+                # NOTE: guard's own first test, inlined (it is most of its cost):
+                # a finite float64 scalar or NumPy array needs nothing.
+                t = type(c)
+                if t is _float64:
+                    if not _isfinite(c):
+                        c = guard(prim, ct, c, params)
+                elif t is not _ndarray or not _isfinite(
+                    (c.dot(c) if c.ndim == 1 else _vdot(c, c)).real
+                ):
+                    c = guard(prim, ct, c, params)
             value = inp.value
             if c.shape != value.shape:
                 c = _fit(c, value.shape, prim.name)
