@@ -30,7 +30,7 @@ from funcgrad.ops.registry import (
     Sample,
     register,
 )
-from funcgrad.ops.shape import broadcast_to, reshape
+from funcgrad.ops.shape import broadcast_to, flip, reshape
 
 
 def _by_axis(full: str, along: str) -> GradFnRule:
@@ -379,9 +379,10 @@ std = register(
 
 
 def _cumsum_vjp(ct: Array, out: Array, x: Array, *, axis: Axis) -> Array:
-    # reversed cumsum: sum_{j >= i} ct_j = total - sum_{j <= i} ct_j + ct_i
+    # the reversed cumulative sum, sum_{j >= i} ct_j, summed as such: no cancellation
+    # (total - cumsum + ct loses the small entries next to a large one)
     along = 0 if axis is None else axis
-    rev = sum_(ct, axis=along, keepdims=True) - cumsum(ct, axis=along) + ct
+    rev = flip(cumsum(flip(ct, axis=along), axis=along), axis=along)
     return rev if axis is not None else reshape(rev, shape=shape_of(x))
 
 

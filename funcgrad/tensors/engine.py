@@ -14,6 +14,7 @@ only translates between tensors and nodes:
 from __future__ import annotations
 
 import itertools
+import threading
 import weakref
 
 import numpy
@@ -35,6 +36,8 @@ _TRACKED: dict[int, tuple] = {}
 # tensors is elementwise and cannot be turned into a bool.
 _HOOKED: dict[int, weakref.ref] = {}
 _ids = itertools.count()
+# Held while gradients are accumulated into `.grad` (see run_backward).
+_ACCUMULATING = threading.Lock()
 
 
 def track(t: TensorBase) -> None:
@@ -278,9 +281,13 @@ def run_backward(tensors, grad_tensors, inputs=None, create_graph: bool = False)
                 g = _run_tensor_hooks(t, g)
             leaves.append((t, g))
         else:
+            with _ACCUMULATING:
+                _accumulate(t, g, create_graph, seen)
+    # NOTE: `.grad += g` is a read-modify-write (NumPy releases the GIL inside
+    # the add): concurrent backward passes take turns here, as PyTorch's do.
+    with _ACCUMULATING:
+        for t, g in leaves:
             _accumulate(t, g, create_graph, seen)
-    for t, g in leaves:
-        _accumulate(t, g, create_graph, seen)
     for t, _ in leaves:
         if t._post_hooks:
             for hook in list(t._post_hooks.values()):
