@@ -24,7 +24,7 @@ from typing import Any
 import attrs
 
 from funcgrad.backend import freeze, is_inexact
-from funcgrad.errors import DtypeError
+from funcgrad.errors import DtypeError, NotDifferentiableError
 
 # An array value: a NumPy or CuPy array, a NumPy scalar or a Python number. `Any`, since
 # NumPy and CuPy arrays share no static type; the one alias `graph`, `ops` and
@@ -117,7 +117,21 @@ class Node:
         return bool(self.value)
 
     def __float__(self) -> float:
-        return float(self.value)
+        # NOTE: float(node) (and math.exp(node), which calls it) would cut the
+        # node from the graph and silently give a zero derivative, as JAX's
+        # concretization error says; int() and bool() stay (piecewise constant).
+        raise NotDifferentiableError(
+            f"funcgrad: float() of a graph node ({self!r}), also called by math.* "
+            f"functions, would cut it from the graph and silently lose its gradient. "
+            f"Use funcgrad.numpy functions on nodes (fnp.exp, not math.exp), or "
+            f"node.value for the plain, non-differentiable value"
+        )
+
+    def __complex__(self) -> complex:
+        raise NotDifferentiableError(
+            f"funcgrad: complex() of a graph node ({self!r}) would cut it from the "
+            f"graph and silently lose its gradient; use node.value for the plain value"
+        )
 
     def __int__(self) -> int:
         return int(self.value)
@@ -136,6 +150,22 @@ class Node:
             f"functions on nodes, or node.value for the plain (non-differentiable) value"
         )
 
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        # NOTE: the same refusal for NumPy functions that would otherwise call a
+        # node's methods with NumPy's own keywords (np.sum(node) -> node.sum(out=...)).
+        name = getattr(func, "__name__", str(func))
+        if name in _METADATA:  # shape, ndim, size: facts, not values
+            return func(*[a.value if type(a) is Node else a for a in args], **kwargs)
+        raise TypeError(
+            f"funcgrad: numpy.{name} was called on a graph node ({self!r}), which would "
+            f"cut it from the graph and silently lose its gradient. Use "
+            f"funcgrad.numpy.{name} (import funcgrad.numpy as fnp), or node.value for "
+            f"the plain (non-differentiable) value"
+        )
+
+
+# NumPy functions that read only a node's metadata, so they may see its value.
+_METADATA = frozenset({"shape", "ndim", "size", "result_type", "iscomplexobj", "isrealobj"})
 
 _next_seq: Callable[[], int] = itertools.count().__next__
 _new = object.__new__

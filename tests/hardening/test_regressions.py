@@ -166,3 +166,20 @@ def test_cumsum_gradient_sums_the_reversed_cotangent_without_cancellation():
     g32 = fg.grad(lambda v: fnp.sum(fnp.cumsum(v) * ct))(a)
     assert g32.dtype == np.float32
     np.testing.assert_allclose(g32, np.cumsum(ct[::-1])[::-1], rtol=1e-6)
+
+
+def test_float_and_math_on_a_traced_value_raise_instead_of_dropping_the_gradient():
+    # Issue #12, item 4: these gave 0.0 and 2.0 (true e and 4.0); JAX raises too.
+    import math
+
+    with pytest.raises(fg.NotDifferentiableError, match="math"):
+        fg.grad(lambda x: math.exp(x))(1.0)
+    with pytest.raises(fg.NotDifferentiableError, match="float()"):
+        fg.grad(lambda x: x * float(x))(2.0)
+    # int() and comparisons (piecewise constant) stay usable for control flow.
+    assert fg.grad(lambda x: x * 3.0 if bool(x > 0) and int(x) == 2 else x)(2.0) == 3.0
+    # NumPy functions on a node say which function to use instead.
+    x = fg.leaf(np.ones(3))
+    for f, name in ((np.sum, "sum"), (np.mean, "mean"), (np.dot, "dot")):
+        with pytest.raises(TypeError, match=f"numpy.{name} was called on a graph node"):
+            f(x) if name != "dot" else f(x, x)
