@@ -264,6 +264,12 @@ def _value_and_grad(
                     f"(dtype {out.dtype}). Reduce it (out.sum()), or use "
                     f"funcgrad.vjp or funcgrad.jacobian for non-scalar outputs"
                 )
+            if out.dtype.kind not in "fiub":
+                raise DtypeError(
+                    f"{op}: f must return a real scalar, but returned dtype {out.dtype}; "
+                    f"take the real part, abs or abs**2 first (JAX: grad requires "
+                    f"real-valued outputs), or use funcgrad.vjp for complex outputs"
+                )
             seed = xp_of(out.value).ones((), dtype=out.dtype)
             grads = walk((out,), (seed,), wrt, create_graph=nested)
             value = out if nested else out.value
