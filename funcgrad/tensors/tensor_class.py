@@ -403,6 +403,15 @@ class Tensor(TensorBase, _Methods):
         return self._node
 
     def __array__(self, dtype=None, copy=None):
+        if self._node is not None and _grad_enabled():
+            # NOTE: NumPy reading a tensor that requires grad (np.exp(w)) would cut
+            # it from the graph and silently drop that path's gradient (PyTorch raises).
+            raise RuntimeError(
+                f"Can't call numpy() on Tensor that requires grad (a NumPy function was "
+                f"given a tensor of shape {tuple(self._value.shape)}): its gradient would be "
+                f"silently lost. Use the funcgrad function (torch.exp, not np.exp) to keep "
+                f"it, or tensor.detach() for a constant."
+            )
         if not isinstance(self._value, (np.ndarray, np.generic)):
             raise TypeError(
                 f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() "

@@ -190,3 +190,15 @@ def test_grad_of_a_complex_output_is_refused():
     with pytest.raises(fg.DtypeError, match="real scalar.*complex128"):
         fg.grad(lambda x: x * 1j)(2.0)
     assert fg.grad(lambda x: x * x)(2.0) == 4.0
+
+
+def test_numpy_functions_on_a_tensor_that_requires_grad_raise():
+    # Issue #12, item 3: this gave w.grad = e^w; the true gradient is (1 + w) e^w.
+    w = torch.tensor([0.5, 1.0], dtype=torch.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="Can't call numpy.*requires grad"):
+        (w * np.exp(w)).sum().backward()
+    (w * torch.exp(w)).sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), (1 + np.array([0.5, 1.0])) * np.exp([0.5, 1.0]))
+    with torch.no_grad():  # no gradient can be lost here
+        np.testing.assert_allclose(np.exp(w), np.exp([0.5, 1.0]))
+    np.testing.assert_allclose(np.exp(w.detach()), np.exp([0.5, 1.0]))
