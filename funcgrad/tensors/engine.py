@@ -22,7 +22,7 @@ import numpy
 from funcgrad.backend import xp_of
 from funcgrad.graph import Node, toposort
 from funcgrad.tensors.base import TensorBase, _new_like, owner_of
-from funcgrad.transforms.hooks import run_hook
+from funcgrad.transforms.hooks import checked_hook
 from funcgrad.transforms.reverse import walk
 
 _ndarray = numpy.ndarray
@@ -113,11 +113,7 @@ def _as_graph_hook(fn, cls):
         )
 
     graph_hook.__name__ = getattr(fn, "__name__", "hook")
-
-    def checked(ct):  # so a wrong result is reported as the tensor hook's
-        return run_hook(graph_hook, ct, _TENSOR_HOOK)
-
-    return checked
+    return checked_hook(graph_hook, _TENSOR_HOOK)
 
 
 class RemovableHandle:

@@ -31,7 +31,7 @@ from funcgrad.ops.registry import Draw, Drawn, Primitive, Sample, register
 Hook = Callable[[Any], Any]
 
 
-def run_hook(fn: Hook, ct: Array, where: str = "funcgrad.backward: the hook") -> Array:
+def run_hook(fn: Hook, ct: Array, where: str) -> Array:
     """Call a hook on a cotangent and check what it returns.
 
     Args:
@@ -60,15 +60,13 @@ def run_hook(fn: Hook, ct: Array, where: str = "funcgrad.backward: the hook") ->
     return result
 
 
-def run_hooks(fns: tuple[Hook, ...], ct: Array) -> Array:
-    """Pass a cotangent through each hook of `fns` in turn (see `run_hook`)."""
-    for fn in fns:
-        ct = run_hook(fn, ct)
-    return ct
+def checked_hook(fn: Hook, where: str) -> Hook:
+    """Return `fn` as the walk calls it: `ct -> ct`, checked by `run_hook` under `where`.
 
-
-def _named(fn: Hook, where: str) -> Hook:
-    """`fn`, checked with `run_hook` under `where`, so an error names the operation that set it."""
+    The walk calls hooks without checking them: each entry point wraps its
+    hooks once, naming itself (`funcgrad.backward`, `funcgrad.with_hooks`,
+    `funcgrad.Tensor.register_hook`) for the error message.
+    """
 
     def checked(ct: Array) -> Array:
         return run_hook(fn, ct, where)
@@ -135,11 +133,11 @@ def with_hooks(out: Node | Sequence[Node], hooks: Mapping[Node, Hook | Sequence[
                 f"{type(node).__name__}"
             )
         fns = (fns,) if callable(fns) else tuple(fns)
-        table.append((node, tuple(_named(fn, "funcgrad.with_hooks: the hook") for fn in fns)))
+        table.append((node, tuple(checked_hook(fn, "funcgrad.with_hooks: the hook") for fn in fns)))
     # One table object shared by every output's scope: a walk applies it once.
     shared = tuple(table)
     new_roots = tuple(hook_scope(r, hooks=shared) for r in roots)
     return new_roots[0] if single else new_roots
 
 
-__all__ = ["hook_scope", "run_hook", "run_hooks", "with_hooks"]
+__all__ = ["checked_hook", "hook_scope", "run_hook", "with_hooks"]

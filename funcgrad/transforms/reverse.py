@@ -34,7 +34,7 @@ from funcgrad.graph import Node, toposort
 from funcgrad.graph.node import Array
 from funcgrad.ops import astype, broadcast_to, guard, observe, reshape, sum_
 from funcgrad.ops.registry import Primitive
-from funcgrad.transforms.hooks import Hook, hook_scope, run_hooks
+from funcgrad.transforms.hooks import Hook, checked_hook, hook_scope
 
 _ndarray = numpy.ndarray
 _float64 = numpy.float64
@@ -164,7 +164,13 @@ def backward(
                     f"funcgrad.backward: wrt[{k}] is a {type(node).__name__}, not a graph "
                     f"node; pass the nodes made by funcgrad.leaf (or any node of the graph)"
                 )
-    return walk((out,), (ct,), wrt, create_graph=create_graph, hooks=hooks)
+    checked: Hooks | None = None
+    if hooks:  # checked once here, naming this entry point; the walk calls them as they are
+        checked = [
+            (node, [checked_hook(fn, "funcgrad.backward: the hook") for fn in _as_tuple(fns)])
+            for node, fns in hooks.items()
+        ]
+    return walk((out,), (ct,), wrt, create_graph=create_graph, hooks=checked)
 
 
 def _seed(out: Node, cotangent: Array | None, op: str) -> Array:
@@ -208,7 +214,8 @@ def walk(
         create_graph: Run the rules on nodes, so gradients are nodes.
         order: `toposort(*roots)`, if the caller has it already.
         hooks: `{node: fns}`: each node's total cotangent passes through its
-            hook functions (in order) before it is used or returned.
+            hook functions (in order) before it is used or returned. Each
+            returns the cotangent to use, checked already (`checked_hook`).
 
     Returns:
         The `GradMap` of gradients.
@@ -237,7 +244,8 @@ def walk(
             continue  # nothing reached this node (or only zeros did)
         # 1. The node's cotangent is complete: hooks see (and may replace) it.
         if hooked is not None and id(node) in hooked:
-            ct = run_hooks(hooked[id(node)], ct)
+            for fn in hooked[id(node)]:
+                ct = fn(ct)
         prim = node.prim
         # 2. Report it if asked for; a leaf ends the path here.
         if wanted is None:
@@ -356,9 +364,12 @@ def _hook_table(hooks: Hooks, base: HookTable | None = None) -> HookTable:
             raise TypeError(
                 f"funcgrad.backward: hooks must be keyed by graph nodes, got {type(node).__name__}"
             )
-        fns = (fns,) if callable(fns) else tuple(fns)
-        table[id(node)] = table.get(id(node), ()) + fns
+        table[id(node)] = table.get(id(node), ()) + _as_tuple(fns)
     return table
+
+
+def _as_tuple(fns: Hook | Iterable[Hook]) -> tuple[Hook, ...]:
+    return (fns,) if callable(fns) else tuple(fns)
 
 
 def _enter_scope(
