@@ -5,6 +5,10 @@ the stream funcgrad has always used); each GPU draws from its own CuPy
 `RandomState` (cuRAND), made on that GPU on first use, so random tensors
 are created on the device without passing through the host.
 
+`get_state` and `replay` let `funcgrad.checkpoint` draw, when it recomputes
+a function in the backward pass, the very numbers the forward drew (as
+PyTorch's `checkpoint(preserve_rng_state=True)` does).
+
 # NOTE: one seed, one stream per device, as in PyTorch: `manual_seed(s)`
 # makes every device's numbers reproducible, but the CPU and a GPU give
 # different numbers for the same seed (different generators). CuPy is
@@ -13,7 +17,8 @@ are created on the device without passing through the host.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any, SupportsInt
 
 import numpy
@@ -129,3 +134,92 @@ def integers(low: int, high: int, shape: Any, dtype: DTypeLike, device: object =
         lambda g: numpy.asarray(g.integers(low, high, size=shape), dtype=dtype),
         lambda g: g.randint(low, high, size=shape, dtype=numpy.int64).astype(dtype, copy=False),
     )
+
+
+# --- saving and replaying the generators (funcgrad.checkpoint) --------------------
+
+
+class State:
+    """A snapshot of every device's generator, taken by `get_state`, replayed by `replay`.
+
+    The CPU generator's state is saved exactly (its bit generator's state).
+    A CuPy `RandomState` cannot report its state, so `get_state` reseeds
+    each GPU generator that exists from a number drawn from it, and saves
+    that seed: the GPU streams after a snapshot are new ones (still
+    determined by `manual_seed`), and replaying gives exactly them.
+    """
+
+    __slots__ = ("saved", "seed")
+
+    def __init__(self, seed: int | None, saved: dict[str, Any]):
+        self.seed = seed
+        self.saved = saved
+
+
+def get_state() -> State:
+    """Return a snapshot of every device's generator (see `State`).
+
+    Examples:
+        >>> s = get_state()
+        >>> a = uniform((2,), numpy.float64)
+        >>> with replay(s):
+        ...     bool((uniform((2,), numpy.float64) == a).all())
+        True
+    """
+    saved: dict[str, Any] = {}
+    for key, g in list(_generators.items()):
+        if key == "cpu":
+            saved[key] = g.bit_generator.state  # a fresh dict, copied by NumPy
+        else:
+            seed = int(g.randint(0, 2**62, size=(), dtype=numpy.int64))
+            _generators[key] = _gpu_generator(key, seed)
+            saved[key] = seed
+    return State(_seed[0], saved)
+
+
+def _gpu_generator(key: str, seed: int | None) -> Any:
+    import cupy
+
+    with cupy.cuda.Device(int(key.partition(":")[2])):
+        return cupy.random.RandomState(seed)
+
+
+@contextlib.contextmanager
+def replay(state: State) -> Iterator[None]:
+    """Draw from the generators as they were at `state` inside the block; restore them after.
+
+    Numbers drawn in the block are those drawn after `get_state` returned
+    `state`; after the block every generator continues where it was before
+    it, as if the block had drawn nothing (PyTorch's `fork_rng`). A device
+    whose generator did not exist at the snapshot gets a fresh one from the
+    seed, as it did then.
+
+    Examples:
+        >>> s = get_state()
+        >>> a, b = uniform((), numpy.float64), uniform((), numpy.float64)
+        >>> with replay(s):
+        ...     bool(uniform((), numpy.float64) == a)
+        True
+        >>> bool(uniform((), numpy.float64) != b)  # the stream went on from b
+        True
+    """
+    seed, before = _seed[0], dict(_generators)
+    cpu = before.get("cpu")
+    cpu_state = None if cpu is None else cpu.bit_generator.state
+    _seed[0] = state.seed
+    _generators.clear()
+    for key, saved in state.saved.items():
+        if key == "cpu":
+            g = cpu if cpu is not None else numpy.random.default_rng()
+            g.bit_generator.state = saved
+            _generators[key] = g
+        else:
+            _generators[key] = _gpu_generator(key, saved)
+    try:
+        yield
+    finally:
+        _seed[0] = seed
+        _generators.clear()
+        _generators.update(before)
+        if cpu is not None:
+            cpu.bit_generator.state = cpu_state

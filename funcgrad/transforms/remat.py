@@ -4,7 +4,9 @@
 its inner nodes exist (or hold values) afterwards; the graph records a
 single `checkpoint_call` node per output. Its VJP traces `f` again from the
 saved inputs and walks that short-lived graph; its JVP does the same
-forward. Gradients are identical to those without checkpointing.
+forward. Gradients are identical to those without checkpointing: each
+recomputation draws the random numbers the forward drew (funcgrad's
+generators are saved at the forward and replayed, `funcgrad.backend.rng`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from funcgrad.backend import rng
 from funcgrad.graph import Node
 from funcgrad.ops._util import value_of
 from funcgrad.transforms.calls import Call, call_primitive, record
@@ -24,17 +27,22 @@ from funcgrad.transforms.pytree import TreeDef, tree_flatten, tree_unflatten
 class _CheckpointCall(Call):
     """One checkpointed call: both rules trace the function again from its inputs."""
 
-    __slots__ = ("args_def", "fn")
+    __slots__ = ("args_def", "fn", "rng_state")
 
-    def __init__(self, fn: Callable[..., Any], args_def: TreeDef):
+    def __init__(self, fn: Callable[..., Any], args_def: TreeDef, rng_state: rng.State | None):
         self.fn = fn
         self.args_def = args_def
+        self.rng_state = rng_state  # the generators as the forward found them, or None
 
     def outputs(self, leaves: tuple[Any, ...]) -> list[Any]:
         return [value_of(v) for v in tree_flatten(self._call(leaves))[0]]
 
     def _call(self, leaves: Sequence[Any]) -> Any:
-        return self.fn(*tree_unflatten(self.args_def, list(leaves)))
+        args = tree_unflatten(self.args_def, list(leaves))
+        if self.rng_state is None:
+            return self.fn(*args)
+        with rng.replay(self.rng_state):  # the forward's random numbers, not new ones
+            return self.fn(*args)
 
     def _on(self, leaves: tuple[Any, ...], positions: list[int]) -> Callable[..., Any]:
         """`f` of the leaves at `positions` (the others held at their values in `leaves`)."""
@@ -77,7 +85,9 @@ checkpoint_call = call_primitive(
 )
 
 
-def checkpoint(f: Callable[..., Any]) -> Callable[..., Any]:
+def checkpoint(
+    f: Callable[..., Any] | None = None, *, preserve_rng_state: bool = True
+) -> Callable[..., Any]:
     """Return `f` checkpointed: its intermediate values are recomputed, not stored.
 
     Use it on the layers of a deep model to cut the memory a gradient needs
@@ -85,8 +95,28 @@ def checkpoint(f: Callable[..., Any]) -> Callable[..., Any]:
     extra forward pass of compute. Gradients are unchanged. For a function
     with several outputs, each output's backward recomputes `f` once.
 
+    Random numbers: as PyTorch's `checkpoint(preserve_rng_state=True)`, the
+    state of funcgrad's generators (those `funcgrad.manual_seed` seeds and
+    `funcgrad.randn`, `funcgrad.rand`, `funcgrad.randint` and
+    `funcgrad.backend.rng` draw from, on every device) is saved when `f`
+    runs in the forward and replayed around each recomputation, so dropout
+    masks drawn inside `f` are the same in both, and drawing in the
+    recomputation does not move the generators on. The global NumPy state
+    (`np.random.rand`, `np.random.seed`) and a `numpy.random.Generator` of
+    your own are not funcgrad's and are *not* preserved: a recomputation
+    draws new numbers from them and the gradient belongs to noise the
+    forward never used. Draw inside checkpointed code with funcgrad's
+    generator (`fg.rand(*shape).numpy()`,
+    `fg.backend.rng.uniform(shape, dtype)`), or draw outside `f` and pass
+    the mask in as an argument.
+
     Args:
-        f: A function of arrays (pytrees allowed).
+        f: A function of arrays (pytrees allowed). Without it,
+            `checkpoint(preserve_rng_state=False)` returns a decorator.
+        preserve_rng_state: Replay funcgrad's generators in the
+            recomputation (the default). False skips saving them, for
+            functions that draw no random numbers; one that does then gets
+            new numbers when recomputed.
 
     Returns:
         A function with `f`'s signature.
@@ -98,13 +128,18 @@ def checkpoint(f: Callable[..., Any]) -> Callable[..., Any]:
         array([2., 2.])
     """
 
-    @functools.wraps(f)
+    if f is None:
+        return functools.partial(checkpoint, preserve_rng_state=preserve_rng_state)
+    fn = f
+
+    @functools.wraps(fn)
     def checkpointed(*args: Any) -> Any:
         leaves, args_def = tree_flatten(args)
         if not any(type(v) is Node for v in leaves):
-            return f(*args)
+            return fn(*args)
         values = [value_of(v) for v in leaves]
-        out = f(*tree_unflatten(args_def, values))  # plain arrays: no graph kept
-        return record(checkpoint_call, _CheckpointCall(f, args_def), tuple(leaves), out)
+        state = rng.get_state() if preserve_rng_state else None  # before f draws
+        out = fn(*tree_unflatten(args_def, values))  # plain arrays: no graph kept
+        return record(checkpoint_call, _CheckpointCall(fn, args_def, state), tuple(leaves), out)
 
     return checkpointed
