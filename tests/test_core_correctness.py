@@ -81,3 +81,31 @@ def test_checkpoint_preserve_rng_state_false_opts_out():
     np.testing.assert_allclose(
         fg.grad(lambda x: fnp.sum(layer(x)))(x), 1.0 - np.tanh(x) ** 2, rtol=1e-12
     )
+
+
+# --- custom_vjp residuals are read-only --------------------------------------------
+
+
+def test_custom_vjp_residuals_cannot_change_the_gradient_after_the_forward():
+    kept = {}
+
+    @fg.custom_vjp
+    def sin(x):
+        return fnp.sin(x)
+
+    def fwd(x):
+        cos = np.cos(x.value)  # a writeable array of the user's
+        kept["cos"] = cos
+        return sin(x), (cos, None, 3, [cos, "note"])
+
+    def bwd(res, ct):
+        assert not res[0].flags.writeable and res[3][1] == "note" and res[2] == 3
+        return (ct * res[0],)
+
+    sin.defvjp(fwd, bwd)
+    x0 = np.array([0.5, 1.0, 2.0])
+    x = fg.leaf(x0)
+    y = fnp.sum(sin(x))
+    kept["cos"][:] = 100.0  # after the forward: must not reach the gradient
+    np.testing.assert_allclose(fg.backward(y)[x], np.cos(x0), rtol=1e-12)
+    np.testing.assert_allclose(fg.grad(lambda x: fnp.sum(sin(x)))(x0), np.cos(x0), rtol=1e-12)

@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from funcgrad.backend import xp_of
+from funcgrad.backend import freeze, xp_of
 from funcgrad.errors import ShapeError
 from funcgrad.graph import Node
 from funcgrad.ops._util import value_of
@@ -144,6 +144,11 @@ class custom_vjp:
     Forward mode (`jvp`, `jacfwd`, `hessian`) works too when `bwd` is
     written with `funcgrad.numpy`: the JVP is the transpose of `bwd`.
 
+    Residuals are kept read-only, like the values graph nodes hold: an array
+    residual that is writeable is copied (as `funcgrad.backend.freeze`
+    does), so changing it after the forward cannot change the gradient, and
+    `bwd` gets read-only arrays (copy one before writing into it).
+
     Args:
         fun: The function. Its arguments and result may be pytrees.
 
@@ -197,7 +202,17 @@ class custom_vjp:
                 f"a pair (out, residuals)"
             )
         out, residuals = result
+        # NOTE: residuals are held read-only like node values (a writeable array
+        # is copied), so writing into one after the forward cannot change the
+        # gradient; nodes are already read-only and stay in the graph.
+        residuals = tree_map(_freeze_residual, residuals)
         return record(custom_vjp_call, _VjpCall(self, args_def, residuals), tuple(leaves), out)
+
+
+def _freeze_residual(v: Any) -> Any:
+    if type(v) is Node or not hasattr(v, "shape") or not hasattr(v, "dtype"):
+        return v  # nodes, Python numbers and other objects are kept as given
+    return freeze(v)
 
 
 # --- custom_jvp ----------------------------------------------------------------
