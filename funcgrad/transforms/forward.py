@@ -21,7 +21,7 @@ from funcgrad.graph.node import Array
 from funcgrad.ops import astype, broadcast_to, guard
 from funcgrad.ops.registry import ELEMENTWISE, LINEAR, Primitive
 from funcgrad.transforms import _trace
-from funcgrad.transforms.gradients import _strip, _trace_call, graph_output
+from funcgrad.transforms.gradients import _strip, _trace_call, _wrap_like, graph_output
 from funcgrad.transforms.pytree import check_same_structure, tree_flatten, tree_map, tree_unflatten
 
 
@@ -182,8 +182,10 @@ def jvp(
     out, variables, _, nested = _trace_call(f, tuple(primals), {}, range(len(primals)), op)
     if has_aux:
         out, aux = out
+    given = tree_flatten(out)[0]  # what f returned: tensors are given back as tensors
     out = tree_map(graph_output, out)
     fresh = [v for vs, _ in variables for v in vs]
+    t_leaves = [graph_output(t) for t in t_leaves]  # a tensor: its node, or its value
     create = nested or any(type(t) is Node for t in t_leaves)
     seeds = {
         id(v): (t if type(t) is Node else as_value(t)) for v, t in zip(fresh, t_leaves, strict=True)
@@ -191,8 +193,18 @@ def jvp(
     o_leaves, o_def = tree_flatten(out)
     roots = tuple(o for o in o_leaves if type(o) is Node)
     tangents_map = push_tangents(roots, seeds, create_graph=create)
-    t_out = tree_unflatten(o_def, [_tangent_out(o, tangents_map, create) for o in o_leaves])
-    result = (_strip(out, nested), t_out)
+    t_out = tree_unflatten(
+        o_def,
+        [
+            _wrap_like(_tangent_out(o, tangents_map, create), g)
+            for o, g in zip(o_leaves, given, strict=True)
+        ],
+    )
+    primal_out = tree_flatten(_strip(out, nested))[0]
+    result = (
+        tree_unflatten(o_def, [_wrap_like(o, g) for o, g in zip(primal_out, given, strict=True)]),
+        t_out,
+    )
     if has_aux:
         return (*result, _strip(aux, nested))
     return result

@@ -7,10 +7,21 @@ when the argument is already a node of an outer transform's graph, a new
 `identity` node on top of it: the inner walk stops there, while the outer
 one passes through it. That is what keeps `grad(lambda x: grad(lambda y:
 x * y)(x))` from confusing the two `x`s.
+
+Values of a layer above (a `funcgrad.Tensor`) take part through a protocol
+on their type, so this module never imports that layer (as `torch.func`):
+`__funcgrad_node__` (the node the value holds, or None),
+`__funcgrad_wrap__(v)` (a value of that type holding `v`, a node or an
+array) and `__funcgrad_recording__()` (a context manager under which the
+layer records its operations, entered while `f` runs). A tensor that holds
+a node is treated like a node of an outer transform: `f` gets a tensor on a
+fresh `identity` of it, and the gradient comes back as a tensor on the same
+graph, so `.backward()` from it reaches the original tensor.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -53,13 +64,36 @@ def _variable(x: Any, op: str, where: str) -> Node:
     return leaf(value)
 
 
-def _as_output(g: Any, primal: Any, nested: bool) -> Any:
-    """Give a gradient back in the primal's own kind (float for float, node when nested)."""
+def _as_output(g: Any, primal: Any, nested: bool, seen: set[int]) -> Any:
+    """Give a gradient back in the primal's own kind (float for float, node when nested).
+
+    A primal of a layer above (a tensor) gets its gradient as a value of its
+    own type (`__funcgrad_wrap__`), holding the gradient's node when nested.
+    """
     if type(g) is Node:
-        return g if nested else g.value
-    if type(primal) is float:
+        if not nested:
+            g = _owned(g.value, seen)
+    elif type(primal) is float:
         return float(g)
-    return g
+    else:
+        g = _owned(g, seen)
+    wrap = getattr(type(primal), "__funcgrad_wrap__", None)
+    return g if wrap is None else wrap(g)
+
+
+def _wrap_like(value: Any, like: Any) -> Any:
+    """`value` (a node or an array) as a value of `like`'s type if that is a layer above's."""
+    wrap = getattr(type(like), "__funcgrad_wrap__", None)
+    return value if wrap is None else wrap(value)
+
+
+def _recording(values: Iterable[Any]) -> Any:
+    """The context manager under which the layers of `values` record (`__funcgrad_recording__`)."""
+    for v in values:
+        recording = getattr(type(v), "__funcgrad_recording__", None)
+        if recording is not None:
+            return recording()
+    return contextlib.nullcontext()
 
 
 def _strip(tree: Any, nested: bool) -> Any:
@@ -106,15 +140,34 @@ def _trace_call(
     args = list(args)
     variables: Variables = []
     structures = []
+    layered: list[Any] = []  # values of a layer above (tensors) among the primals
     for i in argnums:
         leaves, treedef = tree_flatten(args[i])
-        nested = nested or any(type(v) is Node for v in leaves)
-        fresh = [_variable(v, op, f"argument {i}") for v in leaves]
+        fresh = []
+        given = []
+        for v in leaves:
+            t = type(v)
+            if t is not Node and hasattr(t, "__funcgrad_wrap__"):
+                node = v.__funcgrad_node__
+                x = _variable(node if node is not None else as_value(v), op, f"argument {i}")
+                nested = nested or node is not None  # a tensor's graph is an outer one
+                layered.append(v)
+                fresh.append(x)
+                given.append(t.__funcgrad_wrap__(x))  # f gets a value of its own type
+            else:
+                nested = nested or t is Node
+                x = _variable(v, op, f"argument {i}")
+                fresh.append(x)
+                given.append(x)
         variables.append((fresh, leaves))
         structures.append(treedef)
-        args[i] = tree_unflatten(treedef, fresh)
+        args[i] = tree_unflatten(treedef, given)
     with _trace.tracing():
-        out = f(*args, **kwargs)
+        if layered:
+            with _recording(layered):
+                out = f(*args, **kwargs)
+        else:
+            out = f(*args, **kwargs)
     return out, variables, structures, nested
 
 
@@ -124,10 +177,7 @@ def _gradients(
     result = []
     seen: set[int] = set()
     for (fresh, primals), treedef in zip(variables, structures, strict=True):
-        gs = [
-            _owned(_as_output(grads[v], p, nested), seen)
-            for v, p in zip(fresh, primals, strict=True)
-        ]
+        gs = [_as_output(grads[v], p, nested, seen) for v, p in zip(fresh, primals, strict=True)]
         result.append(tree_unflatten(treedef, gs))
     return result
 
@@ -175,14 +225,22 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[An
     out, variables, structures, nested = _trace_call(f, primals, {}, range(len(primals)), op)
     if has_aux:
         out, aux = out
+    given_leaves = tree_flatten(out)[0]
     out = tree_map(graph_output, out)
     out_leaves, out_def = tree_flatten(out)
     roots = [(i, o) for i, o in enumerate(out_leaves) if type(o) is Node]
     wrt = tuple(v for fresh, _ in variables for v in fresh)
-    primal_out = _strip(out, nested)
+    primal_out = tree_unflatten(
+        out_def,
+        [
+            _wrap_like(v, g)
+            for v, g in zip(tree_flatten(_strip(out, nested))[0], given_leaves, strict=True)
+        ],
+    )
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
         ct_leaves, ct_def = tree_flatten(cotangent)
+        ct_leaves = [graph_output(c) for c in ct_leaves]  # a tensor: its node, or its value
         check_same_structure(out_def, ct_def, f"{op} (vjp_fn)", ("output", "cotangent"))
         for o, c in zip(out_leaves, ct_leaves, strict=True):
             if getattr(c, "shape", ()) != getattr(o, "shape", ()):
@@ -255,6 +313,7 @@ def _value_and_grad(
                     f"returned {got}"
                 )
             out, aux = out
+        given = out
         out = graph_output(out)
         wrt = tuple(v for fresh, _ in variables for v in fresh)
         if type(out) is Node:
@@ -272,7 +331,7 @@ def _value_and_grad(
                 )
             seed = xp_of(out.value).ones((), dtype=out.dtype)
             grads = walk((out,), (seed,), wrt, create_graph=nested)
-            value = out if nested else out.value
+            value = _wrap_like(out if nested else out.value, given)
         else:
             value = _check_constant_output(out, op)
             grads = walk((), (), wrt)
