@@ -3,7 +3,21 @@
 `inplace(name, fn)` makes the method `name` (`add_`, `exp_`, `zero_` ...)
 from the function `fn` that computes its result. The generated methods of
 the primitive records (`_generated.DeclaredMethods`) and the hand-written
-ones (`methods.TensorMethods`) both use it.
+ones (`methods.TensorMethods`) both use it, so every in-place method goes
+through the same three steps:
+
+1. refuse a leaf that requires grad (outside `no_grad`), as PyTorch does;
+2. fit the result to the tensor (`fit`): its shape must be the tensor's,
+   and its dtype is cast to the tensor's where PyTorch's `canCast` allows;
+3. rebind the tensor to the result (`rebind`). A recorded result (one that
+   depends on a tensor that requires grad) is a new node, and the tensor
+   becomes that node's non-leaf: gradients flow through the in-place
+   operation, into the tensor's old history and into the other operands.
+   Graphs recorded before keep their old values.
+
+NOTE: a tensor never writes into its array: arrays are shared between
+tensors (`detach`, `.data`) and held by graphs. Issue #14 adds views on
+top of this: an in-place operation on a view becomes a new node for its base.
 """
 
 from __future__ import annotations
@@ -14,11 +28,80 @@ from typing import Concatenate, ParamSpec
 import numpy as np
 
 from funcgrad import numpy as fnp
+from funcgrad.errors import OpError, _with_link
 from funcgrad.tensors import grad_mode
 from funcgrad.tensors.engine import track
 from funcgrad.tensors.tensor_class import Tensor, _apply
 
 _P = ParamSpec("_P")
+
+
+class InPlaceError(OpError, RuntimeError):
+    """An in-place operation would change the shape or the dtype of its tensor.
+
+    In-place operations keep the tensor's shape and dtype, as in PyTorch:
+    the result of `t.add_(other)` must have `t`'s shape (`other` may
+    broadcast to it, not the other way round), and its dtype is cast to
+    `t`'s only where PyTorch allows it (no float to integer, no complex to
+    real, nothing but bool to bool). It is a `funcgrad.OpError` and, as in
+    PyTorch, a `RuntimeError`.
+
+    Fix: use the out-of-place operation (`t = t + other`), or convert first
+    (`t = t.float()`; `other.expand_as(t)`).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.ones(1, 2).add_(torch.ones(2, 2))
+        Traceback (most recent call last):
+        ...
+        funcgrad.tensors.inplace.InPlaceError: funcgrad.Tensor.add_: output with shape [1, 2] doesn't match the broadcast shape [2, 2]...
+    """
+
+    def __init__(self, message: str):
+        # NOTE: documented under OpError in docs/errors.md, so link there.
+        Exception.__init__(self, _with_link(message, OpError))
+
+
+# PyTorch's names of the dtypes, for messages that read like PyTorch's.
+_TORCH_NAMES = {
+    "float16": "Half",
+    "float32": "Float",
+    "float64": "Double",
+    "int8": "Char",
+    "int16": "Short",
+    "int32": "Int",
+    "int64": "Long",
+    "uint8": "Byte",
+    "bool": "Bool",
+    "complex64": "ComplexFloat",
+    "complex128": "ComplexDouble",
+}
+
+
+def torch_dtype_name(dtype) -> str:
+    """Return PyTorch's name of a dtype (`Float` for float32), or NumPy's if it has none."""
+    dtype = np.dtype(dtype)
+    return _TORCH_NAMES.get(dtype.name, dtype.name)
+
+
+def can_cast(from_dtype, to_dtype) -> bool:
+    """Return whether an in-place result of `from_dtype` may be written into `to_dtype`.
+
+    PyTorch's `canCast`: every cast is allowed except complex to non-complex,
+    floating-point to integral and non-bool to bool. (NumPy's `same_kind`
+    differs: it refuses int8 to uint8, which PyTorch allows.)
+
+    Examples:
+        >>> import numpy as np
+        >>> can_cast(np.float64, np.float32), can_cast(np.float32, np.int64)
+        (True, False)
+    """
+    src, dst = np.dtype(from_dtype).kind, np.dtype(to_dtype).kind
+    if src == "c" and dst != "c":
+        return False
+    if src in "fc" and dst in "biu":
+        return False
+    return not (src != "b" and dst == "b")
 
 
 def check_inplace(self: Tensor, name: str) -> None:
@@ -31,15 +114,74 @@ def check_inplace(self: Tensor, name: str) -> None:
         )
 
 
+def broadcast_error(name: str, shape: tuple, src_shape: tuple) -> InPlaceError:
+    """The error for a value of shape `src_shape` that cannot be written into `shape`."""
+    return InPlaceError(
+        f"funcgrad.Tensor.{name}: output with shape {list(shape)} doesn't match the "
+        f"broadcast shape {list(np.broadcast_shapes(shape, src_shape))}: an in-place "
+        f"operation cannot change the shape of its tensor. Use the out-of-place "
+        f"operation (t = t op other) to get the broadcast shape"
+        if _broadcasts(shape, src_shape)
+        else f"funcgrad.Tensor.{name}: a value of shape {list(src_shape)} cannot be "
+        f"broadcast to the tensor's shape {list(shape)}"
+    )
+
+
+def _broadcasts(a: tuple, b: tuple) -> bool:
+    try:
+        np.broadcast_shapes(a, b)
+    except ValueError:
+        return False
+    return True
+
+
+def broadcasts_to(src_shape: tuple, shape: tuple) -> bool:
+    """Return whether a value of shape `src_shape` broadcasts to exactly `shape`."""
+    return _broadcasts(src_shape, shape) and np.broadcast_shapes(src_shape, shape) == shape
+
+
+def fit(self: Tensor, result: Tensor, name: str) -> Tensor:
+    """Return `result` with `self`'s dtype, checking it has `self`'s shape.
+
+    Raises:
+        InPlaceError: If the shapes differ, or if PyTorch's `canCast` refuses
+            the cast of the result's dtype to the tensor's.
+    """
+    if not isinstance(result, Tensor):  # a Python number from a user's function
+        raise TypeError(f"funcgrad.Tensor.{name}: expected a Tensor result, got {result!r}")
+    shape, dtype = self._value.shape, self._value.dtype
+    if result._value.shape != shape:
+        raise broadcast_error(name, tuple(shape), tuple(result._value.shape))
+    if result._value.dtype != dtype:
+        if not can_cast(result._value.dtype, dtype):
+            raise InPlaceError(
+                f"funcgrad.Tensor.{name}: result type {torch_dtype_name(result.dtype)} "
+                f"can't be cast to the desired output type {torch_dtype_name(dtype)} "
+                f"(a tensor of shape {list(shape)} and dtype {dtype}; the result has dtype "
+                f"{result.dtype}). An in-place operation keeps its tensor's dtype: convert "
+                f"first (t = t.to({result.dtype}) or t = t.float()), or use the "
+                f"out-of-place operation"
+            )
+        result = result._astype(dtype)  # recorded where it is differentiable
+    return result
+
+
 def inplace(
-    name: str, out_of_place: Callable[Concatenate[Tensor, _P], Tensor]
+    name: str, out_of_place: Callable[Concatenate[Tensor, _P], Tensor], overwrites: bool = False
 ) -> Callable[Concatenate[Tensor, _P], Tensor]:
-    """Return the in-place method `name`: `out_of_place`'s result, rebound into the tensor."""
+    """Return the in-place method `name`: `out_of_place`'s result, fitted and rebound into the tensor.
+
+    Args:
+        name: The method's name (`add_`), used in error messages.
+        out_of_place: Computes the result from the tensor and the arguments.
+        overwrites: The result does not depend on the tensor's old values
+            (`zero_`, `fill_`, `copy_`): the tensor's old history is kept
+            in the graph with a zero gradient, as in PyTorch.
+    """
 
     def method(self: Tensor, *args: _P.args, **kwargs: _P.kwargs) -> Tensor:
         check_inplace(self, name)
-        result = out_of_place(self, *args, **kwargs)
-        rebind(self, result)
+        rebind(self, fit(self, out_of_place(self, *args, **kwargs), name), overwrites)
         return self
 
     method.__name__ = name
@@ -47,9 +189,27 @@ def inplace(
     return method
 
 
-def rebind(self: Tensor, result: Tensor) -> None:
-    """Make `self` the result of an in-place operation (a new node; old graphs keep theirs)."""
-    if result._node is not None:
+def rebind(self: Tensor, result: Tensor, overwrites: bool = False) -> None:
+    """Make `self` the result of an in-place operation (a new node; old graphs keep theirs).
+
+    `result` has `self`'s shape and dtype (see `fit`). It is recorded when
+    it depends on a tensor that requires grad (and grad mode is on); then
+    `self` becomes a non-leaf standing for its node. `overwrites`: see `inplace`.
+    """
+    recording = grad_mode.is_grad_enabled()
+    if (
+        recording
+        and self._node is not None
+        and self._node.prim is not None
+        and (overwrites or result._node is None)
+    ):
+        # NOTE: an overwrite of a recorded non-leaf (zero_, fill_, copy_) is
+        # recorded as in PyTorch: the tensor takes the new values, and its old
+        # history stays in the graph with an exact zero gradient
+        # (where(False, old, new)), so its inputs get zeros, not None.
+        mask = np.zeros(self._value.shape, dtype=bool)
+        result = _apply(fnp.where, mask, self, result)
+    if recording and result._node is not None:
         # Recorded: the tensor now stands for the new operation's node.
         self._node = result._node
         self._value = result._node.value
@@ -59,14 +219,4 @@ def rebind(self: Tensor, result: Tensor) -> None:
         if self._base is not None:
             self._base._set_value(self._value)
         return
-    value = result._value
-    if value.dtype != self._value.dtype:
-        value = value.astype(self._value.dtype)
-    if self._node is not None and not self.is_leaf and grad_mode.is_grad_enabled():
-        # NOTE: zero_/fill_/copy_ on a recorded non-leaf is recorded too, as in
-        # PyTorch: the tensor becomes the new values, and its old inputs get an
-        # exact zero gradient through it (where(False, old, new)).
-        mask = np.zeros(self._value.shape, dtype=bool)
-        rebind(self, _apply(lambda old: fnp.where(mask, old, value), self))
-        return
-    self._set_value(value)
+    self._set_value(result._value)

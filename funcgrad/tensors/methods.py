@@ -30,7 +30,14 @@ import numpy as np
 from funcgrad.backend import device_of, to_device, xp_of
 from funcgrad.tensors import functions as F
 from funcgrad.tensors._generated import DeclaredMethods
-from funcgrad.tensors.inplace import inplace
+from funcgrad.tensors.grad_mode import is_grad_enabled
+from funcgrad.tensors.inplace import (
+    InPlaceError,
+    broadcast_error,
+    broadcasts_to,
+    inplace,
+    torch_dtype_name,
+)
 from funcgrad.tensors.tensor_class import Tensor, _apply, _new_like, _unwrap_value
 
 
@@ -70,15 +77,50 @@ def _getitem(self: Tensor, index: Any) -> Tensor:
 
 
 def _fill(self: Tensor, value: Any) -> Tensor:
-    return _new_value(np.full_like(self._value, _unwrap_value(value)))
+    # fill_(v) is copy_ of a 0-d v: a tensor v that requires grad gets the gradient
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise InPlaceError(
+                f"funcgrad.Tensor.fill_: fill_ only supports 0-dimension value tensor but got "
+                f"tensor with {value.dim()} dimensions (shape {list(value.shape)}); use "
+                f"copy_ to write a tensor of values"
+            )
+        return _copy(self, value, "fill_")
+    value = value.item() if isinstance(value, np.generic) else value
+    if isinstance(value, complex) and self._value.dtype.kind != "c":
+        raise InPlaceError(
+            f"funcgrad.Tensor.fill_: value cannot be converted to type "
+            f"{torch_dtype_name(self._value.dtype)} without overflow: {value!r} is complex "
+            f"and the tensor has dtype {self._value.dtype}"
+        )
+    return _new_value(xp_of(self._value).full_like(self._value, value))
 
 
-def _copy(self: Tensor, src: Any) -> Tensor:
-    # copy_ may cross devices, as in PyTorch: src is moved to self's device first
-    src_value = to_device(_unwrap_value(src), device_of(self._value))
-    xp = xp_of(self._value)
-    src_value = xp.broadcast_to(xp.asarray(src_value, dtype=self._value.dtype), self._value.shape)
-    return _new_value(src_value.copy())
+def _copy(self: Tensor, src: Any, name: str = "copy_") -> Tensor:
+    """`src` as `self`'s new values: on its device, with its dtype, broadcast to its shape.
+
+    A `src` that requires grad stays recorded (`y.copy_(x * x)` passes the
+    gradient on to `x`), as in PyTorch; the values are never shared with `src`.
+    """
+    if not isinstance(src, Tensor):
+        src = _new_value(to_device(src, device_of(self._value)))
+    shape = tuple(self._value.shape)
+    if tuple(src.shape) != shape and not broadcasts_to(tuple(src.shape), shape):
+        raise broadcast_error(name, shape, tuple(src.shape))
+    if src._node is None or not is_grad_enabled():
+        # copy_ may cross devices, as in PyTorch: src is moved to self's device first
+        value = to_device(src._value, device_of(self._value))
+        xp = xp_of(self._value)
+        value = xp.broadcast_to(xp.asarray(value).astype(self._value.dtype, copy=False), shape)
+        return _new_value(xp.array(value, copy=True))
+    out = src
+    if device_of(out._value) != device_of(self._value):
+        out = out.to(device_of(self._value))
+    if out.dtype != self.dtype:
+        out = out._astype(self.dtype)
+    if tuple(out.shape) != shape:
+        out = F.expand(out, *shape)
+    return out.clone() if out is src else out
 
 
 def _zeros(self: Tensor) -> Tensor:
@@ -133,9 +175,9 @@ class TensorMethods(DeclaredMethods):
 
     square_ = inplace("square_", F.square)
     reciprocal_ = inplace("reciprocal_", F.reciprocal)
-    zero_ = inplace("zero_", _zeros)
-    fill_ = inplace("fill_", _fill)
-    copy_ = inplace("copy_", _copy)
+    zero_ = inplace("zero_", _zeros, overwrites=True)
+    fill_ = inplace("fill_", _fill, overwrites=True)
+    copy_ = inplace("copy_", _copy, overwrites=True)
 
 
 def install() -> None:
