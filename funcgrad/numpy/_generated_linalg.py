@@ -74,7 +74,7 @@ def solve(a, b):
 
 
 def det(x):
-    """Return the determinant (of each matrix in a stack).
+    """Return the determinant (of each matrix in a stack; exact gradient where it is singular).
 
     Args:
         x: An array, a number, or a graph node.

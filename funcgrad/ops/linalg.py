@@ -17,11 +17,14 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
-from funcgrad.backend import as_value
+import numpy as np
+
+from funcgrad.backend import as_value, xp_of
 from funcgrad.errors import NotDifferentiableError, OpError
 from funcgrad.graph.node import Array
-from funcgrad.ops._util import attach, describe, failure, op_error, shape_of
+from funcgrad.ops._util import attach, describe, failure, op_error, shape_of, value_of
 from funcgrad.ops.elementwise import multiply
+from funcgrad.ops.index import getitem, normalize_index
 from funcgrad.ops.reduce import sum_
 from funcgrad.ops.registry import (
     LINEAR,
@@ -526,12 +529,11 @@ def _inv_transpose(x: Array, op: str) -> Array:
         return _mT(inv(x))
     except OpError as e:
         # NOTE: NotDifferentiableError (a NotImplementedError): the derivative
-        # exists (the adjugate) but funcgrad has no rule for it here.
+        # is infinite there (log|det| -> -inf), so there is no number to give.
         raise NotDifferentiableError(
-            f"funcgrad.{op}: no gradient rule at a singular matrix (argument 0, "
-            f"{describe(x)}): the rule needs inv(x), which failed "
-            f"({str(e).splitlines()[0]}). Give your own rule with funcgrad.custom_vjp "
-            f"(the adjugate, for det), or keep the matrix away from singular"
+            f"funcgrad.{op}: no gradient at a singular matrix (argument 0, "
+            f"{describe(x)}): it is inv(x)^T, which does not exist "
+            f"({str(e).splitlines()[0]}). Keep the matrix away from singular"
         ) from e
 
 
@@ -540,20 +542,60 @@ def _trace_of_product(a_t: Array, b: Array) -> Array:
     return sum_(a_t * b, axis=(-2, -1), keepdims=False)
 
 
+# Largest number of entries of the stack of minors that `_cofactors` builds.
+_MINORS_BUDGET = 1 << 22
+
+
+def _cofactors(x: Array, out: Array) -> Array:
+    """The cofactor matrix C of each matrix in a stack, d det X / dX = C = adj(X)^T.
+
+    det(X) inv(X)^T where X is invertible; where a matrix of the stack is
+    singular, C_ij = (-1)^(i+j) det(X without row i and column j) for the
+    whole stack: exact (a rank-deficient X has a finite gradient, as in
+    PyTorch) and differentiable again, through `det` of the minors.
+    """
+    shape = shape_of(x)
+    n = shape[-1]
+    if not (value_of(out) == 0).any():
+        try:
+            return multiply(reshape(out, shape=(*shape[:-2], 1, 1)), _mT(inv(x)))
+        except OpError:
+            pass  # det is not exactly 0 but LAPACK found the matrix singular
+    x_v = value_of(x)
+    xp = xp_of(x_v)
+    if n == 1:
+        return xp.ones_like(x_v)  # d x / dx
+    entries = n * n * (n - 1) * (n - 1)
+    for side in shape[:-2]:
+        entries *= side
+    if entries > _MINORS_BUDGET:
+        raise NotDifferentiableError(
+            f"funcgrad.det: the gradient at a singular matrix (argument 0, {describe(x)}) "
+            f"is the matrix of cofactors, which funcgrad builds from the {n * n} minors: "
+            f"{entries} entries, more than the {_MINORS_BUDGET} it allows. Keep the matrix "
+            f"away from singular, or give your own rule with funcgrad.custom_vjp"
+        )
+    others = np.array([[k for k in range(n) if k != i] for i in range(n)])
+    index = normalize_index((Ellipsis, others[:, None, :, None], others[None, :, None, :]))
+    minors = getitem(x, index=index)  # (..., n, n, n - 1, n - 1): row i and column j left out
+    signs = 1.0 - 2.0 * (np.add.outer(np.arange(n), np.arange(n)) % 2)
+    return det(minors) * xp.asarray(signs, dtype=x_v.dtype)
+
+
 def _det_vjp(ct: Array, out: Array, x: Array) -> Array:
-    # d det X = det X * tr(X^-1 dX)
+    # d det X = tr(adj(X) dX), adj(X)^T the cofactor matrix
     c_shape = shape_of(ct)
-    return multiply(reshape(ct * out, shape=(*c_shape, 1, 1)), _inv_transpose(x, "det"))
+    return multiply(reshape(ct, shape=(*c_shape, 1, 1)), _cofactors(x, out))
 
 
-det = register(
+det: Primitive = register(
     Primitive(
         name="det",
         forward=lambda xp, x: _in_float32_for_half(xp, xp.linalg.det, x),
         vjp=(_det_vjp,),
-        jvp=(lambda x_t, out, x: out * _trace_of_product(_inv_transpose(x, "det"), x_t),),
+        jvp=(lambda x_t, out, x: _trace_of_product(_cofactors(x, out), x_t),),
         sample=Sample(_det_sample),
-        doc="determinant (of each matrix in a stack)",
+        doc="determinant (of each matrix in a stack; exact gradient where it is singular)",
         names=Names(numpy="linalg.det", torch="det", method="det", grad_fn="LinalgDetBackward0"),
     )
 )

@@ -17,13 +17,15 @@ from funcgrad.ops.reduce import _axis_sample, keep_reduced_dims, sum_
 from funcgrad.ops.registry import Draw, Drawn, Names, Primitive, Sample, register
 
 _NEG_INF = float("-inf")
+_INF = float("inf")
 
 
 def _shifted(xp: ModuleType, x: Array, axis: Axis) -> Array:
-    # x minus its maximum along axis, the maximum taken as 0 where it is not
-    # finite (all -inf: no shift needed; +inf or NaN: the result is NaN anyway)
+    # x minus its maximum along axis, the maximum taken as 0 where it is -inf
+    # (all -inf: no shift needed); a slice with +inf or NaN becomes all NaN,
+    # as in PyTorch (inf - inf)
     m = xp.max(x, axis=axis, keepdims=True)
-    return x - xp.where(xp.isfinite(m), m, 0)
+    return x - xp.where(m == _NEG_INF, 0, m)
 
 
 # --- logsumexp -------------------------------------------------------------------
@@ -42,13 +44,23 @@ def _logsumexp_forward(xp: ModuleType, x: Array, *, axis: Axis, keepdims: bool) 
 
 # NOTE: d logsumexp / dx = softmax(x), recomputed from x rather than taken as
 # exp(x - out): in float32, an out near 1000 has lost the digits that matter.
+def _logsumexp_grad(out: Array, x: Array, axis: Axis, keepdims: bool) -> Array:
+    p = softmax(x, axis=axis)
+    up = keep_reduced_dims(value_of(out), shape_of(x), axis, keepdims) == _INF
+    if not up.any():
+        return p
+    # a slice with +inf entries: exp(x - out) as PyTorch has it, NaN at the
+    # +inf entries and 0 at the finite ones (softmax is NaN throughout)
+    return where(up, exp(x - keep_reduced_dims(out, shape_of(x), axis, keepdims)), p)
+
+
 def _logsumexp_vjp(ct: Array, out: Array, x: Array, *, axis: Axis, keepdims: bool) -> Array:
     ct = keep_reduced_dims(ct, shape_of(x), axis, keepdims)
-    return ct * softmax(x, axis=axis)
+    return ct * _logsumexp_grad(out, x, axis, keepdims)
 
 
 def _logsumexp_jvp(x_t: Array, out: Array, x: Array, *, axis: Axis, keepdims: bool) -> Array:
-    return sum_(x_t * softmax(x, axis=axis), axis=axis, keepdims=keepdims)
+    return sum_(x_t * _logsumexp_grad(out, x, axis, keepdims), axis=axis, keepdims=keepdims)
 
 
 def _logsumexp_sample(g: Draw) -> Drawn:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
+from funcgrad.backend import xp_of
 from funcgrad.errors import OpError
 from funcgrad.graph.node import Array, Node
 from funcgrad.ops._util import Axis, attach, normalize_axis, shape_of, value_of
@@ -289,6 +290,60 @@ min_ = register(
 )
 
 
+# PyTorch's `max(dim)` / `min(dim)` return indices as well as values; the
+# gradient goes to the returned index alone (the first of tied entries, or
+# the first NaN, as NumPy's argmax gives it), not shared among ties.
+
+
+def _argument_share(x: Array, axis: int, keepdims: bool, arg: str) -> Array:
+    # 1 at the entry `xp.argmax` (`argmin`) picks along axis, 0 elsewhere: a constant
+    x_v = value_of(x)
+    xp = xp_of(x_v)
+    if x_v.ndim == 0:
+        return xp.ones_like(x_v)
+    along = normalize_axis(axis, x_v.ndim, arg)[0]
+    index = getattr(xp, arg)(x_v, axis=along, keepdims=True)
+    place = [1] * x_v.ndim
+    place[along] = x_v.shape[along]
+    return (xp.arange(x_v.shape[along]).reshape(place) == index).astype(x_v.dtype)
+
+
+def _picked_sample(g: Draw) -> Drawn:
+    shape = g.shape(min_dims=0, max_dims=3)
+    axis = g.integers(-len(shape), len(shape) - 1) if shape else 0
+    return (_spread(g, shape, -3.0, 3.0),), {"axis": axis, "keepdims": g.boolean()}
+
+
+def _picked(name: str, arg: str, grad_fn: str) -> Primitive:
+    def forward(xp: ModuleType, x: Array, *, axis: int, keepdims: bool) -> Array:
+        return getattr(xp, name)(x, axis=axis, keepdims=keepdims)
+
+    def vjp(ct: Array, out: Array, x: Array, *, axis: int, keepdims: bool) -> Array:
+        share = _argument_share(x, axis, keepdims, arg)
+        return keep_reduced_dims(ct, shape_of(x), axis, keepdims) * share
+
+    def jvp(x_t: Array, out: Array, x: Array, *, axis: int, keepdims: bool) -> Array:
+        return sum_(x_t * _argument_share(x, axis, keepdims, arg), axis=axis, keepdims=keepdims)
+
+    return register(
+        Primitive(
+            name=f"{name}_dim",
+            forward=forward,
+            vjp=(vjp,),
+            jvp=(jvp,),
+            params=("axis", "keepdims"),
+            sample=Sample(_picked_sample),
+            doc=f"{name} along one axis, the gradient to the entry `{arg}` picks "
+            f"(PyTorch's `{name}(dim)`)",
+            names=Names(grad_fn=grad_fn),
+        )
+    )
+
+
+max_dim = _picked("max", "argmax", "MaxBackward0")
+min_dim = _picked("min", "argmin", "MinBackward0")
+
+
 # --- moments ---------------------------------------------------------------------
 
 
@@ -378,9 +433,21 @@ std = register(
 # --- cumulative sums ---------------------------------------------------------------
 
 
+def _cumsum_forward(xp: ModuleType, x: Array, *, axis: Axis) -> Array:
+    x = xp.asarray(x)
+    if x.ndim == 0 and axis is not None:
+        # NOTE: a 0-d array along its axis 0 (or -1) stays 0-d, as in PyTorch
+        # (NumPy returns shape (1,)); axis=None flattens, as in NumPy.
+        normalize_axis(axis, 0, "cumsum")
+        return x.copy()
+    return xp.cumsum(x, axis=axis)
+
+
 def _cumsum_vjp(ct: Array, out: Array, x: Array, *, axis: Axis) -> Array:
     # the reversed cumulative sum, sum_{j >= i} ct_j, summed as such: no cancellation
     # (total - cumsum + ct loses the small entries next to a large one)
+    if not shape_of(x) and axis is not None:
+        return ct
     along = 0 if axis is None else axis
     rev = flip(cumsum(flip(ct, axis=along), axis=along), axis=along)
     return rev if axis is not None else reshape(rev, shape=shape_of(x))
@@ -395,7 +462,7 @@ def _cumsum_sample(g: Draw) -> Drawn:
 cumsum = register(
     Primitive(
         name="cumsum",
-        forward=lambda xp, x, *, axis: xp.cumsum(x, axis=axis),
+        forward=_cumsum_forward,
         vjp=(_cumsum_vjp,),
         jvp=LINEAR,
         params=("axis",),

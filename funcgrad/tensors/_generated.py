@@ -704,7 +704,7 @@ def inverse(input: Tensor) -> Tensor:
 
 
 def det(input: Tensor) -> Tensor:
-    """Return the determinant (of each matrix in a stack).
+    """Return the determinant (of each matrix in a stack; exact gradient where it is singular).
 
     Args:
         input: A tensor (`x` above).

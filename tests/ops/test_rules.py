@@ -31,6 +31,7 @@ from funcgrad.ops.reduce import sum_
 from funcgrad.ops.registry import ELEMENTWISE, LINEAR
 from funcgrad.transforms.forward import apply_jvp
 from tests.call_samples import REFERENCES, sample_of
+from tests.references import requires
 from tests.strategies import (
     Draw,
     assert_close,
@@ -359,6 +360,8 @@ NUMPY_REFERENCE = {
     "stack": lambda *arrays, axis: np.stack(arrays, axis=axis),
     "einsum": lambda *ops, subscripts, optimize: np.einsum(subscripts, *ops, optimize=optimize),
     "logabsdet": lambda x: np.linalg.slogdet(x)[1],
+    "max_dim": lambda x, *, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims),
+    "min_dim": lambda x, *, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims),
     **REFERENCES,  # the call primitives: the user functions of tests/call_samples.py
     "to_device": lambda x, *, device: x,  # its sample moves CPU to CPU (tests/gpu: across)
 }
@@ -370,6 +373,8 @@ NO_REFERENCE: dict[str, str] = {}
 def _reference(name):
     if name in NUMPY_REFERENCE:
         return NUMPY_REFERENCE[name]
+    if registry.get(name).names.scipy:  # funcgrad.scipy's primitives: SciPy's function
+        return getattr(requires("scipy.special"), name)
     return getattr(np, name, None) or getattr(np.linalg, name, None)
 
 
