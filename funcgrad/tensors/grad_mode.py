@@ -2,7 +2,10 @@
 
 `no_grad`, `enable_grad`, `set_grad_enabled` and `inference_mode` work as
 context managers and as decorators, as in PyTorch. Each thread has its own
-mode, so one thread's `no_grad` never affects another's.
+mode, so one thread's `no_grad` never affects another's. Each `with` block
+restores, on exit, the mode it saved on entry (as PyTorch's do), so blocks
+that exit out of order, in interleaved generators or coroutines, leave the
+mode PyTorch leaves.
 """
 
 from __future__ import annotations
@@ -32,34 +35,47 @@ def is_inference_mode_enabled() -> bool:
     return getattr(_state, "inference", False)
 
 
-def _saved() -> list:
-    """This thread's stack of modes saved by the `with` blocks now open."""
-    stack = getattr(_state, "saved", None)
-    if stack is None:
-        stack = _state.saved = []
-    return stack
-
-
 class _Mode:
     """Base of the grad-mode context managers; also usable as a decorator.
 
-    The mode to restore on exit is pushed on a per-thread stack (not kept on
-    the instance), so one instance can be nested, reused, shared between
-    threads, or decorate a recursive function.
+    Each instance keeps the modes its own open `with` blocks saved, one
+    stack per thread: a block restores what it saved on entry, whatever
+    other blocks did in between (interleaved generators exit out of order),
+    and one instance can still be nested, reused, shared between threads,
+    or decorate a recursive function.
     """
 
     _enabled: bool = True
-    _inference: bool | None = None
+    # Whether the block sets (so restores) inference mode too, or grad mode only, as PyTorch's.
+    _sets_inference: bool = False
+
+    def _save(self) -> None:
+        stacks = self.__dict__.get("_stacks")
+        if stacks is None:
+            stacks = self._stacks = {}
+        state = (is_grad_enabled(), is_inference_mode_enabled())
+        stacks.setdefault(threading.get_ident(), []).append(state)
+
+    def _restore(self) -> None:
+        stacks = self._stacks
+        key = threading.get_ident()
+        if key not in stacks:  # a generator entered on one thread, closed on another
+            key = next(iter(stacks))
+        stack = stacks[key]
+        enabled, inference = stack.pop()
+        _state.enabled = enabled
+        if self._sets_inference:
+            _state.inference = inference
+        if not stack:
+            del stacks[key]
 
     def __enter__(self):
-        _saved().append((is_grad_enabled(), is_inference_mode_enabled()))
+        self._save()
         _state.enabled = self._enabled
-        if self._inference is not None:
-            _state.inference = self._inference
         return self
 
     def __exit__(self, *exc):
-        _state.enabled, _state.inference = _saved().pop()
+        self._restore()
         return False
 
     def __call__(self, fn):
@@ -118,19 +134,20 @@ class set_grad_enabled(_Mode):
 
     def __init__(self, mode: bool):
         self._enabled = bool(mode)
-        self._prev = (is_grad_enabled(), is_inference_mode_enabled())
+        self._prev = is_grad_enabled()
         _state.enabled = self._enabled  # effective at once when called plainly
 
     def __enter__(self):
+        _state.enabled = self._enabled  # as PyTorch's: the mode again, the state of __init__ kept
         return self
 
     def __exit__(self, *exc):
-        _state.enabled, _state.inference = self._prev
+        _state.enabled = self._prev
         return False
 
     def __call__(self, fn):
         mode = self._enabled
-        _state.enabled, _state.inference = self._prev  # undo the eager switch
+        _state.enabled = self._prev  # undo the eager switch
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
@@ -144,7 +161,8 @@ class inference_mode(_Mode):
     """Like `no_grad`, for inference: nothing is recorded inside.
 
     Args:
-        mode: If false, this is a no-op (as in PyTorch).
+        mode: If false, inference mode is turned off inside (and grad mode
+            on), as PyTorch's `inference_mode(False)` does.
 
     Examples:
         >>> import funcgrad as torch
@@ -153,12 +171,14 @@ class inference_mode(_Mode):
         False
     """
 
+    _sets_inference = True
+
     def __init__(self, mode: bool = True):
         self._mode = bool(mode)
 
     def __enter__(self):
-        _saved().append((is_grad_enabled(), is_inference_mode_enabled()))
-        if self._mode:
-            _state.enabled = False
-            _state.inference = True
+        self._save()
+        # As PyTorch's guard: inference_mode(False) turns both modes off again (grad mode on).
+        _state.enabled = not self._mode
+        _state.inference = self._mode
         return self
