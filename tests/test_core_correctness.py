@@ -8,10 +8,12 @@ autograd, or PyTorch 2.13 (`torch.func`) for the Tensor layer.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.backend import rng
+from tests.references import requires
 
 
 def _central_differences(f, x, eps=1e-6):
@@ -109,3 +111,122 @@ def test_custom_vjp_residuals_cannot_change_the_gradient_after_the_forward():
     kept["cos"][:] = 100.0  # after the forward: must not reach the gradient
     np.testing.assert_allclose(fg.backward(y)[x], np.cos(x0), rtol=1e-12)
     np.testing.assert_allclose(fg.grad(lambda x: fnp.sum(sin(x)))(x0), np.cos(x0), rtol=1e-12)
+
+
+# --- fg.grad on a Tensor: a tensor on the same graph, as torch.func.grad ---------
+
+
+def _cube_sin(a):
+    return (a**3).sin().sum()
+
+
+def test_grad_of_a_tensor_that_requires_grad_stays_on_its_graph():
+    torch = requires("torch")
+    x0 = [0.5, -1.25, 2.0]
+    x = fg.tensor(x0, dtype=fg.float64, requires_grad=True)
+    xt = torch.tensor(x0, dtype=torch.float64, requires_grad=True)
+    g = fg.grad(_cube_sin)(x)
+    gt = torch.func.grad(_cube_sin)(xt)
+    assert isinstance(g, fg.Tensor) and g.requires_grad and g.grad_fn is not None
+    np.testing.assert_allclose(g.detach().numpy(), gt.detach().numpy(), rtol=1e-12)
+    # .backward() from the gradient reaches x: the second derivative.
+    g.sum().backward()
+    gt.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-12)
+    # grad of grad, composed functionally.
+    gg = fg.grad(lambda a: fg.grad(_cube_sin)(a).sum())(x)
+    ggt = torch.func.grad(lambda a: torch.func.grad(_cube_sin)(a).sum())(xt)
+    np.testing.assert_allclose(gg.detach().numpy(), ggt.detach().numpy(), rtol=1e-12)
+
+
+def test_grad_of_a_tensor_without_grad_and_under_no_grad():
+    torch = requires("torch")
+    x0 = [0.5, -1.25, 2.0]
+    gt = torch.func.grad(_cube_sin)(torch.tensor(x0, dtype=torch.float64)).numpy()
+    g = fg.grad(_cube_sin)(fg.tensor(x0, dtype=fg.float64))
+    assert isinstance(g, fg.Tensor) and not g.requires_grad
+    np.testing.assert_allclose(g.numpy(), gt, rtol=1e-12)
+    # As torch.func.grad, an outer no_grad does not stop the transform recording f.
+    with fg.no_grad():
+        g = fg.grad(_cube_sin)(fg.tensor(x0, dtype=fg.float64))
+    np.testing.assert_allclose(g.numpy(), gt, rtol=1e-12)
+    # float32 in, float32 out.
+    g32 = fg.grad(_cube_sin)(fg.tensor(x0, requires_grad=True))
+    assert g32.dtype == fg.float32
+    np.testing.assert_allclose(g32.detach().numpy(), gt, rtol=1e-5)
+
+
+def test_vjp_and_jvp_of_tensors_match_torch_func():
+    torch = requires("torch")
+    x0, v0 = [0.5, -1.25, 2.0], [1.0, 2.0, -3.0]
+
+    def f(a):
+        return (a**2).exp() * a
+
+    x = fg.tensor(x0, dtype=fg.float64, requires_grad=True)
+    xt = torch.tensor(x0, dtype=torch.float64, requires_grad=True)
+    out, vjp_fn = fg.vjp(f, x)
+    out_t, vjp_fn_t = torch.func.vjp(f, xt)
+    (ct,) = vjp_fn(fg.tensor(v0, dtype=fg.float64))
+    (ct_t,) = vjp_fn_t(torch.tensor(v0, dtype=torch.float64))
+    assert isinstance(out, fg.Tensor) and isinstance(ct, fg.Tensor) and ct.grad_fn is not None
+    np.testing.assert_allclose(out.detach().numpy(), out_t.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ct.detach().numpy(), ct_t.detach().numpy(), rtol=1e-12)
+    o, t = fg.jvp(f, (x,), (fg.tensor(v0, dtype=fg.float64),))
+    o_t, t_t = torch.func.jvp(f, (xt,), (torch.tensor(v0, dtype=torch.float64),))
+    assert isinstance(o, fg.Tensor) and isinstance(t, fg.Tensor)
+    np.testing.assert_allclose(t.detach().numpy(), t_t.detach().numpy(), rtol=1e-12)
+    t.sum().backward()
+    t_t.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-12)
+
+
+# --- complex values are refused in recorded operations (until issue #13) ---------
+
+
+def test_complex_primals_and_recorded_operations_are_refused():
+    # Was (-1.78-2.06j); PyTorch gives 2.718+0j. Until #13 funcgrad refuses.
+    with pytest.raises(fg.DtypeError, match=r"funcgrad.grad: argument 0.*complex128.*#13"):
+        fg.grad(lambda z: fnp.abs(fnp.exp(z)))(1 + 2j)
+    with pytest.raises(fg.DtypeError, match=r"funcgrad.multiply.*complex128\[2\].*#13"):
+        fg.grad(lambda x: fnp.sum(fnp.abs(x * np.array([1j, 2.0]))))(np.ones(2))
+    with pytest.raises(fg.DtypeError, match=r"funcgrad.leaf.*complex"):
+        fg.leaf(np.ones(2) * 1j)
+    with pytest.raises(fg.DtypeError, match=r"funcgrad.jvp: a.*complex"):
+        fg.jvp(fnp.exp, (np.ones(2) * 1j,), (np.ones(2) * 1j,))
+    # A complex cotangent or tangent of a real function gave zeros.
+    with pytest.raises(fg.DtypeError, match=r"funcgrad.vjp \(vjp_fn\): a cotangent.*complex"):
+        fg.vjp(lambda x: x * 2.0, np.ones(2))[1](np.ones(2) * 1j)
+    with pytest.raises(fg.DtypeError, match=r"funcgrad.jvp: a tangent.*complex"):
+        fg.jvp(lambda x: x * 2.0, (np.ones(2),), (np.ones(2) * 1j,))
+    with pytest.raises(fg.DtypeError, match=r"funcgrad.backward: the cotangent.*complex"):
+        fg.backward(fg.leaf(np.ones(2)) * 2.0, np.ones(2) * 1j)
+
+
+def test_complex_tensor_times_a_tensor_that_requires_grad_is_refused():
+    x = fg.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(fg.DtypeError, match=r"funcgrad.multiply.*complex"):
+        fg.tensor([1 + 2j, 3j]) * x
+    with fg.no_grad():  # nothing recorded: plain complex arithmetic
+        np.testing.assert_allclose((fg.tensor([1 + 2j, 3j]) * x).numpy(), [1 + 2j, 6j])
+
+
+def test_plain_complex_computation_still_works():
+    z = np.array([1 + 2j, -0.5j])
+    np.testing.assert_allclose(fnp.abs(fnp.exp(z)), np.abs(np.exp(z)), rtol=1e-15)
+    np.testing.assert_allclose(fnp.sum(fnp.sin(z) * z), np.sum(np.sin(z) * z), rtol=1e-15)
+
+
+# --- hvp with bare arrays says primals and tangents are tuples --------------------
+
+
+def test_hvp_with_bare_arrays_says_tuples():
+    def f(x):
+        return fnp.sum(x**3)
+
+    x, v = np.array([1.0, -2.0, 0.5]), np.array([1.0, 2.0, 3.0])
+    with pytest.raises(TypeError, match=r"funcgrad.hvp: primals and tangents must be tuples"):
+        fg.hvp(f, x, v)
+    with pytest.raises(fg.ShapeError, match=r"funcgrad.hvp: a tangent has shape \(2,\)"):
+        fg.hvp(f, (x,), (v[:2],))
+    np.testing.assert_allclose(fg.hvp(f, (x,), (v,)), 6.0 * x * v, rtol=1e-12)  # H = diag(6x)

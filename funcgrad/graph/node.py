@@ -176,6 +176,24 @@ _set_value = Node.__dict__["value"].__set__
 _set_seq = Node.__dict__["seq"].__set__
 
 
+def complex_message(op: str, value: Any) -> str:
+    """The `DtypeError` message for a complex value entering a differentiated operation.
+
+    NOTE: until complex differentiation is supported (issue #13, "funcgrad.numpy
+    is NumPy, funcgrad.scipy is SciPy"), a complex value in a recorded graph is
+    refused rather than given a wrong gradient; plain complex computation works.
+    """
+    shape = getattr(value, "shape", ())
+    return (
+        f"{op}: a complex value ({value.dtype}{list(shape)}) cannot enter a "
+        f"differentiated (recorded) operation: differentiating complex functions is "
+        f"not supported yet (it comes with issue #13's scope) and would give wrong "
+        f"gradients. Differentiate real and imaginary parts as separate real inputs "
+        f"(z = x + 1j * y with real x, y, applied outside the recorded function), or "
+        f"compute on plain values (node.value) for a result that is not differentiated"
+    )
+
+
 def make_node(prim: Any, inputs: tuple[Any, ...], params: Mapping[str, Any], value: Array) -> Node:
     """Build a node without the attrs `__init__` (the engine's hot path).
 
@@ -213,7 +231,8 @@ def leaf(value: Any) -> Node:
         A new leaf node.
 
     Raises:
-        DtypeError: If the value is not floating point.
+        DtypeError: If the value is not real floating point (complex
+            differentiation is not supported yet, issue #13).
 
     Examples:
         >>> import funcgrad as fg
@@ -222,6 +241,8 @@ def leaf(value: Any) -> Node:
         np.float64(4.0)
     """
     value = freeze(value)
+    if value.dtype.kind == "c":
+        raise DtypeError(complex_message("funcgrad.leaf", value))
     if not is_inexact(value.dtype):
         raise DtypeError(
             f"funcgrad.leaf: a leaf must hold floating-point values, got dtype "

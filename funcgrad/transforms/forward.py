@@ -15,9 +15,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from funcgrad.backend import as_value, xp_of
-from funcgrad.errors import ShapeError
+from funcgrad.errors import DtypeError, ShapeError
 from funcgrad.graph import Node, toposort
-from funcgrad.graph.node import Array
+from funcgrad.graph.node import Array, complex_message
 from funcgrad.ops import astype, broadcast_to, guard
 from funcgrad.ops.registry import ELEMENTWISE, LINEAR, Primitive
 from funcgrad.transforms import _trace
@@ -116,11 +116,36 @@ def push_tangents(
     return tangents
 
 
+def check_primals_and_tangents(primals: Any, tangents: Any, op: str) -> tuple[list[Any], list[Any]]:
+    """Check that `primals` and `tangents` are tuples of one structure and shapes; flatten them.
+
+    Raises:
+        TypeError: If either is not a tuple (or list) with one entry per argument.
+        TreeStructureError: If their structures differ.
+        ShapeError: If a tangent's shape is not its primal's.
+    """
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError(
+            f"{op}: primals and tangents must be tuples (one entry per argument), "
+            f"got {type(primals).__name__} and {type(tangents).__name__}; for one "
+            f"argument write {op.rpartition('.')[2]}(f, (x,), (v,))"
+        )
+    p_leaves, p_def = tree_flatten(tuple(primals))
+    t_leaves, t_def = tree_flatten(tuple(tangents))
+    check_same_structure(p_def, t_def, op, ("primals", "tangents"))
+    for p, t in zip(p_leaves, t_leaves, strict=True):
+        _check_tangent(p, t, op)
+    return p_leaves, t_leaves
+
+
 def _check_tangent(p: Any, t: Any, op: str) -> None:
     p_shape = getattr(p, "shape", None)
     if p_shape is None:
         p_shape = as_value(p).shape
     t_shape = t.shape if hasattr(t, "shape") else as_value(t).shape
+    if getattr(getattr(t, "dtype", None), "kind", "") == "c" or type(t) is complex:
+        # TODO(#13): complex differentiation; a complex tangent of a real primal
+        raise DtypeError(complex_message(f"{op}: a tangent", as_value(t)))
     if t_shape != p_shape:
         raise ShapeError(
             f"{op}: a tangent has shape {t_shape}, but its primal has shape "
@@ -169,16 +194,7 @@ def jvp(
         (array([0., 0.]), array([1., 2.]))
     """
     op = "funcgrad.jvp"
-    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
-        raise TypeError(
-            f"{op}: primals and tangents must be tuples (one entry per argument), "
-            f"got {type(primals).__name__} and {type(tangents).__name__}"
-        )
-    p_leaves, p_def = tree_flatten(tuple(primals))
-    t_leaves, t_def = tree_flatten(tuple(tangents))
-    check_same_structure(p_def, t_def, op, ("primals", "tangents"))
-    for p, t in zip(p_leaves, t_leaves, strict=True):
-        _check_tangent(p, t, op)
+    p_leaves, t_leaves = check_primals_and_tangents(primals, tangents, op)
     out, variables, _, nested = _trace_call(f, tuple(primals), {}, range(len(primals)), op)
     if has_aux:
         out, aux = out

@@ -31,7 +31,7 @@ import numpy
 from funcgrad.backend import as_value, is_inexact, xp_of
 from funcgrad.errors import DtypeError, NonScalarOutputError, ShapeError
 from funcgrad.graph import Node, leaf
-from funcgrad.graph.node import Array
+from funcgrad.graph.node import Array, complex_message
 from funcgrad.ops import identity
 from funcgrad.transforms import _trace
 from funcgrad.transforms.pytree import (
@@ -55,6 +55,8 @@ def _variable(x: Any, op: str, where: str) -> Node:
         fresh: Node = identity(x)
         return fresh
     value = as_value(x)
+    if value.dtype.kind == "c":  # TODO(#13): complex differentiation
+        raise DtypeError(complex_message(f"{op}: {where}", value))
     if not is_inexact(value.dtype):
         raise DtypeError(
             f"{op}: {where} has dtype {value.dtype} (shape {value.shape}); "
@@ -243,6 +245,9 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[An
         ct_leaves = [graph_output(c) for c in ct_leaves]  # a tensor: its node, or its value
         check_same_structure(out_def, ct_def, f"{op} (vjp_fn)", ("output", "cotangent"))
         for o, c in zip(out_leaves, ct_leaves, strict=True):
+            if getattr(getattr(c, "dtype", None), "kind", "") == "c" or type(c) is complex:
+                # TODO(#13): complex differentiation; a complex cotangent of a real output
+                raise DtypeError(complex_message(f"{op} (vjp_fn): a cotangent", as_value(c)))
             if getattr(c, "shape", ()) != getattr(o, "shape", ()):
                 raise ShapeError(
                     f"{op} (vjp_fn): a cotangent has shape {getattr(c, 'shape', ())}, "

@@ -20,7 +20,7 @@ from funcgrad.graph.node import Array
 from funcgrad.ops import reshape
 from funcgrad.ops.shape import stack, transpose
 from funcgrad.transforms import _trace
-from funcgrad.transforms.forward import linearize
+from funcgrad.transforms.forward import check_primals_and_tangents, linearize
 from funcgrad.transforms.gradients import _argnums, _strip, grad, vjp
 from funcgrad.transforms.pytree import tree_flatten, tree_unflatten
 
@@ -297,11 +297,17 @@ def hvp(f: Callable[..., Any], primals: tuple[Any, ...], tangents: tuple[Any, ..
     Returns:
         `H v`, structured like `primals` (a single entry for one argument).
 
+    Raises:
+        TypeError: If `primals` or `tangents` is not a tuple (as `jvp`).
+        TreeStructureError: If `tangents` does not have the structure of `primals`.
+        ShapeError: If a tangent's shape differs from its primal's.
+
     Examples:
         >>> import numpy as np, funcgrad as fg, funcgrad.numpy as fnp
         >>> fg.hvp(lambda x: fnp.sum(x ** 3), (np.array([1.0, 2.0]),), (np.array([1.0, 1.0]),))
         array([ 6., 12.])
     """
+    check_primals_and_tangents(primals, tangents, "funcgrad.hvp")
     argnums = tuple(range(len(primals)))
     _, pull_back = vjp(grad(f, argnums=argnums), *primals)
     out = pull_back(tuple(tangents))

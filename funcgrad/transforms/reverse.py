@@ -29,9 +29,9 @@ import numpy
 
 from funcgrad.backend import as_value, xp_of
 from funcgrad.backend.versions import write_checker
-from funcgrad.errors import NonScalarOutputError, ShapeError
+from funcgrad.errors import DtypeError, NonScalarOutputError, ShapeError
 from funcgrad.graph import Node, toposort
-from funcgrad.graph.node import Array
+from funcgrad.graph.node import Array, complex_message
 from funcgrad.ops import astype, broadcast_to, guard, observe, reshape, sum_
 from funcgrad.ops.registry import Primitive
 from funcgrad.transforms.hooks import Hook, checked_hook, hook_scope
@@ -185,6 +185,8 @@ def _seed(out: Node, cotangent: Array | None, op: str) -> Array:
         return xp_of(out.value).ones((), dtype=out.dtype)
     if type(cotangent) is not Node:
         cotangent = as_value(cotangent)
+    if cotangent.dtype.kind == "c":  # TODO(#13): complex differentiation
+        raise DtypeError(complex_message(f"{op}: the cotangent", cotangent))
     if cotangent.shape != out.shape:
         raise ShapeError(
             f"{op}: the cotangent has shape {cotangent.shape}, but the output "
