@@ -175,3 +175,27 @@ class DeviceError(FuncgradError, RuntimeError):
     `Tensor.to`), or install CuPy for your CUDA version
     (`pip install -e ".[gpu]"`, see the README).
     """
+
+
+class NotProvidedError(FuncgradError, AttributeError):
+    """A name of NumPy's API that `funcgrad.numpy` does not provide yet was looked up.
+
+    `funcgrad.numpy` aims at every name of `jax.numpy` and of `autograd.numpy`
+    (issue #13); the ones still missing raise this error, naming the name,
+    instead of a bare `AttributeError`. It is an `AttributeError`, so
+    `hasattr(fnp, name)` is `False` and `getattr(fnp, name, default)` works.
+    Names outside that scope raise a plain `AttributeError`.
+
+    Fix: compute the missing function with the functions `funcgrad.numpy`
+    has (on plain values, `node.value`, if the result needs no gradient), or
+    give it a rule with `funcgrad.custom_vjp`.
+
+    Examples:
+        >>> import funcgrad.numpy as fnp
+        >>> hasattr(fnp, "polyfit")
+        False
+        >>> fnp.polyfit
+        Traceback (most recent call last):
+        ...
+        funcgrad.errors.NotProvidedError: funcgrad.numpy.polyfit is not provided yet: ...
+    """

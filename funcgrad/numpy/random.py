@@ -1,0 +1,462 @@
+"""NumPy's random API (`numpy.random`) drawing from funcgrad's generators.
+
+The module functions (`seed`, `rand`, `randn`, `normal`, `uniform`,
+`randint`, `choice`, `permutation` ...) draw from funcgrad's default CPU
+generator, the one `funcgrad.randn` and `funcgrad.rand` draw from:
+`funcgrad.manual_seed(s)` and `funcgrad.numpy.random.seed(s)` seed that same
+generator (and every GPU's), and `funcgrad.checkpoint` replays its draws.
+`RandomState(seed)` and `default_rng(seed)` make independent generators.
+
+Differences from NumPy, on purpose:
+
+* The streams are funcgrad's (a NumPy `Generator` on PCG64), so a seed gives
+  other numbers than NumPy's legacy `numpy.random.seed` (MT19937).
+* Parameters may be graph nodes where the draw is a differentiable function
+  of them (the reparameterization trick): `normal(mu, sigma)` is
+  `mu + sigma * standard_normal()`, and likewise `uniform`, `exponential`,
+  `laplace`, `logistic`, `lognormal`, `gumbel`; `choice(x)` and
+  `permutation(x)` of a node pick its entries differentiably. Any other
+  distribution refuses a node parameter (`TypeError`) rather than cut the
+  graph.
+* Draws are made when called, not recorded: inside `jit` a draw is a
+  constant of the traced plan (issue #13 asks for recorded draws).
+* `shuffle` (in place) is left out: use `permutation`, which returns a copy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as _np
+
+from funcgrad.backend import rng as _rng
+from funcgrad.graph import Node as _Node
+from funcgrad.ops import elementwise as _ew
+from funcgrad.ops.index import getitem as _getitem
+
+__all__ = [
+    "Generator",
+    "RandomState",
+    "beta",
+    "binomial",
+    "bytes",
+    "chisquare",
+    "choice",
+    "default_rng",
+    "dirichlet",
+    "exponential",
+    "gamma",
+    "geometric",
+    "gumbel",
+    "laplace",
+    "logistic",
+    "lognormal",
+    "multinomial",
+    "multivariate_normal",
+    "normal",
+    "permutation",
+    "poisson",
+    "rand",
+    "randint",
+    "randn",
+    "random",
+    "random_sample",
+    "ranf",
+    "sample",
+    "seed",
+    "standard_cauchy",
+    "standard_exponential",
+    "standard_gamma",
+    "standard_normal",
+    "standard_t",
+    "uniform",
+]
+
+
+def _is_node(a: Any) -> bool:
+    return type(a) is _Node
+
+
+def _shape_of(*params: Any, size: Any) -> Any:
+    """Return the shape of a draw: `size`, or the broadcast shape of the parameters."""
+    if size is not None:
+        return size
+    return _np.broadcast_shapes(*(_np.shape(p.value if _is_node(p) else p) for p in params))
+
+
+def _refuse_nodes(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    if any(_is_node(a) for a in (*args, *kwargs.values())):
+        raise TypeError(
+            f"funcgrad.numpy.random.{name}: a parameter is a graph node, and this draw is not "
+            f"a differentiable function of its parameters in funcgrad; pass plain values "
+            f"(node.value) or use a reparameterized distribution (normal, uniform, exponential, "
+            f"laplace, logistic, lognormal, gumbel)"
+        )
+
+
+def _passthrough(name: str) -> Any:
+    """Return a `Generator` method drawing NumPy's `name` distribution from plain parameters."""
+
+    def method(self: Generator, *args: Any, **kwargs: Any) -> Any:
+        _refuse_nodes(name, args, kwargs)
+        return getattr(self._numpy(), name)(*args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = (
+        f"Draw from NumPy's `{name}` distribution (`numpy.random.Generator.{name}`'s arguments).\n\n"
+        f"The parameters must be plain values: the draw is not differentiable in them."
+    )
+    return method
+
+
+class Generator:
+    """A random generator with NumPy's `Generator` methods (`default_rng` makes one).
+
+    `Generator()` without a seed (and the module functions) draws from
+    funcgrad's default CPU generator, the one `funcgrad.manual_seed` and
+    `seed` seed; `Generator(seed)` owns a generator of its own.
+
+    Examples:
+        >>> import funcgrad.numpy as fnp
+        >>> g = fnp.random.default_rng(0)
+        >>> bool((g.normal(size=3) == fnp.random.default_rng(0).normal(size=3)).all())
+        True
+    """
+
+    def __init__(self, seed: Any = None, *, shared: bool = False):
+        self._own = None if shared else _np.random.default_rng(seed)
+
+    def _numpy(self) -> _np.random.Generator:
+        # NOTE: the shared generator is looked up at each draw, so `manual_seed` (which makes a
+        # new one) and `checkpoint`'s replay (which swaps it) are seen.
+        own = self._own
+        return own if own is not None else _rng.generator("cpu")
+
+    def __repr__(self) -> str:
+        return f"funcgrad.numpy.random.{type(self).__name__}({'shared' if self._own is None else 'own'})"
+
+    # --- uniform and normal numbers ---------------------------------------------------
+
+    def random(self, size: Any = None, dtype: Any = _np.float64, out: Any = None) -> Any:
+        """Return numbers uniform in [0, 1) of shape `size`.
+
+        Examples:
+            >>> import funcgrad.numpy as fnp
+            >>> fnp.random.default_rng(0).random(2).shape
+            (2,)
+        """
+        return self._numpy().random(size, dtype=dtype, out=out)
+
+    def standard_normal(self, size: Any = None, dtype: Any = _np.float64, out: Any = None) -> Any:
+        """Return standard normal numbers of shape `size`.
+
+        Examples:
+            >>> import funcgrad.numpy as fnp
+            >>> fnp.random.default_rng(0).standard_normal((2, 3)).shape
+            (2, 3)
+        """
+        return self._numpy().standard_normal(size, dtype=dtype, out=out)
+
+    def normal(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None) -> Any:
+        """Return normal numbers with mean `loc` and standard deviation `scale`.
+
+        With a graph node as `loc` or `scale` the result is the node
+        `loc + scale * standard_normal()`, differentiable in both.
+
+        Examples:
+            >>> import funcgrad as fg, funcgrad.numpy as fnp
+            >>> g = fnp.random.default_rng(0)
+            >>> fg.grad(lambda mu: fnp.sum(g.normal(mu, 1.0, size=4)))(0.0)
+            4.0
+        """
+        if _is_node(loc) or _is_node(scale):
+            return loc + scale * self._numpy().standard_normal(_shape_of(loc, scale, size=size))
+        return self._numpy().normal(loc, scale, size)
+
+    def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None) -> Any:
+        """Return numbers uniform in [`low`, `high`), differentiable in nodes `low` and `high`.
+
+        Examples:
+            >>> import funcgrad.numpy as fnp
+            >>> x = fnp.random.default_rng(0).uniform(2.0, 3.0, size=5)
+            >>> bool(((2.0 <= x) & (x < 3.0)).all())
+            True
+        """
+        if _is_node(low) or _is_node(high):
+            u = self._numpy().random(_shape_of(low, high, size=size))
+            return low + (high - low) * u
+        return self._numpy().uniform(low, high, size)
+
+    def integers(
+        self,
+        low: Any,
+        high: Any = None,
+        size: Any = None,
+        dtype: Any = _np.int64,
+        endpoint: bool = False,
+    ) -> Any:
+        """Return random integers in [`low`, `high`) (to `high` included if `endpoint`).
+
+        Examples:
+            >>> import funcgrad.numpy as fnp
+            >>> fnp.random.default_rng(0).integers(0, 3, size=4).dtype
+            dtype('int64')
+        """
+        _refuse_nodes("integers", (low, high), {})
+        return self._numpy().integers(low, high, size, dtype=dtype, endpoint=endpoint)
+
+    # --- location-scale families: differentiable in their parameters --------------------
+
+    def _location_scale(self, name: str, standard: Any, loc: Any, scale: Any, size: Any) -> Any:
+        if _is_node(loc) or _is_node(scale):
+            return loc + scale * standard(_shape_of(loc, scale, size=size))
+        return getattr(self._numpy(), name)(loc, scale, size)
+
+    def exponential(self, scale: Any = 1.0, size: Any = None) -> Any:
+        """Return exponential numbers of mean `scale` (`scale * standard_exponential()` for a node).
+
+        Examples:
+            >>> import funcgrad.numpy as fnp
+            >>> bool((fnp.random.default_rng(0).exponential(2.0, size=3) > 0).all())
+            True
+        """
+        if _is_node(scale):
+            return scale * self._numpy().standard_exponential(_shape_of(scale, size=size))
+        return self._numpy().exponential(scale, size)
+
+    def laplace(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None) -> Any:
+        """Return Laplace numbers (`loc + scale * laplace(0, 1)` for nodes).
+
+        Examples:
+            >>> import funcgrad.numpy as fnp
+            >>> fnp.random.default_rng(0).laplace(size=2).shape
+            (2,)
+        """
+        return self._location_scale(
+            "laplace", lambda s: self._numpy().laplace(0.0, 1.0, s), loc, scale, size
+        )
+
+    def logistic(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None) -> Any:
+        """Return logistic numbers (`loc + scale * logistic(0, 1)` for nodes).
+
+        Examples:
+            >>> import funcgrad.numpy as fnp
+            >>> fnp.random.default_rng(0).logistic(size=2).shape
+            (2,)
+        """
+        return self._location_scale(
+            "logistic", lambda s: self._numpy().logistic(0.0, 1.0, s), loc, scale, size
+        )
+
+    def gumbel(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None) -> Any:
+        """Return Gumbel numbers (`loc + scale * gumbel(0, 1)` for nodes).
+
+        Examples:
+            >>> import funcgrad.numpy as fnp
+            >>> fnp.random.default_rng(0).gumbel(size=2).shape
+            (2,)
+        """
+        return self._location_scale(
+            "gumbel", lambda s: self._numpy().gumbel(0.0, 1.0, s), loc, scale, size
+        )
+
+    def lognormal(self, mean: Any = 0.0, sigma: Any = 1.0, size: Any = None) -> Any:
+        """Return log-normal numbers (`exp(mean + sigma * standard_normal())` for nodes).
+
+        Examples:
+            >>> import funcgrad.numpy as fnp
+            >>> bool((fnp.random.default_rng(0).lognormal(size=3) > 0).all())
+            True
+        """
+        if _is_node(mean) or _is_node(sigma):
+            z = self._numpy().standard_normal(_shape_of(mean, sigma, size=size))
+            return _ew.exp(mean + sigma * z)
+        return self._numpy().lognormal(mean, sigma, size)
+
+    # --- picking entries ------------------------------------------------------------
+
+    def choice(
+        self,
+        a: Any,
+        size: Any = None,
+        replace: bool = True,
+        p: Any = None,
+        axis: int = 0,
+        shuffle: bool = True,
+    ) -> Any:
+        """Return entries drawn from `a` (an int `n` means `arange(n)`), like NumPy's `choice`.
+
+        A node `a` gives a node: its entries picked, differentiable in
+        them. The probabilities `p` must be plain values.
+
+        Examples:
+            >>> import funcgrad.numpy as fnp
+            >>> fnp.random.default_rng(0).choice(5, size=3, replace=False).shape
+            (3,)
+        """
+        _refuse_nodes("choice", (p,), {})
+        if _is_node(a):
+            n = a.shape[axis]
+            picked = self._numpy().choice(n, size, replace, p, 0, shuffle)
+            return _getitem(a, index=(slice(None),) * (axis % a.ndim) + (picked,))
+        return self._numpy().choice(a, size, replace, p, axis, shuffle)
+
+    def permutation(self, x: Any, axis: int = 0) -> Any:
+        """Return `x` with its entries along `axis` in random order (`arange(x)` for an int).
+
+        A node `x` gives a node, differentiable in its entries.
+
+        Examples:
+            >>> import funcgrad.numpy as fnp
+            >>> sorted(fnp.random.default_rng(0).permutation(4).tolist())
+            [0, 1, 2, 3]
+        """
+        if _is_node(x):
+            order = self._numpy().permutation(x.shape[axis])
+            return _getitem(x, index=(slice(None),) * (axis % x.ndim) + (order,))
+        return self._numpy().permutation(x, axis)
+
+    # --- distributions drawn from plain parameters ------------------------------------
+
+    beta = _passthrough("beta")
+    binomial = _passthrough("binomial")
+    bytes = _passthrough("bytes")
+    chisquare = _passthrough("chisquare")
+    dirichlet = _passthrough("dirichlet")
+    gamma = _passthrough("gamma")
+    geometric = _passthrough("geometric")
+    multinomial = _passthrough("multinomial")
+    multivariate_normal = _passthrough("multivariate_normal")
+    poisson = _passthrough("poisson")
+    standard_cauchy = _passthrough("standard_cauchy")
+    standard_exponential = _passthrough("standard_exponential")
+    standard_gamma = _passthrough("standard_gamma")
+    standard_t = _passthrough("standard_t")
+
+
+class RandomState(Generator):
+    """A random generator with NumPy's legacy `RandomState` methods (`rand`, `randn`, `randint` ...).
+
+    `RandomState(seed)` owns a generator of its own (funcgrad's PCG64
+    stream, not NumPy's MT19937: a seed gives other numbers than
+    `numpy.random.RandomState(seed)`); the module functions are the methods
+    of one `RandomState` that draws from funcgrad's default generator.
+
+    Examples:
+        >>> import funcgrad.numpy as fnp
+        >>> a = fnp.random.RandomState(0).randn(2, 3)
+        >>> bool((a == fnp.random.RandomState(0).randn(2, 3)).all())
+        True
+    """
+
+    def seed(self, seed: Any = None) -> None:
+        """Reseed the generator; on the module's (`funcgrad.numpy.random.seed`) it is `funcgrad.manual_seed`.
+
+        `funcgrad.manual_seed(s)` and `funcgrad.numpy.random.seed(s)` seed the
+        same generators: the default CPU one (that `funcgrad.randn` and these
+        functions draw from) and every GPU's.
+
+        Examples:
+            >>> import funcgrad as fg, funcgrad.numpy as fnp
+            >>> fnp.random.seed(0)
+            >>> a = fnp.random.randn(3)
+            >>> _ = fg.manual_seed(0)
+            >>> bool((a == fnp.random.randn(3)).all())
+            True
+        """
+        if self._own is None:
+            _rng.manual_seed(seed)
+        else:
+            self._own = _np.random.default_rng(seed)
+
+    def rand(self, *shape: int) -> Any:
+        """Return numbers uniform in [0, 1) of shape `shape` (a float for no arguments).
+
+        Examples:
+            >>> import funcgrad.numpy as fnp
+            >>> fnp.random.rand(2, 3).shape
+            (2, 3)
+        """
+        return self._numpy().random(shape or None)
+
+    def randn(self, *shape: int) -> Any:
+        """Return standard normal numbers of shape `shape` (a float for no arguments).
+
+        Examples:
+            >>> import funcgrad.numpy as fnp
+            >>> fnp.random.randn(2).shape
+            (2,)
+        """
+        return self._numpy().standard_normal(shape or None)
+
+    def randint(self, low: Any, high: Any = None, size: Any = None, dtype: Any = int) -> Any:
+        """Return random integers in [`low`, `high`), or in [0, `low`) without `high`.
+
+        Examples:
+            >>> import funcgrad.numpy as fnp
+            >>> bool((fnp.random.randint(3, size=10) < 3).all())
+            True
+        """
+        return self.integers(low, high, size, dtype=dtype)
+
+    def random_sample(self, size: Any = None) -> Any:
+        """Return numbers uniform in [0, 1) of shape `size` (also `sample`, `ranf`).
+
+        Examples:
+            >>> import funcgrad.numpy as fnp
+            >>> fnp.random.random_sample((2,)).shape
+            (2,)
+        """
+        return self._numpy().random(size)
+
+    sample = random_sample
+    ranf = random_sample
+
+
+def default_rng(seed: Any = None) -> Generator:
+    """Return a new `Generator` seeded with `seed` (a `Generator` is returned as it is).
+
+    Examples:
+        >>> import funcgrad.numpy as fnp
+        >>> fnp.random.default_rng(1).integers(10, size=3).shape
+        (3,)
+    """
+    if isinstance(seed, Generator):
+        return seed
+    return Generator(seed)
+
+
+_default = RandomState(shared=True)
+
+seed = _default.seed
+rand = _default.rand
+randn = _default.randn
+randint = _default.randint
+random = _default.random
+random_sample = _default.random_sample
+sample = _default.random_sample
+ranf = _default.random_sample
+standard_normal = _default.standard_normal
+normal = _default.normal
+uniform = _default.uniform
+exponential = _default.exponential
+laplace = _default.laplace
+logistic = _default.logistic
+gumbel = _default.gumbel
+lognormal = _default.lognormal
+choice = _default.choice
+permutation = _default.permutation
+beta = _default.beta
+binomial = _default.binomial
+bytes = _default.bytes  # noqa: A001
+chisquare = _default.chisquare
+dirichlet = _default.dirichlet
+gamma = _default.gamma
+geometric = _default.geometric
+multinomial = _default.multinomial
+multivariate_normal = _default.multivariate_normal
+poisson = _default.poisson
+standard_cauchy = _default.standard_cauchy
+standard_exponential = _default.standard_exponential
+standard_gamma = _default.standard_gamma
+standard_t = _default.standard_t

@@ -1,0 +1,1 @@
+"""Tests of `funcgrad.numpy`: its namespace, creation, value-only functions and `random`."""

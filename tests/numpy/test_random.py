@@ -1,0 +1,90 @@
+"""`funcgrad.numpy.random`: NumPy's random API on funcgrad's generators."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+
+
+def test_seed_and_manual_seed_seed_the_same_generator():
+    fnp.random.seed(3)
+    a = fnp.random.randn(4)
+    fg.manual_seed(3)
+    np.testing.assert_array_equal(fnp.random.randn(4), a)
+    fg.manual_seed(3)
+    # funcgrad.randn draws from the same stream (float64 here, as NumPy's)
+    np.testing.assert_array_equal(fg.randn(4, dtype=fg.float64).numpy(), a)
+
+
+def test_module_functions_have_numpys_shapes_and_ranges():
+    fnp.random.seed(0)
+    assert fnp.random.rand(2, 3).shape == (2, 3) and isinstance(fnp.random.rand(), float)
+    assert fnp.random.randn(5).dtype == np.float64
+    r = fnp.random.randint(2, 5, size=100)
+    assert r.min() >= 2 and r.max() < 5
+    assert fnp.random.uniform(-1.0, 1.0, size=(3,)).shape == (3,)
+    assert fnp.random.normal(size=(2, 2)).shape == (2, 2)
+    assert sorted(fnp.random.permutation(5).tolist()) == [0, 1, 2, 3, 4]
+    assert set(fnp.random.choice([1, 2, 3], size=10)) <= {1, 2, 3}
+    assert fnp.random.random_sample(3).shape == (3,)
+    assert fnp.random.gamma(2.0, size=3).shape == (3,)
+    assert not hasattr(fnp.random, "shuffle")
+
+
+def test_random_state_and_default_rng_are_independent_and_reproducible():
+    a = fnp.random.RandomState(1).randn(3)
+    fnp.random.seed(99)
+    np.testing.assert_array_equal(fnp.random.RandomState(1).randn(3), a)
+    g = fnp.random.default_rng(2)
+    assert fnp.random.default_rng(g) is g
+    np.testing.assert_array_equal(g.integers(0, 10, 5), np.random.default_rng(2).integers(0, 10, 5))
+    rs = fnp.random.RandomState(5)
+    first = rs.rand(2)
+    rs.seed(5)
+    np.testing.assert_array_equal(rs.rand(2), first)
+
+
+def test_checkpoint_replays_module_draws():
+    def f(x):
+        return fnp.sum(x * fnp.random.randn(3))
+
+    fg.manual_seed(0)
+    x = np.ones(3)
+    g = fg.grad(fg.checkpoint(f))(x)
+    fg.manual_seed(0)
+    np.testing.assert_array_equal(g, fnp.random.randn(3))
+
+
+def test_reparameterized_draws_are_differentiable():
+    g = fnp.random.default_rng(0)
+    z = np.random.default_rng(0).standard_normal(4)
+
+    def loss(p):
+        return fnp.sum(g.normal(p[0], p[1], size=4))
+
+    np.testing.assert_allclose(fg.grad(loss)(np.array([0.5, 2.0])), [4.0, z.sum()])
+    g = fnp.random.default_rng(0)
+    u = np.random.default_rng(0).random(3)
+    grad = fg.grad(lambda h: fnp.sum(g.uniform(1.0, h, size=3)))(3.0)
+    np.testing.assert_allclose(grad, u.sum())
+    g = fnp.random.default_rng(1)
+    draws = g.normal(0.0, 1.0, size=4)
+    g = fnp.random.default_rng(1)
+    # the same numbers as NumPy's normal with plain parameters
+    np.testing.assert_allclose(draws, g.normal(fg.leaf(0.0), 1.0, size=4).value)
+
+
+def test_choice_and_permutation_of_nodes_pick_entries():
+    x = np.arange(5.0)
+    g = fg.grad(lambda x: fnp.sum(fnp.random.permutation(x) ** 2))(x)
+    np.testing.assert_allclose(g, 2 * x)
+    counts = fg.grad(lambda x: fnp.sum(fnp.random.choice(x, size=20)))(x)
+    assert counts.sum() == 20
+
+
+def test_distributions_refuse_node_parameters():
+    with pytest.raises(TypeError, match="gamma"):
+        fg.grad(lambda k: fnp.sum(fnp.random.gamma(k, size=2)))(2.0)
