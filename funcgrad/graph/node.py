@@ -23,7 +23,7 @@ from typing import Any
 
 import attrs
 
-from funcgrad.backend import freeze, is_inexact
+from funcgrad.backend import freeze, freeze_result, is_inexact
 from funcgrad.errors import DtypeError, NotDifferentiableError
 
 # An array value: a NumPy or CuPy array, a NumPy scalar or a Python number. `Any`, since
@@ -43,6 +43,10 @@ class Node:
     (`x + y`, `x @ w`, `x.sum()`, `x.T`, `x[0]`) apply funcgrad primitives
     and return new nodes; comparisons (`x > 0`) compare the values and return
     plain boolean arrays. `==` is identity, as for every node.
+
+    `copy.copy(node)` and `copy.deepcopy(node)` return the node itself (it is
+    immutable). `pickle` saves only the value: a node comes back as a new
+    leaf holding it, without its history (as PyTorch pickles a tensor).
 
     Attributes:
         prim: The primitive that computed this node, or `None` for a leaf.
@@ -99,6 +103,23 @@ class Node:
 
     def __len__(self) -> int:
         return len(self.value)
+
+    # NOTE: copying and pickling. A node is immutable, so `copy.copy` and
+    # `copy.deepcopy` return the node itself (as for a tuple): a deep copy of a
+    # pytree or of a GradMap keeps its nodes, so it can still be indexed with
+    # them. Pickling saves the value only, as PyTorch does for a tensor: the
+    # node comes back as a new leaf holding that value, without its history.
+    def __copy__(self) -> Node:
+        """Return the node itself: a node is immutable (as `copy.copy` of a tuple)."""
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Node:
+        """Return the node itself: nodes are immutable and compare by identity."""
+        return self
+
+    def __reduce__(self) -> tuple[Any, tuple[Any]]:
+        """Pickle the value only: unpickling gives a new leaf holding it (no history)."""
+        return (_unpickled_leaf, (self.value,))
 
     def __repr__(self) -> str:
         op = "leaf" if self.prim is None else self.prim.name
@@ -166,6 +187,12 @@ class Node:
 
 # NumPy functions that read only a node's metadata, so they may see its value.
 _METADATA = frozenset({"shape", "ndim", "size", "result_type", "iscomplexobj", "isrealobj"})
+
+
+def _unpickled_leaf(value: Array) -> Node:
+    """A leaf for a pickled node's value (a fresh array: locked in place, not copied)."""
+    return make_node(None, (), _EMPTY, freeze_result(value))
+
 
 _next_seq: Callable[[], int] = itertools.count().__next__
 _new = object.__new__

@@ -97,18 +97,18 @@ def checkpoint(
 
     Random numbers: as PyTorch's `checkpoint(preserve_rng_state=True)`, the
     state of funcgrad's generators (those `funcgrad.manual_seed` seeds and
-    `funcgrad.randn`, `funcgrad.rand`, `funcgrad.randint` and
-    `funcgrad.backend.rng` draw from, on every device) is saved when `f`
-    runs in the forward and replayed around each recomputation, so dropout
-    masks drawn inside `f` are the same in both, and drawing in the
-    recomputation does not move the generators on. The global NumPy state
-    (`np.random.rand`, `np.random.seed`) and a `numpy.random.Generator` of
-    your own are not funcgrad's and are *not* preserved: a recomputation
-    draws new numbers from them and the gradient belongs to noise the
-    forward never used. Draw inside checkpointed code with funcgrad's
-    generator (`fg.rand(*shape).numpy()`,
-    `fg.backend.rng.uniform(shape, dtype)`), or draw outside `f` and pass
-    the mask in as an argument.
+    `funcgrad.randn`, `funcgrad.rand`, `funcgrad.randint`,
+    `funcgrad.numpy.random` and `funcgrad.backend.rng` draw from, on every
+    device) is saved when `f` runs in the forward and replayed around each
+    recomputation, so dropout masks drawn inside `f` are the same in both,
+    and drawing in the recomputation does not move the generators on. The
+    global NumPy state (`np.random.rand`, `np.random.seed`) and a
+    `numpy.random.Generator` of your own are not funcgrad's and are *not*
+    preserved: a recomputation draws new numbers from them and the gradient
+    belongs to noise the forward never used. Draw inside checkpointed code
+    with funcgrad's generator (`fnp.random.rand(*shape)`,
+    `fg.rand(*shape).numpy()`), or draw outside `f` and pass the mask in as
+    an argument.
 
     Args:
         f: A function of arrays (pytrees allowed). Without it,

@@ -21,6 +21,7 @@ Two modes share this one walk:
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NoReturn
@@ -52,6 +53,12 @@ class GradMap(Mapping[Node, Any]):
 
     Returned by `backward`. Index it with a node (`grads[x]`); nodes asked
     for through `wrt` that the output does not depend on map to zeros.
+
+    It is data: `copy.copy` shares the gradient arrays, `copy.deepcopy`
+    copies them (keyed by the same nodes, which are immutable), and `pickle`
+    works; pickled nodes come back as new leaves holding their values, so
+    pickle a GradMap together with the nodes you will index it with
+    (`pickle.dumps((x, grads))`).
 
     Examples:
         >>> import funcgrad as fg
@@ -99,6 +106,18 @@ class GradMap(Mapping[Node, Any]):
     def __repr__(self) -> str:
         inner = ", ".join(f"{k!r}: {_short(v)}" for k, v in self._grads.items())
         return f"GradMap({{{inner}}})"
+
+    def __copy__(self) -> GradMap:
+        """Return a new GradMap with the same nodes and gradient arrays."""
+        return GradMap(dict(self._grads))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> GradMap:
+        """Return a new GradMap with copies of the gradients, keyed by the same nodes."""
+        return GradMap(copy.deepcopy(self._grads, memo))
+
+    def __reduce__(self) -> tuple[Any, tuple[dict[Node, Any]]]:
+        """Pickle as a dict: the nodes come back as leaves holding their values."""
+        return (GradMap, (dict(self._grads),))
 
 
 def _short(v: Any) -> str:
