@@ -54,6 +54,7 @@ if str(ROOT) not in sys.path:
 NUMPY_OUT = "funcgrad/numpy/_generated.py"
 LINALG_OUT = "funcgrad/numpy/_generated_linalg.py"
 TORCH_OUT = "funcgrad/tensors/_generated.py"
+SPECIAL_OUT = "funcgrad/scipy/_generated_special.py"
 TENSOR_DOC = "docs/api/tensor.md"
 PRIMITIVES_DOC = "docs/api/primitives.md"
 
@@ -66,6 +67,25 @@ HAND_WRITTEN = {
     ),
     "numpy.linalg": ("funcgrad/numpy/linalg.py",),
     "torch": ("funcgrad/tensors/functions.py",),
+    "scipy.special": ("funcgrad/scipy/special.py",),
+}
+
+# Where each namespace surface's generated functions go, what its module docstring says,
+# and how its examples import it.
+NAMESPACES = {
+    "numpy": (NUMPY_OUT, "funcgrad.numpy", "import numpy as np, funcgrad.numpy as fnp", "fnp."),
+    "numpy.linalg": (
+        LINALG_OUT,
+        "funcgrad.numpy.linalg",
+        "import numpy as np, funcgrad.numpy as fnp",
+        "fnp.linalg.",
+    ),
+    "scipy.special": (
+        SPECIAL_OUT,
+        "funcgrad.scipy.special",
+        "import numpy as np, funcgrad.scipy.special as fsp",
+        "fsp.",
+    ),
 }
 
 HEADER = '''"""{summary}
@@ -216,6 +236,9 @@ def surfaces(prims) -> dict[str, list[Surface]]:
         for full in prim.names.numpy:
             surface, name = _split_numpy(full)
             groups.setdefault(surface, []).append(name)
+        for full in getattr(prim.names, "scipy", ()):
+            module, name = full.rsplit(".", 1)
+            groups.setdefault(f"scipy.{module}", []).append(name)
         if prim.names.torch:
             groups["torch"] = list(prim.names.torch)
         for surface, names in groups.items():
@@ -332,7 +355,7 @@ class FixedDraw:
 
 
 def example_args(prim):
-    elementwise = prim.forward.__module__ == "funcgrad.ops.elementwise"
+    elementwise = prim.forward.__module__ in ("funcgrad.ops.elementwise", "funcgrad.ops.special")
     args, params = prim.sample.make(FixedDraw(1 if elementwise else 2))
     args = tuple(np.round(a, 2) if isinstance(a, np.ndarray) else a for a in args)
     return args, dict(params)
@@ -378,7 +401,7 @@ def numpy_docstring(item: Surface) -> str:
     call_args = [_literal(a) for a in args]
     for p, v in _shown_params(prim, params):
         call_args.append(_literal(v) if PARAMS[p].default is None else f"{p}={_literal(v)}")
-    prefix = "fnp." + ("linalg." if item.surface == "numpy.linalg" else "")
+    _, _, import_line, prefix = NAMESPACES[item.surface]
     result = prim(*args, **params)
     lines = [_summary(prim.doc), ""]
     lines.append("Args:")
@@ -389,7 +412,7 @@ def numpy_docstring(item: Surface) -> str:
     lines += ["", "Returns:"]
     which = f"`{names[0]}` is" if len(names) == 1 else "an argument is"
     lines.append(f"    An array, or a node if {which} a node.")
-    lines += ["", "Examples:", "    >>> import numpy as np, funcgrad.numpy as fnp"]
+    lines += ["", "Examples:", f"    >>> {import_line}"]
     lines.append(f"    >>> {prefix}{item.name}({', '.join(call_args)})")
     lines += ["    " + line for line in repr(result).splitlines()]
     return "\n".join(lines)
@@ -434,12 +457,8 @@ def _function(name: str, signature: str, doc: str, body: str, returns: str = "")
 # --- the generated modules -----------------------------------------------------------------
 
 
-def numpy_module(items: list[Surface], linalg: bool) -> str:
-    summary = (
-        "Functions of `funcgrad.numpy.linalg` that apply one primitive each."
-        if linalg
-        else "Functions of `funcgrad.numpy` that apply one primitive each."
-    )
+def numpy_module(items: list[Surface], surface: str) -> str:
+    summary = f"Functions of `{NAMESPACES[surface][1]}` that apply one primitive each."
     used = {PARAMS[p].convert.split("(")[0] for i in items for p in i.prim.params}
     imports = [
         f"from funcgrad.numpy._adapters import {c[4:]} as {c}" for c in sorted(used - {"{}"})
@@ -554,17 +573,19 @@ def primitives_section(prims) -> str:
     from funcgrad.tensors.grad_fn import declared_name
 
     rows = [
-        "| primitive | `funcgrad.numpy` | PyTorch-style function | `Tensor` method | in-place | `grad_fn` |",
+        "| primitive | `funcgrad.numpy`, `funcgrad.scipy` | PyTorch-style function | `Tensor` method | in-place | `grad_fn` |",
         "|---|---|---|---|---|---|",
     ]
     for prim in prims:
         n = prim.names
         grad_fn = declared_name(prim)
         grad_fn = f"`{grad_fn}`" if " " not in grad_fn else grad_fn.replace("|", "\\|")
-        if not (n.numpy or n.torch or n.method or n.inplace or n.grad_fn):
+        scipy = getattr(n, "scipy", ())
+        if not (n.numpy or scipy or n.torch or n.method or n.inplace or n.grad_fn):
             continue
         rows.append(
-            f"| `{prim.name}` | {_names_cell(n.numpy, 'fnp.')} | {_names_cell(n.torch, 'funcgrad.')} "
+            f"| `{prim.name}` | {_names_cell([*(f'fnp.{m}' for m in n.numpy), *(f'scipy.{m}' for m in scipy)])} "
+            f"| {_names_cell(n.torch, 'funcgrad.')} "
             f"| {_names_cell(n.method)} | {_names_cell(n.inplace)} | {grad_fn} |"
         )
     return "\n".join(rows)
@@ -623,8 +644,9 @@ def render() -> dict[str, str]:
     tensor_doc = (ROOT / TENSOR_DOC).read_text(encoding="utf-8")
     primitives_doc = (ROOT / PRIMITIVES_DOC).read_text(encoding="utf-8")
     return {
-        NUMPY_OUT: numpy_module(items["numpy"], linalg=False),
-        LINALG_OUT: numpy_module(items["numpy.linalg"], linalg=True),
+        NUMPY_OUT: numpy_module(items["numpy"], "numpy"),
+        LINALG_OUT: numpy_module(items["numpy.linalg"], "numpy.linalg"),
+        SPECIAL_OUT: numpy_module(items["scipy.special"], "scipy.special"),
         TORCH_OUT: torch_module(items["torch"], prims),
         TENSOR_DOC: fill(
             tensor_doc,
@@ -650,6 +672,7 @@ def stale(rendered: dict[str, str]) -> list[str]:
 PLACEHOLDERS = {
     NUMPY_OUT: "__all__: list[str] = []\n",
     LINALG_OUT: "__all__: list[str] = []\n",
+    SPECIAL_OUT: "__all__: list[str] = []\n",
     TORCH_OUT: "__all__: list[str] = []\n\n\nclass DeclaredMethods:\n    __slots__ = ()\n",
 }
 

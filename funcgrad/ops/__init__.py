@@ -2,13 +2,13 @@
 
 Imports `graph` and `backend` only. Importing this package registers every
 primitive (elementwise, reductions, shape, indexing, linear algebra, neural
-network helpers) and gives `Node` its operators (`+`, `*`, `@`, `x[i]`,
+network helpers, special functions) and gives `Node` its operators (`+`, `*`, `@`, `x[i]`,
 `x.sum()` ...), which apply primitives.
 """
 
 # The order of these imports is the registration order (`registry.primitives()`, the docs'
 # tables): the families first, then `to_device`, then the operators that use them all.
-from funcgrad.ops import elementwise, index, linalg, nn, reduce, registry, shape
+from funcgrad.ops import elementwise, index, linalg, nn, reduce, registry, shape, special
 
 # isort: split
 from funcgrad.ops import device  # noqa: F401  (registers to_device, after the families it uses)
@@ -38,5 +38,6 @@ __all__ = [
     "registry",
     "reshape",
     "shape",
+    "special",
     "sum_",
 ]

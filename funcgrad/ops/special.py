@@ -1,0 +1,638 @@
+"""Special-function primitives: gamma and beta, error functions, Bessel functions, ndtr.
+
+The forwards call `scipy.special` on NumPy arrays (`cupyx.scipy.special` on
+CuPy arrays), imported when first called, so funcgrad imports without SciPy;
+`funcgrad.scipy.special` is where users find them. The result has the
+floating-point dtype of the arguments (float32 stays float32, even where
+SciPy computes in float64).
+
+Integer orders (`polygamma`'s `n`, `jn`'s `n`, `iv`'s `v`) are arguments
+without a gradient. The shape parameters of the incomplete gamma and beta
+functions have no rule here: asking for their gradient raises
+`NotDifferentiableError` naming the argument.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import attrs
+import numpy
+
+from funcgrad.errors import DeviceError, NotDifferentiableError
+from funcgrad.graph.node import Array
+from funcgrad.ops._util import value_of
+from funcgrad.ops.elementwise import exp, log, log1p, sign, where
+from funcgrad.ops.registry import (
+    ELEMENTWISE,
+    Draw,
+    Drawn,
+    Names,
+    Primitive,
+    Sample,
+    _names,
+    register,
+)
+
+
+# TODO(#13): move this field into `Names` itself (registry.py) when that file is free.
+@attrs.frozen
+class SciPyNames(Names):
+    """`Names`, with the primitive's names in `funcgrad.scipy` as well.
+
+    Attributes:
+        scipy: Name(s) in `funcgrad.scipy` (`"special.gammaln"`: in
+            `funcgrad.scipy.special`); `scripts/generate_surfaces.py` writes them.
+    """
+
+    scipy: tuple[str, ...] = attrs.field(default=(), converter=_names)
+
+
+_SQRT_PI = math.sqrt(math.pi)
+_SQRT_2PI = math.sqrt(2.0 * math.pi)
+_SCIPY_EXTRA = "pip install funcgrad[scipy]"
+
+
+def special_module(xp: ModuleType, name: str) -> Callable[..., Any]:
+    """Return SciPy's special function `name` for arrays of the array module `xp`.
+
+    Raises:
+        ImportError: If SciPy is not installed (the message names the extra).
+        DeviceError: If the device's special-function module lacks `name`.
+    """
+    if xp is numpy:
+        try:
+            import scipy.special as sp
+        except ImportError as e:
+            raise ImportError(f"funcgrad.scipy.special.{name} needs SciPy: {_SCIPY_EXTRA}") from e
+        fn: Callable[..., Any] = getattr(sp, name)
+        return fn
+    try:
+        import cupyx.scipy.special as csp
+    except ImportError as e:  # pragma: no cover - a CuPy without cupyx
+        raise DeviceError(
+            f"funcgrad.scipy.special.{name}: cupyx.scipy.special is not available for "
+            f"{xp.__name__} arrays; move the values to the CPU first"
+        ) from e
+    gpu_fn: Callable[..., Any] | None = getattr(csp, name, None)
+    if gpu_fn is None:
+        raise DeviceError(
+            f"funcgrad.scipy.special.{name}: cupyx.scipy.special has no {name}, so it has "
+            f"no GPU forward; move the values to the CPU first"
+        )
+    return gpu_fn
+
+
+def _call(xp: ModuleType, name: str, *args: Any, dtype_of: tuple[Any, ...] | None = None) -> Array:
+    """`scipy.special.<name>(*args)` in the floating-point dtype of `dtype_of` (default: all args)."""
+    out = special_module(xp, name)(*args)
+    dtype = xp.result_type(*(args if dtype_of is None else dtype_of), 1.0)
+    return out if out.dtype == dtype else out.astype(dtype)
+
+
+def _like(a: Any, x: Any) -> Any:
+    """A Python number `a` as an array of `x`'s dtype (a NumPy float64 scalar would upcast)."""
+    if type(a) in (float, int):
+        return numpy.asarray(a, dtype=value_of(x).dtype)
+    return a
+
+
+def _xdivy(x: Any, y: Any) -> Any:
+    # x / y, exactly 0 where x == 0 (xlogy's gradient in y at x == y == 0)
+    x_ok = value_of(x) != 0
+    return where(x_ok, x / where(x_ok, y, 1.0), 0.0)
+
+
+def _no_rule(op: str, position: int, arg: str) -> Callable[..., Any]:
+    def rule(ct: Any, out: Any, *args: Any) -> Any:
+        if type(args[position]) in (float, int):
+            return None  # a Python number is a constant: no gradient was asked of it
+        raise NotDifferentiableError(
+            f"funcgrad.scipy.special.{op}: no gradient in {arg} (argument {position}); "
+            f"only in x. Pass {arg} as a constant (a number or an array that is not "
+            f"being differentiated), or give your own rule with funcgrad.custom_vjp"
+        )
+
+    return rule
+
+
+# fmt: off
+def _unary(low: float, high: float, **kw: Any) -> Sample:
+    return Sample(lambda g: ((g.array(g.shape(), low, high),), {}), **kw)
+
+
+def _binary(low: float, high: float, low2: float, high2: float, **kw: Any) -> Sample:
+    def make(g: Draw) -> Drawn:
+        s1, s2 = g.broadcast_shapes(2)
+        return (g.array(s1, low, high), g.array(s2, low2, high2)), {}
+    return Sample(make, **kw)
+
+
+def _order(low: int, high: int, xlow: float, xhigh: float, **kw: Any) -> Sample:
+    # an integer order (a constant) and an array x
+    return Sample(lambda g: ((g.integers(low, high), g.array(g.shape(), xlow, xhigh)), {}), **kw)
+
+
+def _shaped(n: int, xlow: float, xhigh: float, **kw: Any) -> Sample:
+    # n shape parameters as Python numbers (constants), then an array x
+    def make(g: Draw) -> Drawn:
+        shape = tuple(g.choice([0.5, 0.8, 1.0, 1.5, 2.5, 4.0]) for _ in range(n))
+        return (*shape, g.array(g.shape(), xlow, xhigh)), {}
+    return Sample(make, **kw)
+# fmt: on
+
+
+# --- gamma and beta ----------------------------------------------------------------
+
+gammaln = register(
+    Primitive(
+        name="gammaln",
+        forward=lambda xp, x: _call(xp, "gammaln", x),
+        vjp=(lambda ct, out, x: ct * digamma(x),),
+        jvp=ELEMENTWISE,
+        sample=_unary(0.1, 5.0),
+        doc="log of the absolute value of the gamma function",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.gammaln", grad_fn="LgammaBackward0"),
+    )
+)
+
+gamma = register(
+    Primitive(
+        name="gamma",
+        forward=lambda xp, x: _call(xp, "gamma", x),
+        vjp=(lambda ct, out, x: ct * (out * digamma(x)),),
+        jvp=ELEMENTWISE,
+        sample=_unary(0.2, 4.0),
+        doc="gamma function",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.gamma"),
+    )
+)
+
+rgamma = register(
+    Primitive(
+        name="rgamma",
+        forward=lambda xp, x: _call(xp, "rgamma", x),
+        vjp=(lambda ct, out, x: -ct * (out * digamma(x)),),
+        jvp=ELEMENTWISE,
+        sample=_unary(0.2, 4.0),
+        doc="reciprocal of the gamma function, 1 / gamma(x)",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.rgamma"),
+    )
+)
+
+digamma: Primitive = register(
+    Primitive(
+        name="digamma",
+        forward=lambda xp, x: _call(xp, "psi", x),
+        vjp=(lambda ct, out, x: ct * polygamma(1, x),),
+        jvp=ELEMENTWISE,
+        sample=_unary(0.2, 5.0),
+        doc="digamma function, the derivative of gammaln",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy=("special.digamma", "special.psi"), grad_fn="DigammaBackward0"),
+    )
+)
+
+polygamma: Primitive = register(
+    Primitive(
+        name="polygamma",
+        forward=lambda xp, n, x: _call(xp, "polygamma", n, x, dtype_of=(x,)),
+        vjp=(None, lambda ct, out, n, x: ct * polygamma(n + 1, x)),
+        jvp=ELEMENTWISE,
+        sample=_order(0, 3, 0.3, 5.0, tol=1e-5),
+        doc="n-th derivative of the digamma function (n: an integer order, no gradient)",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.polygamma", grad_fn="PolygammaBackward0"),
+    )
+)
+
+
+def _dlogbeta(a: Any, b: Any) -> Any:
+    # d/da log B(a, b) = digamma(a) - digamma(a + b)
+    return digamma(a) - digamma(a + b)
+
+
+beta = register(
+    Primitive(
+        name="beta",
+        forward=lambda xp, a, b: _call(xp, "beta", a, b),
+        vjp=(
+            lambda ct, out, a, b: ct * (out * _dlogbeta(a, b)),
+            lambda ct, out, a, b: ct * (out * _dlogbeta(b, a)),
+        ),
+        jvp=ELEMENTWISE,
+        sample=_binary(0.3, 4.0, 0.3, 4.0),
+        doc="beta function, gamma(a) gamma(b) / gamma(a + b)",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.beta"),
+    )
+)
+
+betaln = register(
+    Primitive(
+        name="betaln",
+        forward=lambda xp, a, b: _call(xp, "betaln", a, b),
+        vjp=(
+            lambda ct, out, a, b: ct * _dlogbeta(a, b),
+            lambda ct, out, a, b: ct * _dlogbeta(b, a),
+        ),
+        jvp=ELEMENTWISE,
+        sample=_binary(0.3, 4.0, 0.3, 4.0),
+        doc="log of the absolute value of the beta function",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.betaln"),
+    )
+)
+
+
+# --- incomplete gamma and beta (gradient in x only) -------------------------------------
+
+
+def _gammainc_density(x: Any, a: Any) -> Any:
+    # d/dx P(a, x) = x**(a - 1) exp(-x) / gamma(a)
+    a = _like(a, x)
+    return exp(xlogy(a - 1.0, x) - x - gammaln(a))
+
+
+gammainc = register(
+    Primitive(
+        name="gammainc",
+        forward=lambda xp, a, x: _call(xp, "gammainc", a, x),
+        vjp=(
+            _no_rule("gammainc", 0, "a"),
+            lambda ct, out, a, x: ct * _gammainc_density(x, a),
+        ),
+        jvp=ELEMENTWISE,
+        sample=_shaped(1, 0.1, 5.0),
+        doc="regularized lower incomplete gamma function P(a, x) (gradient in x only)",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.gammainc"),
+    )
+)
+
+gammaincc = register(
+    Primitive(
+        name="gammaincc",
+        forward=lambda xp, a, x: _call(xp, "gammaincc", a, x),
+        vjp=(
+            _no_rule("gammaincc", 0, "a"),
+            lambda ct, out, a, x: -ct * _gammainc_density(x, a),
+        ),
+        jvp=ELEMENTWISE,
+        sample=_shaped(1, 0.1, 5.0),
+        doc="regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x) (gradient in x only)",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.gammaincc"),
+    )
+)
+
+
+def _betainc_density(x: Any, a: Any, b: Any) -> Any:
+    # d/dx I_x(a, b) = x**(a - 1) (1 - x)**(b - 1) / B(a, b)
+    a, b = _like(a, x), _like(b, x)
+    return exp(xlogy(a - 1.0, x) + xlog1py(b - 1.0, -x) - betaln(a, b))
+
+
+betainc = register(
+    Primitive(
+        name="betainc",
+        forward=lambda xp, a, b, x: _call(xp, "betainc", a, b, x),
+        vjp=(
+            _no_rule("betainc", 0, "a"),
+            _no_rule("betainc", 1, "b"),
+            lambda ct, out, a, b, x: ct * _betainc_density(x, a, b),
+        ),
+        jvp=ELEMENTWISE,
+        sample=_shaped(2, 0.05, 0.95),
+        doc="regularized incomplete beta function I_x(a, b) (gradient in x only)",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.betainc"),
+    )
+)
+
+
+# --- error functions and the normal distribution ------------------------------------------
+
+erf = register(
+    Primitive(
+        name="erf",
+        forward=lambda xp, x: _call(xp, "erf", x),
+        vjp=(lambda ct, out, x: ct * ((2.0 / _SQRT_PI) * exp(-x * x)),),
+        jvp=ELEMENTWISE,
+        sample=_unary(-2.5, 2.5),
+        doc="error function",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.erf", grad_fn="ErfBackward0"),
+    )
+)
+
+erfc = register(
+    Primitive(
+        name="erfc",
+        forward=lambda xp, x: _call(xp, "erfc", x),
+        vjp=(lambda ct, out, x: ct * ((-2.0 / _SQRT_PI) * exp(-x * x)),),
+        jvp=ELEMENTWISE,
+        sample=_unary(-2.5, 2.5),
+        doc="complementary error function, 1 - erf(x)",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.erfc", grad_fn="ErfcBackward0"),
+    )
+)
+
+erfinv = register(
+    Primitive(
+        name="erfinv",
+        forward=lambda xp, x: _call(xp, "erfinv", x),
+        vjp=(lambda ct, out, x: ct * ((_SQRT_PI / 2.0) * exp(out * out)),),
+        jvp=ELEMENTWISE,
+        sample=_unary(-0.9, 0.9),
+        doc="inverse error function (gradient inf at -1 and 1)",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.erfinv", grad_fn="ErfinvBackward0"),
+    )
+)
+
+erfcinv = register(
+    Primitive(
+        name="erfcinv",
+        forward=lambda xp, x: _call(xp, "erfcinv", x),
+        vjp=(lambda ct, out, x: ct * ((-_SQRT_PI / 2.0) * exp(out * out)),),
+        jvp=ELEMENTWISE,
+        sample=_unary(0.1, 1.9),
+        doc="inverse complementary error function (gradient inf at 0 and 2)",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.erfcinv"),
+    )
+)
+
+ndtr = register(
+    Primitive(
+        name="ndtr",
+        forward=lambda xp, x: _call(xp, "ndtr", x),
+        vjp=(lambda ct, out, x: ct * (exp(-0.5 * (x * x)) / _SQRT_2PI),),
+        jvp=ELEMENTWISE,
+        sample=_unary(-3.0, 3.0),
+        doc="standard normal cumulative distribution function",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.ndtr"),
+    )
+)
+
+ndtri = register(
+    Primitive(
+        name="ndtri",
+        forward=lambda xp, x: _call(xp, "ndtri", x),
+        vjp=(lambda ct, out, x: ct * (_SQRT_2PI * exp(0.5 * (out * out))),),
+        jvp=ELEMENTWISE,
+        sample=_unary(0.05, 0.95),
+        doc="inverse of ndtr, the standard normal quantile function (gradient inf at 0 and 1)",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.ndtri", grad_fn="SpecialNdtriBackward0"),
+    )
+)
+
+log_ndtr = register(
+    Primitive(
+        name="log_ndtr",
+        forward=lambda xp, x: _call(xp, "log_ndtr", x),
+        # pdf(x) / ndtr(x) = exp(-x**2 / 2 - log_ndtr(x)) / sqrt(2 pi), stable for x << 0
+        vjp=(lambda ct, out, x: ct * (exp(-0.5 * (x * x) - out) / _SQRT_2PI),),
+        jvp=ELEMENTWISE,
+        sample=_unary(-6.0, 3.0),
+        doc="log of ndtr, accurate far in the left tail",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.log_ndtr", grad_fn="SpecialLogNdtrBackward0"),
+    )
+)
+
+
+# --- logistic, logs and entropy ------------------------------------------------------------
+
+logit = register(
+    Primitive(
+        name="logit",
+        forward=lambda xp, x: _call(xp, "logit", x),
+        vjp=(lambda ct, out, x: ct / (x * (1.0 - x)),),
+        jvp=ELEMENTWISE,
+        sample=_unary(0.05, 0.95),
+        doc="log(x / (1 - x)), the inverse of expit (gradient inf at 0 and 1)",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.logit", grad_fn="LogitBackward0"),
+    )
+)
+
+xlogy: Primitive = register(
+    Primitive(
+        name="xlogy",
+        forward=lambda xp, x, y: _call(xp, "xlogy", x, y),
+        vjp=(lambda ct, out, x, y: ct * log(y), lambda ct, out, x, y: ct * _xdivy(x, y)),
+        jvp=ELEMENTWISE,
+        sample=_binary(-2.0, 2.0, 0.2, 3.0),
+        doc="x * log(y), 0 where x == 0 (gradient in y 0 there too)",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.xlogy", grad_fn="XlogyBackward0"),
+    )
+)
+
+xlog1py: Primitive = register(
+    Primitive(
+        name="xlog1py",
+        forward=lambda xp, x, y: _call(xp, "xlog1py", x, y),
+        vjp=(
+            lambda ct, out, x, y: ct * log1p(y),
+            lambda ct, out, x, y: ct * _xdivy(x, y + 1.0),
+        ),
+        jvp=ELEMENTWISE,
+        sample=_binary(-2.0, 2.0, -0.8, 3.0),
+        doc="x * log1p(y), 0 where x == 0 (gradient in y 0 there too)",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.xlog1py", grad_fn="SpecialXlog1PyBackward0"),
+    )
+)
+
+entr = register(
+    Primitive(
+        name="entr",
+        forward=lambda xp, x: _call(xp, "entr", x),
+        vjp=(lambda ct, out, x: -ct * (log(x) + 1.0),),
+        jvp=ELEMENTWISE,
+        sample=_unary(0.1, 3.0),
+        doc="elementwise entropy -x log(x) (0 at 0, -inf below; gradient inf at 0)",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.entr", grad_fn="SpecialEntrBackward0"),
+    )
+)
+
+
+# --- Bessel functions ------------------------------------------------------------------------
+
+iv: Primitive = register(
+    Primitive(
+        name="iv",
+        forward=lambda xp, v, x: _call(xp, "iv", v, x, dtype_of=(x,)),
+        # I_v' = (I_{v-1} + I_{v+1}) / 2
+        vjp=(None, lambda ct, out, v, x: ct * (0.5 * (iv(v - 1, x) + iv(v + 1, x)))),
+        jvp=ELEMENTWISE,
+        sample=_order(0, 3, 0.1, 4.0),
+        doc="modified Bessel function of the first kind of order v (v: no gradient)",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.iv"),
+    )
+)
+
+ive: Primitive = register(
+    Primitive(
+        name="ive",
+        forward=lambda xp, v, x: _call(xp, "ive", v, x, dtype_of=(x,)),
+        # ive = exp(-|x|) I_v: ive' = (ive_{v-1} + ive_{v+1}) / 2 - sign(x) ive
+        vjp=(
+            None,
+            lambda ct, out, v, x: (
+                ct * (0.5 * (ive(v - 1, x) + ive(v + 1, x)) - sign(value_of(x)) * out)
+            ),
+        ),
+        jvp=ELEMENTWISE,
+        sample=_order(0, 3, 0.1, 4.0),
+        doc="exponentially scaled modified Bessel function exp(-|x|) iv(v, x) (v: no gradient)",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.ive"),
+    )
+)
+
+i0 = register(
+    Primitive(
+        name="i0",
+        forward=lambda xp, x: _call(xp, "i0", x),
+        vjp=(lambda ct, out, x: ct * i1(x),),
+        jvp=ELEMENTWISE,
+        sample=_unary(-3.0, 3.0),
+        doc="modified Bessel function of the first kind of order 0",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.i0", grad_fn="I0Backward0"),
+    )
+)
+
+i1: Primitive = register(
+    Primitive(
+        name="i1",
+        forward=lambda xp, x: _call(xp, "i1", x),
+        vjp=(lambda ct, out, x: ct * (0.5 * (i0(x) + iv(2, x))),),
+        jvp=ELEMENTWISE,
+        sample=_unary(-3.0, 3.0),
+        doc="modified Bessel function of the first kind of order 1",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.i1", grad_fn="SpecialI1Backward0"),
+    )
+)
+
+i0e = register(
+    Primitive(
+        name="i0e",
+        forward=lambda xp, x: _call(xp, "i0e", x),
+        vjp=(lambda ct, out, x: ct * (i1e(x) - sign(value_of(x)) * out),),
+        jvp=ELEMENTWISE,
+        sample=_unary(-3.0, 3.0),
+        doc="exponentially scaled modified Bessel function exp(-|x|) i0(x)",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.i0e", grad_fn="SpecialI0EBackward0"),
+    )
+)
+
+i1e: Primitive = register(
+    Primitive(
+        name="i1e",
+        forward=lambda xp, x: _call(xp, "i1e", x),
+        vjp=(lambda ct, out, x: ct * (0.5 * (i0e(x) + ive(2, x)) - sign(value_of(x)) * out),),
+        jvp=ELEMENTWISE,
+        sample=_unary(-3.0, 3.0),
+        doc="exponentially scaled modified Bessel function exp(-|x|) i1(x)",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.i1e", grad_fn="SpecialI1EBackward0"),
+    )
+)
+
+jn: Primitive = register(
+    Primitive(
+        name="jn",
+        forward=lambda xp, n, x: _call(xp, "jn", n, x, dtype_of=(x,)),
+        # J_n' = (J_{n-1} - J_{n+1}) / 2
+        vjp=(None, lambda ct, out, n, x: ct * (0.5 * (jn(n - 1, x) - jn(n + 1, x)))),
+        jvp=ELEMENTWISE,
+        sample=_order(0, 3, -5.0, 5.0),
+        doc="Bessel function of the first kind of integer order n (n: no gradient)",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.jn"),
+    )
+)
+
+yn: Primitive = register(
+    Primitive(
+        name="yn",
+        forward=lambda xp, n, x: _call(xp, "yn", n, x, dtype_of=(x,)),
+        # Y_n' = (Y_{n-1} - Y_{n+1}) / 2
+        vjp=(None, lambda ct, out, n, x: ct * (0.5 * (yn(n - 1, x) - yn(n + 1, x)))),
+        jvp=ELEMENTWISE,
+        sample=_order(0, 3, 0.5, 6.0),
+        doc="Bessel function of the second kind of integer order n (n: no gradient)",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.yn"),
+    )
+)
+
+j0 = register(
+    Primitive(
+        name="j0",
+        forward=lambda xp, x: _call(xp, "j0", x),
+        vjp=(lambda ct, out, x: -ct * j1(x),),
+        jvp=ELEMENTWISE,
+        sample=_unary(-5.0, 5.0),
+        doc="Bessel function of the first kind of order 0",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.j0"),
+    )
+)
+
+j1: Primitive = register(
+    Primitive(
+        name="j1",
+        forward=lambda xp, x: _call(xp, "j1", x),
+        vjp=(lambda ct, out, x: ct * (0.5 * (j0(x) - jn(2, x))),),
+        jvp=ELEMENTWISE,
+        sample=_unary(-5.0, 5.0),
+        doc="Bessel function of the first kind of order 1",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.j1"),
+    )
+)
+
+y0 = register(
+    Primitive(
+        name="y0",
+        forward=lambda xp, x: _call(xp, "y0", x),
+        vjp=(lambda ct, out, x: -ct * y1(x),),
+        jvp=ELEMENTWISE,
+        sample=_unary(0.5, 6.0),
+        doc="Bessel function of the second kind of order 0 (x > 0)",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.y0"),
+    )
+)
+
+y1: Primitive = register(
+    Primitive(
+        name="y1",
+        forward=lambda xp, x: _call(xp, "y1", x),
+        vjp=(lambda ct, out, x: ct * (0.5 * (y0(x) - yn(2, x))),),
+        jvp=ELEMENTWISE,
+        sample=_unary(0.5, 6.0),
+        doc="Bessel function of the second kind of order 1 (x > 0)",
+        keeps_zeros="elementwise",
+        names=SciPyNames(scipy="special.y1"),
+    )
+)

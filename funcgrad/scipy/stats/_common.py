@@ -1,0 +1,41 @@
+"""What the distributions share: argument promotion, support masks, standardization."""
+
+import numpy as _np
+
+from funcgrad.graph import Node as _Node
+from funcgrad.ops import elementwise as _ew
+
+NEG_INF = -_np.inf
+
+
+def value(a):
+    """The array behind `a` (a node's value, or `a` as an array)."""
+    return a.value if type(a) is _Node else _np.asarray(a)
+
+
+def promote(*args):
+    """Return `args` with every number or list made an array of their common float dtype.
+
+    Python numbers are weak (NEP 50), so float32 data with `loc=0` stays
+    float32; nodes are returned as they are.
+    """
+    dtype = _np.result_type(*(a if type(a) in (float, int) else value(a).dtype for a in args), 1.0)
+    return tuple(a if type(a) is _Node else _np.asarray(a, dtype=dtype) for a in args)
+
+
+def standardize(x, loc, scale):
+    """`(x - loc) / scale`."""
+    return _ew.divide(_ew.subtract(x, loc), scale)
+
+
+def on_support(inside, values, outside=NEG_INF):
+    """`values` where the boolean array `inside` holds, else `outside` (no gradient there)."""
+    return _ew.where(inside, values, outside)
+
+
+def log(x):
+    return _ew.log(x)
+
+
+def exp(x):
+    return _ew.exp(x)

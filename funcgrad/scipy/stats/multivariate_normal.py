@@ -1,0 +1,93 @@
+"""The multivariate normal distribution, `scipy.stats.multivariate_normal`.
+
+`logpdf` and `pdf` are differentiable in `x`, `mean` and `cov`; `cdf` is
+value-only (SciPy's numerical integration) and refuses to be differentiated.
+"""
+
+import math as _math
+
+import numpy as _np
+
+from funcgrad.errors import NotDifferentiableError as _NotDifferentiableError
+from funcgrad.graph import Node as _Node
+from funcgrad.numpy import linalg as _linalg
+from funcgrad.ops import elementwise as _ew
+from funcgrad.ops import reduce as _reduce
+from funcgrad.ops import shape as _shape
+from funcgrad.scipy.stats._common import promote as _promote
+from funcgrad.scipy.stats._common import value as _value
+
+__all__ = ["cdf", "logpdf", "pdf"]
+
+_LOG_2PI = _math.log(2.0 * _math.pi)
+
+
+def logpdf(x, mean=None, cov=1, allow_singular=False):
+    """Return the log of the multivariate normal density at `x`, as SciPy's.
+
+    `-(d log(2 pi) + log det(cov) + (x - mean)^T cov^-1 (x - mean)) / 2`,
+    through `solve` and `slogdet` (so differentiable in `x`, `mean` and
+    `cov`; `cov`'s gradient is that of the formula, not symmetrized).
+
+    Args:
+        x: Points: the last axis holds the `d` coordinates (a single point
+            may be given as shape `(d,)`).
+        mean: The mean, shape `(d,)`; None: zeros.
+        cov: The covariance matrix `(d, d)`, or a number (times the identity).
+        allow_singular: Accepted for SciPy's signature; a singular `cov`
+            is not supported (the solve fails).
+
+    Returns:
+        One log density per point: shape `x.shape[:-1]` (a node if an
+        argument is a node).
+
+    Examples:
+        >>> import numpy as np
+        >>> from funcgrad.scipy.stats import multivariate_normal
+        >>> multivariate_normal.logpdf(np.array([[0.0, 0.0], [1.0, 1.0]]), cov=np.eye(2))
+        array([-1.83787707, -2.83787707])
+    """
+    x_v = _value(x)
+    d = x_v.shape[-1] if x_v.ndim else 1
+    if mean is None:
+        mean = _np.zeros(d, dtype=_np.result_type(x_v, 1.0))
+    x, mean, cov = _promote(x, mean, cov)
+    if _value(cov).ndim < 2:
+        cov = _ew.multiply(cov, _np.eye(d, dtype=_value(cov).dtype))
+    diff = _ew.subtract(x, mean)
+    batch = _value(diff).shape[:-1]
+    flat = _shape.reshape(diff, shape=(-1, d) if batch else (1, d))  # (n, d)
+    sol = _linalg.solve(cov, _shape.transpose(flat, axes=None))  # (d, n)
+    maha = _reduce.sum_(
+        _ew.multiply(_shape.transpose(flat, axes=None), sol), axis=0, keepdims=False
+    )
+    maha = _shape.reshape(maha, shape=batch)
+    logdet = _linalg.slogdet(cov).logabsdet
+    return _ew.multiply(-0.5, _ew.add(maha, _ew.add(logdet, d * _LOG_2PI)))
+
+
+def pdf(x, mean=None, cov=1, allow_singular=False):
+    """Return the multivariate normal density at `x` (see `logpdf`)."""
+    return _ew.exp(logpdf(x, mean, cov, allow_singular))
+
+
+def cdf(x, mean=None, cov=1, allow_singular=False, **kwargs):
+    """Return the multivariate normal distribution function, by SciPy: values only.
+
+    Raises:
+        NotDifferentiableError: If an argument is a graph node (being
+            differentiated): SciPy integrates numerically, and funcgrad has
+            no rule for that integral.
+    """
+    import scipy.stats as _stats
+
+    for name, a in (("x", x), ("mean", mean), ("cov", cov)):
+        if type(a) is _Node:
+            raise _NotDifferentiableError(
+                f"funcgrad.scipy.stats.multivariate_normal.cdf: no gradient in {name}: the "
+                f"cdf is SciPy's numerical integral, computed on values only. Pass arrays, "
+                f"or differentiate a Monte Carlo estimate instead"
+            )
+    return _stats.multivariate_normal.cdf(
+        x, mean=mean, cov=cov, allow_singular=allow_singular, **kwargs
+    )
