@@ -8,6 +8,8 @@ NumPy-like namespace as `import funcgrad.numpy as fnp`.
 from funcgrad import autograd, nn, numpy, tree
 from funcgrad.backend import freeze
 from funcgrad.errors import (
+    ArgumentTypeError,
+    AxisError,
     DeviceError,
     DtypeError,
     FuncgradError,
@@ -94,6 +96,8 @@ __all__ = [
     "set_default_dtype",
     "short",
     "uint8",
+    "ArgumentTypeError",
+    "AxisError",
     "DeviceError",
     "DtypeError",
     "FuncgradError",

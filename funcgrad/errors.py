@@ -23,7 +23,7 @@ class FuncgradError(Exception):
         super().__init__(_with_link(message, type(self)))
 
 
-class OpError(FuncgradError, ValueError):
+class OpError(FuncgradError, ValueError, RuntimeError):
     """An operation was given arguments it cannot work with.
 
     Raised when a primitive's forward fails on its inputs, for example shapes
@@ -33,12 +33,60 @@ class OpError(FuncgradError, ValueError):
     wrong and, for the common cases, how to fix the call; NumPy's own
     exception is kept as the cause (`__cause__`).
 
+    It is a `ValueError` (what NumPy raises for such arguments) and a
+    `RuntimeError` (what PyTorch raises), so code written for either
+    catches it.
+
     Examples:
         >>> import numpy as np, funcgrad.numpy as fnp
         >>> fnp.add(np.ones(2), np.ones(3))
         Traceback (most recent call last):
         ...
         funcgrad.errors.OpError: funcgrad.add(float64[2], float64[3]): the shapes (2,) and (3,) do not broadcast. ...
+    """
+
+
+class AxisError(OpError, IndexError):
+    """A dimension (axis) is out of range for the array or tensor it names.
+
+    Raised by every operation that takes a `dim` or `axis`: reductions,
+    `squeeze`, `unsqueeze`, `transpose`, `flatten`, `size(dim)` ... The
+    message names the operation and the valid range, as PyTorch's does
+    (`Dimension out of range (expected to be in range of [-1, 0], but got
+    5)`). A 0-d value accepts the dims -1 and 0, as in PyTorch. It is an
+    `IndexError` (what PyTorch raises) and a `ValueError` (an `OpError`,
+    like NumPy's own `AxisError`), so either `except` clause catches it.
+
+    Fix: use a dim in the range the message gives (negative dims count
+    from the end).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.ones(2).squeeze(5)
+        Traceback (most recent call last):
+        ...
+        funcgrad.errors.AxisError: funcgrad.squeeze: axis 5 is out of range for an array of 1 dimension(s): ...
+    """
+
+
+class IndexingError(OpError, IndexError):
+    """An index does not fit the value it indexes (`x[index]` on a node or tensor).
+
+    Raised for an integer index out of range, more indices than dimensions,
+    or a boolean mask whose shape does not match. The message names the
+    operation, the value's shape and the index. It is an `IndexError`, as
+    NumPy and PyTorch raise, so `except IndexError` works, and so does
+    Python's old iteration protocol (`__getitem__` until `IndexError`).
+
+    Fix: index within the shape the message gives (negative indices count
+    from the end); iterate with `for row in x`, which stops by itself.
+
+    Examples:
+        >>> import numpy as np, funcgrad as fg
+        >>> fg.leaf(np.ones(2))[5]
+        Traceback (most recent call last):
+        ...
+        funcgrad.errors.IndexingError: funcgrad.getitem(float64[2], index=(5,)): index 5 is out of bounds for axis 0 with size 2 ...
     """
 
 
@@ -78,6 +126,27 @@ class DtypeError(FuncgradError, TypeError):
         Traceback (most recent call last):
         ...
         funcgrad.errors.DtypeError: funcgrad.grad: argument 0 has dtype int64 (shape ()); ...
+    """
+
+
+class ArgumentTypeError(FuncgradError, TypeError):
+    """An argument has a type the operation does not take.
+
+    For example a float where a size or a dim must be an integer
+    (`funcgrad.ones(2.5)`, `x.sum(1.0)`), or tensor data that is not
+    numbers (`funcgrad.tensor("abc")`). Integers may be Python ints, NumPy
+    integers or 0-d integer tensors, as in PyTorch. It is a `TypeError`,
+    what PyTorch raises.
+
+    Fix: pass the type the message names (`int(n)` for a size or a dim,
+    numbers for tensor data).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.ones(2.5)
+        Traceback (most recent call last):
+        ...
+        funcgrad.errors.ArgumentTypeError: funcgrad.ones: size must be an integer, got float 2.5 ...
     """
 
 

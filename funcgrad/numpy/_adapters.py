@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from funcgrad.ops._util import index_of as _index_of
+
 
 def axes(axis: int | Iterable[int] | None) -> int | tuple[int, ...] | None:
     """Return an axis argument as None, an int or a tuple of ints (hashable static parameters).
@@ -17,11 +19,11 @@ def axes(axis: int | Iterable[int] | None) -> int | tuple[int, ...] | None:
         >>> axes([0, 1]), axes(None), axes(2)
         ((0, 1), None, 2)
     """
-    if axis is None or isinstance(axis, int):
+    if axis is None or type(axis) is int:
         return axis
-    if hasattr(axis, "__index__"):
-        return axis.__index__()
-    return tuple(axis)
+    if not isinstance(axis, Iterable) or getattr(axis, "ndim", 1) == 0:
+        return _index_of(axis, "", "axis")  # NumPy integers, 0-d integer arrays and tensors
+    return tuple(_index_of(a, "", "axis") for a in axis)
 
 
 def shape(value: int | Iterable[int]) -> tuple[int, ...]:

@@ -15,6 +15,7 @@ from funcgrad.ops import elementwise as _ew
 from funcgrad.ops._util import value_of as _value_of
 
 __all__ = [
+    "clip",
     "equal",
     "greater",
     "greater_equal",
@@ -49,6 +50,38 @@ def reciprocal(x):
         array([0.25])
     """
     return _ew.divide(1.0, x)
+
+
+def _is_scalar_bound(b):
+    return b is None or type(b) in (int, float) or (isinstance(b, _np.generic) and b.ndim == 0)
+
+
+def clip(a, a_min=None, a_max=None):
+    """Return `a` limited to `[a_min, a_max]`, elementwise (either bound may be None).
+
+    Number bounds are constants (the gradient goes to `a` inside the
+    interval, including its ends). Array or node bounds are inputs with
+    gradients, as in PyTorch's `clamp` with tensor bounds: the gradient goes
+    to a bound where it is the result, and to `a` at ties; where
+    `a_min > a_max` the result is `a_max`.
+
+    Examples:
+        >>> import numpy as np, funcgrad as fg, funcgrad.numpy as fnp
+        >>> fnp.clip(np.array([-2.0, 0.5, 3.0]), -1.0, 1.0)
+        array([-1. ,  0.5,  1. ])
+        >>> lo = fg.leaf(np.zeros(3))
+        >>> fg.backward(fnp.sum(fnp.clip(np.array([-2.0, 0.5, 3.0]), lo, None)))[lo]
+        array([1., 0., 0.])
+    """
+    if _is_scalar_bound(a_min) and _is_scalar_bound(a_max):
+        return _ew.clip(a, a_min=a_min, a_max=a_max)
+    if a_min is not None and a_max is not None:
+        bounds = "both"
+    else:
+        bounds = "min" if a_min is not None else "max"
+    lo = 0.0 if a_min is None else a_min
+    hi = 0.0 if a_max is None else a_max
+    return _ew.clamp(a, lo, hi, bounds=bounds, method="clamp")
 
 
 def where(condition, x, y):

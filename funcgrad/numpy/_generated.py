@@ -40,7 +40,6 @@ __all__ = [
     "arctan2",
     "maximum",
     "minimum",
-    "clip",
     "stop_gradient",
     "reshape",
     "broadcast_to",
@@ -517,25 +516,6 @@ def minimum(x, y):
         array([-1.1, -1.8])
     """
     return _elementwise.minimum(x, y)
-
-
-def clip(x, a_min=None, a_max=None):
-    """Return x limited to [a_min, a_max] (gradient 1 inside, 0 outside).
-
-    Args:
-        x: An array, a number, or a graph node.
-        a_min: The lower bound (a number), or None.
-        a_max: The upper bound (a number), or None.
-
-    Returns:
-        An array, or a node if `x` is a node.
-
-    Examples:
-        >>> import numpy as np, funcgrad.numpy as fnp
-        >>> fnp.clip(np.array([-1.1, 1.6]), a_min=-1.0, a_max=1.5)
-        array([-1. ,  1.5])
-    """
-    return _elementwise.clip(x, a_min=a_min, a_max=a_max)
 
 
 def stop_gradient(x):

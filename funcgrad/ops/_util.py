@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy
 
 from funcgrad.backend import xp_of
-from funcgrad.errors import OpError
+from funcgrad.errors import ArgumentTypeError, AxisError, OpError
 from funcgrad.graph import Node
 from funcgrad.graph.node import Array
 
@@ -56,24 +57,61 @@ def shape_of(x: Any) -> tuple[int, ...]:
     return getattr(x, "shape", ())
 
 
-def normalize_axis(axis: int | Iterable[int] | None, ndim: int, op: str) -> tuple[int, ...]:
-    """Return `axis` (None, an int or a tuple) as a sorted tuple of non-negative ints.
+def normalize_axis(axis: Any, ndim: int, op: str) -> tuple[int, ...]:
+    """Return `axis` (None, an integer or a sequence of them) as a sorted tuple of non-negative ints.
+
+    The one place axes (PyTorch's dims) are checked: any integer type is
+    accepted (Python, NumPy, a 0-d integer array or tensor), negative axes
+    count from the end, and a 0-d value takes the axes -1 and 0, as in
+    PyTorch.
 
     Raises:
-        funcgrad.errors.OpError: If an axis is out of range for `ndim`.
+        funcgrad.errors.AxisError: If an axis is out of range for `ndim`.
+        funcgrad.errors.ArgumentTypeError: If an axis is not an integer.
+
+    Examples:
+        >>> import numpy as np
+        >>> normalize_axis(np.int64(-1), 3, "sum"), normalize_axis(0, 0, "squeeze")
+        ((2,), (0,))
     """
     if axis is None:
         return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    one = hasattr(axis, "__index__") and getattr(axis, "ndim", 0) == 0
+    axes = (axis,) if one else tuple(axis)
     out: list[int] = []
     for a in axes:
-        if not -ndim <= a < max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
-            raise OpError(
-                f"funcgrad.{op}: axis {a} is out of range for an array of "
-                f"{ndim} dimension(s); use an axis in [{-ndim}, {ndim - 1}]"
-            )
+        a = index_of(a, op, "axis")
+        if not -max(ndim, 1) <= a < max(ndim, 1):
+            raise AxisError(f"funcgrad.{op}: {axis_out_of_range(a, ndim)}")
         out.append(a % ndim if ndim else 0)
     return tuple(sorted(set(out)))
+
+
+def axis_out_of_range(axis: int, ndim: int) -> str:
+    """Say that `axis` is out of range for `ndim` dimensions, and which range is valid (PyTorch's words)."""
+    low, high = (-ndim, ndim - 1) if ndim else (-1, 0)
+    return (
+        f"axis {axis} is out of range for an array of {ndim} dimension(s): Dimension out "
+        f"of range (expected to be in range of [{low}, {high}], but got {axis})"
+    )
+
+
+def index_of(value: Any, op: str, what: str) -> int:
+    """Return `value` as a Python int: an int, a NumPy integer or a 0-d integer array/tensor.
+
+    Raises:
+        funcgrad.errors.ArgumentTypeError: For anything else (a float, a bool
+            array, a list ...), naming `op` and `what` the value is.
+    """
+    if type(value) is int:
+        return value
+    try:
+        return operator.index(value)
+    except TypeError:
+        where = f"funcgrad.{op}" if op else "funcgrad"
+        raise ArgumentTypeError(
+            f"{where}: {what} must be an integer, got {type(value).__name__} {value!r}"
+        ) from None
 
 
 def attach(methods: Mapping[str, Any]) -> None:
@@ -98,7 +136,13 @@ def describe(v: Any) -> str:
     return f"{getattr(v, 'dtype', '?')}{list(shape)}"
 
 
-def op_error(op: str, args: Iterable[Any], params: Mapping[str, Any], explanation: str) -> OpError:
+def op_error(
+    op: str,
+    args: Iterable[Any],
+    params: Mapping[str, Any],
+    explanation: str,
+    cause: Exception | None = None,
+) -> OpError:
     """Return an `OpError` for a failed forward: the call, what is wrong, and what to do.
 
     Raise it `from` the array module's exception, which keeps NumPy's own
@@ -109,9 +153,19 @@ def op_error(op: str, args: Iterable[Any], params: Mapping[str, Any], explanatio
         args: Its arguments (arrays or nodes).
         params: Its static parameters.
         explanation: What is wrong with them and how to fix the call.
+        cause: The array module's exception: for NumPy's `AxisError` (an
+            axis out of range) the result is an `AxisError` (an
+            `IndexError` too, as PyTorch raises).
     """
     shown = ", ".join(describe(a) for a in args)
     extra = "".join(f", {k}={v!r}" for k, v in params.items())
+    if (
+        isinstance(cause, numpy.exceptions.AxisError)
+        and cause.axis is not None
+        and cause.ndim is not None
+    ):
+        explanation = axis_out_of_range(cause.axis, cause.ndim)
+        return AxisError(f"funcgrad.{op}({shown}{extra}): {explanation}")
     return OpError(f"funcgrad.{op}({shown}{extra}): {explanation}")
 
 

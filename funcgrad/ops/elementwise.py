@@ -691,6 +691,92 @@ clip = register(
 )
 
 
+# --- clamp with bounds that are inputs (PyTorch's clamp with tensor bounds) ----------
+
+
+def _clamp_masks(x: Array, lo: Array, hi: Array, bounds: str) -> tuple[Any, Any, Any]:
+    """Where x, lo and hi get the cotangent, as PyTorch's `clamp_backward_min_max` says.
+
+    Ties go to x (x == lo or x == hi: x's gradient); with both bounds, lo
+    gets it only where lo < hi and hi where hi < lo or x > hi, so where
+    lo == hi and x is outside, nobody does (PyTorch's choice, matched).
+    A NaN anywhere makes every comparison false: no gradient there.
+    """
+    x, lo, hi = value_of(x), value_of(lo), value_of(hi)
+    if bounds == "min":
+        return x >= lo, x < lo, False
+    if bounds == "max":
+        return x <= hi, False, x > hi
+    return (x >= lo) & (x <= hi), (x < lo) & (lo < hi), (x > hi) | (hi < lo)
+
+
+def _clamp_forward(xp: Any, x: Array, lo: Array, hi: Array, *, bounds: str, method: str) -> Array:
+    if bounds == "min":
+        return xp.maximum(x, lo)
+    if bounds == "max":
+        return xp.minimum(x, hi)
+    return xp.minimum(xp.maximum(x, lo), hi)  # hi wins where lo > hi, as in PyTorch
+
+
+def _clamp_rule(i: int) -> Any:
+    def rule(
+        ct: Array, out: Array, x: Array, lo: Array, hi: Array, *, bounds: str, method: str
+    ) -> Array:
+        return where(_clamp_masks(x, lo, hi, bounds)[i], ct, 0.0)
+
+    return rule
+
+
+def _clamp_sample(g: Draw) -> Drawn:
+    s1, s2, s3 = g.broadcast_shapes(3)
+    bounds = ("min", "max", "both")[g.integers(0, 2)]
+    x = g.array(s1, -3.0, 3.0)
+    lo, hi = g.array(s2, -2.0, -0.5), g.array(s3, 0.5, 2.0)
+    if g.boolean():
+        lo, hi = hi, lo  # lo > hi: hi wins everywhere
+    # An absent bound is a number the forward ignores (what funcgrad.clamp passes).
+    return (x, 0.0 if bounds == "max" else lo, 0.0 if bounds == "min" else hi), {
+        "bounds": bounds,
+        "method": "clamp",
+    }
+
+
+def _clamp_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
+    """ClampBackward0; ClampMin/MaxBackward1 for `clamp_min`/`clamp_max` (Backward0: a number bound)."""
+    method = params["method"]
+    if method == "clamp_min":
+        return (
+            ("ClampMinBackward0", (0,)) if _is_number(inputs[1]) else ("ClampMinBackward1", (0, 1))
+        )
+    if method == "clamp_max":
+        return (
+            ("ClampMaxBackward0", (0,)) if _is_number(inputs[2]) else ("ClampMaxBackward1", (0, 2))
+        )
+    return "ClampBackward0"
+
+
+clamp = register(
+    Primitive(
+        name="clamp",
+        forward=_clamp_forward,
+        vjp=(_clamp_rule(0), _clamp_rule(1), _clamp_rule(2)),
+        jvp=ELEMENTWISE,
+        params=("bounds", "method"),
+        sample=Sample(_clamp_sample, second_order=False),
+        doc=(
+            "x limited to [lo, hi], the bounds being inputs with gradients (bounds: 'min', "
+            "'max' or 'both'; the other input is ignored); ties go to x, as in PyTorch"
+        ),
+        names=Names(
+            torch=("clamp_min", "clamp_max"),
+            method=("clamp_min", "clamp_max"),
+            inplace=("clamp_min_", "clamp_max_"),
+            grad_fn=_clamp_grad_fn,
+        ),
+    )
+)
+
+
 def _where_sample(g: Draw) -> Drawn:
     s0, s1, s2 = g.broadcast_shapes(3)
     cond = g.array(s0, -1.0, 1.0) > 0

@@ -36,7 +36,7 @@ import attrs
 import numpy as _numpy
 
 from funcgrad.backend import freeze, freeze_result, xp_for
-from funcgrad.errors import FuncgradError
+from funcgrad.errors import DtypeError, FuncgradError
 from funcgrad.graph import Node
 from funcgrad.graph.node import (
     _EMPTY,
@@ -48,6 +48,7 @@ from funcgrad.graph.node import (
     _set_prim,
     _set_seq,
     _set_value,
+    complex_message,
 )
 from funcgrad.ops import observe as _observe
 from funcgrad.ops._util import broadcast_hint, op_error
@@ -238,7 +239,7 @@ class Primitive:
         except FuncgradError:
             raise
         except Exception as e:  # NumPy's message, with the op named
-            raise op_error(self.name, args, params, broadcast_hint(e, *args)) from e
+            raise op_error(self.name, args, params, broadcast_hint(e, *args), e) from e
 
     def bind(self, args: tuple[Any, ...], params: dict[str, Any]) -> Node:
         """Apply the primitive to arguments of which at least one is a node.
@@ -269,11 +270,13 @@ class Primitive:
         except FuncgradError:
             raise
         except Exception as e:
-            raise op_error(self.name, values, params, broadcast_hint(e, *values)) from e
+            raise op_error(self.name, values, params, broadcast_hint(e, *values), e) from e
         if type(out) is _ndarray:
             out.setflags(write=False)  # a fresh result: locking it is enough
         elif not isinstance(out, _generic):
             out = freeze_result(out)  # a CuPy result: the graph's own, no copy
+        if out.dtype.kind == "c":  # TODO(#13): complex differentiation; refused until then
+            raise DtypeError(complex_message(f"funcgrad.{self.name}", out))
         node = _new(Node)
         _set_prim(node, self)
         _set_inputs(node, args)

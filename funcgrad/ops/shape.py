@@ -379,12 +379,13 @@ def swapped_axes(ndim: int, axis1: int, axis2: int) -> tuple[int, ...]:
     """Return the permutation (for `transpose`) that exchanges two axes.
 
     Raises:
-        funcgrad.errors.OpError: If an axis is out of range for `ndim`.
+        funcgrad.errors.AxisError: If an axis is out of range for `ndim`.
     """
     perm = list(range(ndim))
     a = normalize_axis(axis1, ndim, "swapaxes")[0]
     b = normalize_axis(axis2, ndim, "swapaxes")[0]
-    perm[a], perm[b] = perm[b], perm[a]
+    if ndim:  # a 0-d value takes the axes -1 and 0 and stays as it is, as in PyTorch
+        perm[a], perm[b] = perm[b], perm[a]
     return Swap(perm)
 
 

@@ -38,8 +38,6 @@ __all__ = [
     "relu",
     "maximum",
     "minimum",
-    "clamp",
-    "clip",
     "clone",
     "sum",
     "mean",
@@ -498,29 +496,6 @@ def minimum(input: Tensor, other: Tensor | float) -> Tensor:
     return _apply(_elementwise.minimum, input, other)
 
 
-def clamp(input: Tensor, min=None, max=None) -> Tensor:
-    """Return x limited to [a_min, a_max] (gradient 1 inside, 0 outside).
-
-    Args:
-        input: A tensor (`x` above).
-        min: The lower bound, or None.
-        max: The upper bound, or None.
-
-    Returns:
-        A tensor: its `grad_fn` is named as in PyTorch.
-
-    Examples:
-        >>> import funcgrad as torch
-        >>> x = torch.tensor([-1.1, 1.6], requires_grad=True)
-        >>> torch.clamp(x, min=-1.0, max=1.5)
-        tensor([-1.0000,  1.5000], grad_fn=<ClampBackward1>)
-    """
-    return _apply(_elementwise.clip, input, a_min=min, a_max=max)
-
-
-clip = clamp
-
-
 def clone(input: Tensor) -> Tensor:
     """Return x itself as a new node (a fresh variable for nested transforms).
 
@@ -819,8 +794,10 @@ class DeclaredMethods:
     relu = relu
     maximum = maximum
     minimum = minimum
-    clamp = clamp
-    clip = clip
+    clamp = _functions.clamp
+    clip = _functions.clip
+    clamp_min = _functions.clamp_min
+    clamp_max = _functions.clamp_max
     reshape = _functions.reshape
     view = _functions.reshape
     expand = _functions.expand
@@ -887,8 +864,10 @@ class DeclaredMethods:
     atan2_ = _inplace("atan2_", atan2)
     sigmoid_ = _inplace("sigmoid_", sigmoid)
     relu_ = _inplace("relu_", relu)
-    clamp_ = _inplace("clamp_", clamp)
-    clip_ = _inplace("clip_", clip)
+    clamp_ = _inplace("clamp_", _functions.clamp)
+    clip_ = _inplace("clip_", _functions.clip)
+    clamp_min_ = _inplace("clamp_min_", _functions.clamp_min)
+    clamp_max_ = _inplace("clamp_max_", _functions.clamp_max)
     tril_ = _inplace("tril_", tril)
     triu_ = _inplace("triu_", triu)
     __iadd__ = _inplace("__iadd__", _functions.add)

@@ -9,10 +9,14 @@ array module, random numbers by the device's own generator
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from funcgrad.backend import module_for, on_device, parse_device, to_device
 from funcgrad.backend import rng as _rng
+from funcgrad.errors import ArgumentTypeError, DtypeError, OpError
+from funcgrad.ops._util import index_of
 from funcgrad.tensors.dtypes import default_float_dtype, to_dtype
 from funcgrad.tensors.tensor_class import Tensor, _fresh_leaf, _to_array
 
@@ -31,10 +35,22 @@ def manual_seed(seed: int):
     return _rng.manual_seed(seed)
 
 
-def _size(size):
-    if len(size) == 1 and not isinstance(size[0], int):
-        return tuple(int(s) for s in size[0])
-    return tuple(int(s) for s in size)
+def _size(size, op):
+    """`*size` as PyTorch takes it (`ones(2, 3)` or `ones((2, 3))`): a tuple of ints >= 0.
+
+    Raises:
+        funcgrad.errors.ArgumentTypeError: For a size that is not an integer.
+        funcgrad.errors.OpError: For a negative size.
+    """
+    if len(size) == 1 and not hasattr(size[0], "__index__") and isinstance(size[0], Iterable):
+        size = tuple(size[0])
+    shape = tuple(index_of(s, op, "size") for s in size)
+    if any(n < 0 for n in shape):
+        raise OpError(
+            f"funcgrad.{op}: Trying to create tensor with negative dimension "
+            f"{min(shape)}: {list(shape)}; sizes are >= 0"
+        )
+    return shape
 
 
 def _device(device) -> str:
@@ -71,9 +87,36 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor
         tensor(1., requires_grad=True)
     """
     # Python floats go straight to the requested dtype (not through float32).
-    value = _to_array(data, to_dtype(dtype) if dtype is not None else default_float_dtype())
+    try:
+        value = _to_array(data, to_dtype(dtype) if dtype is not None else default_float_dtype())
+    except ValueError as e:  # ragged nested lists
+        raise OpError(
+            f"funcgrad.tensor: the data is not a (nested) list of one shape: {e}"
+        ) from None
     value = np.array(value, copy=True)
+    _check_data(value, data)
     return _make(value, dtype, device, requires_grad, "funcgrad.tensor")
+
+
+def _check_data(value, data) -> None:
+    """Refuse tensor data that is not numbers, as PyTorch does (`tensor(None)`, `tensor("abc")`)."""
+    kind = value.dtype.kind
+    if kind in "USV":
+        raise ArgumentTypeError(
+            f"funcgrad.tensor: new(): invalid data type {type(data).__name__!r} "
+            f"(dtype {value.dtype}); tensor data are numbers or bools, or (nested) lists of them"
+        )
+    if kind in "OMm":
+        bad = data
+        flat = value.reshape(-1)
+        for v in flat:
+            if not isinstance(v, (int, float, complex, np.generic)):
+                bad = v
+                break
+        raise OpError(
+            f"funcgrad.tensor: Could not infer dtype of {type(bad).__name__}; tensor "
+            f"data are numbers or bools, or (nested) lists of them"
+        )
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
@@ -98,13 +141,23 @@ def from_numpy(array: np.ndarray) -> Tensor:
 
 def _filled(fill, size, dtype, device, requires_grad, op):
     """Make a tensor with `fill(xp, shape, dtype, device)`, on the device itself."""
-    shape = _size(size)
+    shape = _size(size, op.removeprefix("funcgrad."))
     dt = to_dtype(dtype) if dtype is not None else default_float_dtype()
+    if op in _RANDOM_FLOATS and dt.kind != "f":
+        raise DtypeError(
+            f"{op}: draws floating-point numbers; dtype {dt} is not supported "
+            f'("{_RANDOM_FLOATS[op]}" not implemented for it in PyTorch); use a float '
+            f"dtype, or funcgrad.randint for integers"
+        )
     where = _device(device)
     xp = module_for(where, op=op)  # raises clearly without CuPy or a GPU
     with on_device(where, op=op):
         value = fill(xp, shape, dt, where)
     return _fresh_leaf(Tensor, value, requires_grad)
+
+
+# The random functions that draw floats, with the PyTorch kernel that refuses other dtypes.
+_RANDOM_FLOATS = {"funcgrad.randn": "normal_kernel_cpu", "funcgrad.rand": "check_uniform_bounds"}
 
 
 def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:

@@ -10,6 +10,7 @@ tensor came from.
 from __future__ import annotations
 
 from funcgrad.backend import device_of as _device_of
+from funcgrad.errors import DeviceError
 from funcgrad.tensors.base import TensorBase
 from funcgrad.tensors.dtypes import to_dtype
 
@@ -40,6 +41,7 @@ class device:  # noqa: N801  (PyTorch's name)
         else:
             text = str(type)
             kind, _, idx_text = text.partition(":")
+            _refuse_unsupported(kind, "funcgrad.device")
             if kind not in ("cpu", "cuda") or (idx_text and not idx_text.isdigit()):
                 raise ValueError(
                     f"funcgrad.device: expected 'cpu', 'cuda' or 'cuda:N', got {type!r}"
@@ -70,6 +72,22 @@ class device:  # noqa: N801  (PyTorch's name)
         if self.index is None:
             return f"device(type='{self.type}')"
         return f"device(type='{self.type}', index={self.index})"
+
+
+# Device types PyTorch knows that funcgrad has no arrays for.
+_UNSUPPORTED = frozenset(
+    {"meta", "mps", "xpu", "xla", "hip", "hpu", "ipu", "mtia", "lazy", "vulkan", "ve", "fpga"}
+    | {"opengl", "opencl", "ideep", "mkldnn", "ort", "maia", "privateuseone"}
+)
+
+
+def _refuse_unsupported(kind: str, op: str) -> None:
+    if kind in _UNSUPPORTED:
+        raise DeviceError(
+            f"{op}: the {kind!r} device is not supported; funcgrad computes on 'cpu' "
+            f"(NumPy) and 'cuda' / 'cuda:N' (CuPy). For shapes without data (what "
+            f"PyTorch's 'meta' device gives), use funcgrad.empty or run on small inputs"
+        )
 
 
 def parse_device(d) -> device:
@@ -105,6 +123,8 @@ def parse_to_args(args, kwargs):
             isinstance(a, str) and a.split(":")[0] in ("cpu", "cuda")
         ):
             dev = a
+        elif isinstance(a, str) and a.split(":")[0] in _UNSUPPORTED:
+            _refuse_unsupported(a.split(":")[0], "funcgrad.Tensor.to")
         elif a is not None:
             dtype = to_dtype(a)
     return (None if dev is None else parse_device(dev)), dtype

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from funcgrad.errors import DtypeError
+from funcgrad.tensors.base import TensorBase
+
 float16 = half = np.dtype(np.float16)
 float32 = float = np.dtype(np.float32)  # noqa: A001  (PyTorch's name)
 float64 = double = np.dtype(np.float64)
@@ -52,8 +55,55 @@ def default_float_dtype():
     return _default[0]
 
 
+# PyTorch's legacy type names (`'torch.DoubleTensor'`), as `Tensor.type()` returns them.
+_TYPE_NAMES: dict[str, np.dtype] = {
+    "FloatTensor": float32,
+    "DoubleTensor": float64,
+    "HalfTensor": float16,
+    "LongTensor": int64,
+    "IntTensor": int32,
+    "ShortTensor": int16,
+    "CharTensor": int8,
+    "ByteTensor": uint8,
+    "BoolTensor": bool,
+}
+
+
+def parse_type_name(name: str) -> tuple[np.dtype, str] | None:
+    """Return the dtype and device type (`'cpu'` or `'cuda'`) of a type name, or None.
+
+    Accepts PyTorch's spelling and funcgrad's: `'torch.DoubleTensor'`,
+    `'funcgrad.DoubleTensor'`, `'torch.cuda.FloatTensor'`.
+
+    Examples:
+        >>> parse_type_name("torch.LongTensor"), parse_type_name("funcgrad.cuda.FloatTensor")
+        ((dtype('int64'), 'cpu'), (dtype('float32'), 'cuda'))
+        >>> parse_type_name("float32") is None
+        True
+    """
+    package, _, rest = name.partition(".")
+    if package not in ("torch", "funcgrad"):
+        return None
+    kind = "cpu"
+    if rest.startswith("cuda."):
+        kind, rest = "cuda", rest[5:]
+    dtype = _TYPE_NAMES.get(rest)
+    return None if dtype is None else (dtype, kind)
+
+
 def to_dtype(d) -> np.dtype:
-    """Return `d` (a dtype, a NumPy type or a name like `'float32'`) as a NumPy dtype."""
+    """Return `d` (a dtype, a NumPy type or a name like `'float32'`) as a NumPy dtype.
+
+    PyTorch's type names (`'torch.DoubleTensor'`, `'funcgrad.LongTensor'`)
+    and the legacy `funcgrad.FloatTensor` class are accepted too.
+
+    Raises:
+        funcgrad.errors.DtypeError: If `d` names no dtype (a `TypeError`).
+
+    Examples:
+        >>> to_dtype("torch.DoubleTensor"), to_dtype(float)
+        (dtype('float64'), dtype('float32'))
+    """
     import builtins
 
     if d is builtins.float:
@@ -62,4 +112,19 @@ def to_dtype(d) -> np.dtype:
         return int64
     if d is builtins.bool:
         return bool
-    return np.dtype(d)
+    if isinstance(d, str) and "Tensor" in d:
+        parsed = parse_type_name(d)
+        if parsed is not None:
+            return parsed[0]
+    elif isinstance(d, type) and issubclass(d, TensorBase):
+        return float32  # FloatTensor, the legacy constructor
+    try:
+        dtype = np.dtype(d)
+    except TypeError:
+        dtype = None
+    if dtype is None or dtype.kind in "OUSVMm":
+        raise DtypeError(
+            f"funcgrad: {d!r} is not a tensor dtype; use funcgrad.float32, funcgrad.int64 "
+            f"..., a NumPy dtype, or a type name like 'torch.DoubleTensor'"
+        )
+    return dtype

@@ -17,9 +17,12 @@ from collections import namedtuple
 import numpy as np
 
 from funcgrad import numpy as fnp
+from funcgrad.errors import OpError as _OpError
 from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import reduce as _rd
 from funcgrad.ops import shape as _sh
+from funcgrad.ops._util import index_of as _index_of
+from funcgrad.ops._util import normalize_axis as _normalize_axis
 from funcgrad.tensors._adapters import dims as _dims
 from funcgrad.tensors.tensor_class import Tensor, _apply, _new_like, _unwrap_value
 
@@ -31,6 +34,10 @@ __all__ = [
     "argmax",
     "argmin",
     "cat",
+    "clamp",
+    "clamp_max",
+    "clamp_min",
+    "clip",
     "concatenate",
     "div",
     "dot",
@@ -143,6 +150,71 @@ def reciprocal(input):  # noqa: A002
     return _apply(_ew.divide, 1.0, input)
 
 
+def _tensor_bound(b) -> bool:
+    return b is not None and not (type(b) in (int, float) or isinstance(b, np.generic))
+
+
+def _clamp(input, lo, hi, method):  # noqa: A002
+    bounds = "both" if lo is not None and hi is not None else "min" if lo is not None else "max"
+    lo = 0.0 if lo is None else lo  # an ignored input
+    hi = 0.0 if hi is None else hi
+    return _apply(_ew.clamp, input, lo, hi, bounds=bounds, method=method)
+
+
+def clamp(input, min=None, max=None):  # noqa: A002
+    """Return `input` limited to `[min, max]` (either bound may be None).
+
+    Number bounds are constants (`grad_fn=<ClampBackward1>`). Tensor bounds
+    are inputs with gradients, as in PyTorch (`ClampBackward0`): the gradient
+    goes to a bound where it is the result, and to `input` at ties; where
+    `min > max` the result is `max`. A number mixed with a tensor bound is
+    taken as a constant tensor (PyTorch refuses that mix).
+
+    Raises:
+        funcgrad.errors.OpError: If both bounds are None.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> x = torch.tensor([-1.1, 1.6], requires_grad=True)
+        >>> torch.clamp(x, min=-1.0, max=1.5)
+        tensor([-1.0000,  1.5000], grad_fn=<ClampBackward1>)
+        >>> lo = torch.zeros(2, requires_grad=True)
+        >>> x.clamp(min=lo).sum().backward()
+        >>> x.grad, lo.grad
+        (tensor([0., 1.]), tensor([1., 0.]))
+    """
+    if min is None and max is None:
+        raise _OpError("funcgrad.clamp: At least one of 'min' or 'max' must not be None")
+    if _tensor_bound(min) or _tensor_bound(max):
+        return _clamp(input, min, max, "clamp")
+    return _apply(_ew.clip, input, a_min=min, a_max=max)
+
+
+clip = clamp
+
+
+def clamp_min(input, min):  # noqa: A002
+    """Return `input` limited from below by `min` (a number, or a tensor with a gradient).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.clamp_min(torch.tensor([-1.0, 2.0], requires_grad=True), 0.0)
+        tensor([0., 2.], grad_fn=<ClampMinBackward0>)
+    """
+    return _clamp(input, min, None, "clamp_min")
+
+
+def clamp_max(input, max):  # noqa: A002
+    """Return `input` limited from above by `max` (a number, or a tensor with a gradient).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.clamp_max(torch.tensor([-1.0, 2.0], requires_grad=True), 0.0)
+        tensor([-1.,  0.], grad_fn=<ClampMaxBackward0>)
+    """
+    return _clamp(input, None, max, "clamp_max")
+
+
 def where(condition, input, other):  # noqa: A002
     """Return `input` where `condition` holds, else `other` (gradient to the selected branch only).
 
@@ -152,6 +224,13 @@ def where(condition, input, other):  # noqa: A002
         >>> torch.where(x > 0, x, torch.zeros(2))
         tensor([0., 2.])
     """
+    dtype = getattr(condition, "dtype", None)
+    if dtype is None or np.dtype(dtype) != np.bool_:
+        kind = "a Python " + type(condition).__name__ if dtype is None else f"dtype {dtype}"
+        raise _OpError(
+            f"funcgrad.where: where expected condition to be a boolean tensor, but got "
+            f"{kind}; compare first (x > 0) or convert with condition.bool()"
+        )
     return _apply(lambda c, a, b: fnp.where(c, a, b), condition, input, other)
 
 
@@ -186,9 +265,11 @@ def _extremum(name, prim, elementwise, arg):
     def f(input, dim=None, keepdim=False):  # noqa: A002
         if isinstance(dim, Tensor):  # torch.max(a, b): elementwise
             return _apply(elementwise, input, dim)
-        values = _apply(prim, input, axis=_dims(dim), keepdims=keepdim)
-        if dim is None:
-            return values
+        if dim is None:  # ties share the gradient
+            return _apply(prim, input, axis=None, keepdims=keepdim)
+        # with dim, the gradient goes to the returned index alone
+        picked = _rd.max_dim if prim is _rd.max_ else _rd.min_dim
+        values = _apply(picked, input, axis=_dims(dim), keepdims=keepdim)
         idx = arg(_unwrap_value(input), axis=dim, keepdims=keepdim)
         return _ValuesIndices(values, _new_like(Tensor, idx, None))
 
@@ -296,6 +377,16 @@ def norm(input, p="fro", dim=None, keepdim=False):  # noqa: A002
     ord_ = None if p in ("fro", 2) and (dim is None or isinstance(dim, int)) else p
     if dim is None and ord_ is not None:  # a vector norm of all the elements, as PyTorch's
         input = reshape(input, -1)
+    elif dim is not None and not isinstance(dim, int) and len(dim) > 1 and p != "fro":
+        # a number p with several dims is a vector norm over them all (NumPy's
+        # linalg.norm would take a matrix norm): move them last and merge them
+        shape = tuple(input.shape)
+        axes = _normalize_axis(_dims(dim), len(shape), "norm")
+        rest = tuple(a for a in range(len(shape)) if a not in axes)
+        merged = reshape(permute(input, rest + axes), *(shape[a] for a in rest), -1)
+        out = _apply(_rd.norm, merged, ord=None if p == 2 else p, axis=-1, keepdims=False)
+        kept = tuple(1 if a in axes else n for a, n in enumerate(shape))
+        return reshape(out, kept) if keepdim else out
     return _apply(_rd.norm, input, ord=ord_, axis=_dims(dim), keepdims=keepdim)
 
 
@@ -341,10 +432,16 @@ def einsum(equation, *operands):
 # --- shapes ---------------------------------------------------------------------------
 
 
-def _shape_args(shape):
-    if len(shape) == 1 and not isinstance(shape[0], int):
-        return tuple(shape[0])
-    return tuple(shape)
+def _shape_args(shape, op="reshape"):
+    """`*sizes` as PyTorch takes them: `f(2, 3)` or `f((2, 3))`, as a tuple of Python ints."""
+    if len(shape) == 1 and not hasattr(shape[0], "__index__"):
+        shape = tuple(shape[0])
+    return tuple(_index_of(n, op, "each size") for n in shape)
+
+
+def _dim(dim, ndim, op):
+    """One `dim` as a non-negative int (any integer type; -1 and 0 for a 0-d tensor)."""
+    return _normalize_axis(_index_of(dim, op, "dim"), ndim, op)[0]
 
 
 def reshape(input, *shape):  # noqa: A002
@@ -367,13 +464,19 @@ def flatten(input, start_dim=0, end_dim=-1):  # noqa: A002
         funcgrad.Size([2, 12])
     """
     shape = tuple(input.shape)
+    start = _dim(start_dim, len(shape), "flatten")
+    end = _dim(end_dim, len(shape), "flatten")
+    if start > end:
+        raise _OpError(
+            f"funcgrad.flatten: flatten() has invalid args: start_dim cannot come after "
+            f"end_dim (start_dim={start_dim}, end_dim={end_dim} for shape {list(shape)})"
+        )
     if not shape:
         return reshape(input, 1)
-    end = end_dim % len(shape)
     merged = 1
-    for n in shape[start_dim : end + 1]:
+    for n in shape[start : end + 1]:
         merged *= n
-    return reshape(input, shape[:start_dim] + (merged,) + shape[end + 1 :])
+    return reshape(input, shape[:start] + (merged,) + shape[end + 1 :])
 
 
 def t(input):  # noqa: A002
@@ -408,7 +511,21 @@ def permute(input, *dims):  # noqa: A002
         >>> torch.permute(torch.ones(2, 3, 4), (2, 0, 1)).shape
         funcgrad.Size([4, 2, 3])
     """
-    return _apply(_sh.transpose, input, axes=_shape_args(dims))
+    dims = _shape_args(dims, "permute")
+    ndim = input.dim()
+    if len(dims) != ndim:
+        raise _OpError(
+            f"funcgrad.permute: number of dims don't match in permute: the tensor has "
+            f"{ndim} dimension(s) (shape {list(input.shape)}), but {len(dims)} dims were "
+            f"given ({list(dims)}); give each dimension once"
+        )
+    axes = tuple(_dim(d, ndim, "permute") for d in dims)
+    if len(set(axes)) != len(axes):
+        raise _OpError(
+            f"funcgrad.permute: duplicate dims are not allowed: {list(dims)} for a tensor "
+            f"of {ndim} dimension(s); give each dimension once"
+        )
+    return _apply(_sh.transpose, input, axes=axes)
 
 
 def unsqueeze(input, dim):  # noqa: A002
@@ -419,9 +536,7 @@ def unsqueeze(input, dim):  # noqa: A002
         >>> torch.unsqueeze(torch.ones(3), -1).shape
         funcgrad.Size([3, 1])
     """
-    if dim < 0:
-        dim += input.dim() + 1
-    return _apply(_sh.expand_dims, input, axis=dim)
+    return _apply(_sh.expand_dims, input, axis=_dim(dim, input.dim() + 1, "unsqueeze"))
 
 
 def squeeze(input, dim=None):  # noqa: A002
@@ -432,9 +547,16 @@ def squeeze(input, dim=None):  # noqa: A002
         >>> torch.squeeze(torch.ones(1, 3, 1)).shape
         funcgrad.Size([3])
     """
-    if dim is not None and input.shape[dim] != 1:
+    if dim is None:
+        return _apply(_sh.squeeze, input, axis=None)
+    shape = input.shape
+    one = hasattr(dim, "__index__")
+    axes = _normalize_axis(_dims(dim), len(shape), "squeeze")
+    # NOTE: a dim whose size is not 1 is left alone, as in PyTorch (and 0-d has none)
+    axes = tuple(a for a in axes if shape and shape[a] == 1)
+    if not axes:
         return input
-    return _apply(_sh.squeeze, input, axis=_dims(dim))
+    return _apply(_sh.squeeze, input, axis=axes[0] if one else axes)
 
 
 def cat(tensors, dim=0):
@@ -470,7 +592,13 @@ def flip(input, dims):  # noqa: A002
         >>> torch.flip(torch.tensor([1.0, 2.0, 3.0]), (0,))
         tensor([3., 2., 1.])
     """
-    return _apply(_sh.flip, input, axis=_dims(dims))
+    dims = _dims(dims)
+    axes = _normalize_axis(dims, input.dim(), "flip")
+    if len(axes) != (1 if type(dims) is int else len(dims)):
+        raise _OpError(f"funcgrad.flip: dims {list(dims)} name a dimension more than once")
+    if not input.dim():
+        return _apply(_sh.flip, input, axis=None)
+    return _apply(_sh.flip, input, axis=dims)
 
 
 def expand(input, *sizes):  # noqa: A002
@@ -481,8 +609,39 @@ def expand(input, *sizes):  # noqa: A002
         >>> torch.expand(torch.ones(3, 1), -1, 2).shape
         funcgrad.Size([3, 2])
     """
-    sizes = _shape_args(sizes)
+    sizes = _shape_args(sizes, "expand")
     shape = tuple(input.shape)
     lead = len(sizes) - len(shape)
-    target = tuple(s if s != -1 else shape[i - lead] for i, s in enumerate(sizes))
-    return _apply(_sh.broadcast_to, input, shape=target)
+    if lead < 0:
+        raise _OpError(
+            f"funcgrad.expand: the number of sizes provided ({len(sizes)}) must be greater "
+            f"or equal to the number of dimensions in the tensor ({len(shape)}); sizes "
+            f"{list(sizes)}, tensor shape {list(shape)}"
+        )
+    target = list(sizes)
+    # Checked from the last dimension, as PyTorch does (so its message comes first).
+    for i in reversed(range(len(sizes))):
+        s = sizes[i]
+        if i < lead:
+            if s < 0:
+                raise _OpError(
+                    f"funcgrad.expand: The expanded size of the tensor ({s}) isn't allowed "
+                    f"in a leading, non-existing dimension {i} (sizes {list(sizes)}, tensor "
+                    f"shape {list(shape)}); give the new dimension's size"
+                )
+            continue
+        n = shape[i - lead]
+        if s == -1:
+            target[i] = n
+        elif s != n and n != 1:
+            raise _OpError(
+                f"funcgrad.expand: The expanded size of the tensor ({s}) must match the "
+                f"existing size ({n}) at non-singleton dimension {i}.  Target sizes: "
+                f"{list(sizes)}.  Tensor sizes: {list(shape)}"
+            )
+        elif s < 0:
+            raise _OpError(
+                f"funcgrad.expand: invalid size {s} at dimension {i} (sizes {list(sizes)}); "
+                f"sizes are non-negative, or -1 to keep a dimension"
+            )
+    return _apply(_sh.broadcast_to, input, shape=tuple(target))

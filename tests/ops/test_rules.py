@@ -350,6 +350,13 @@ NUMPY_REFERENCE = {
     "astype": lambda x, *, dtype: x.astype(dtype),
     "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
     "relu": lambda x: np.maximum(x, 0.0),
+    "clamp": lambda x, lo, hi, *, bounds, method: (
+        np.maximum(x, lo)
+        if bounds == "min"
+        else np.minimum(x, hi)
+        if bounds == "max"
+        else np.minimum(np.maximum(x, lo), hi)
+    ),
     "softplus": lambda x: np.log1p(np.exp(x)),
     "softmax": _softmax,
     "log_softmax": _log_softmax,
