@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import threading
 import weakref
+from sys import getrefcount as _getrefcount
 
 import numpy
 
@@ -267,7 +268,7 @@ def run_backward(tensors, grad_tensors, inputs=None, create_graph: bool = False)
     )
     # retain_grad (non-leaves) first, then accumulation into leaves, then post hooks.
     seen: set[int] = set()
-    leaves = []
+    retained, leaves = [], []
     for t, nodes in targets:
         g = _sum_grads(grads, nodes)
         if g is None:
@@ -275,13 +276,16 @@ def run_backward(tensors, grad_tensors, inputs=None, create_graph: bool = False)
         if t.is_leaf:
             if t._hooks:
                 g = _run_tensor_hooks(t, g)
+                seen.add(id(g))  # maybe the user's array: `.grad` gets a copy
             leaves.append((t, g))
         else:
-            with _ACCUMULATING:
-                _accumulate(t, g, create_graph, seen)
+            retained.append((t, g))
     # NOTE: `.grad += g` is a read-modify-write (NumPy releases the GIL inside
     # the add): concurrent backward passes take turns here, as PyTorch's do.
+    # Both loops hold each gradient the same way (see _PRIVATE_REFS).
     with _ACCUMULATING:
+        for t, g in retained:
+            _accumulate(t, g, create_graph, seen)
         for t, g in leaves:
             _accumulate(t, g, create_graph, seen)
     for t, _ in leaves:
@@ -290,14 +294,31 @@ def run_backward(tensors, grad_tensors, inputs=None, create_graph: bool = False)
                 hook(t)
 
 
-def _owned(g, seen: set):
-    """`g`, copied if the tensor could not own it: read-only, a view, or handed out already.
+# References to a gradient array that `_owned` expects when nothing outside
+# this backward pass holds it: the walk's GradMap, the `leaves` list entry and
+# the loop variable of `run_backward`, the arguments of `_accumulate` and of
+# `_owned`, and `getrefcount`'s own argument (checked by
+# tests/tensors/test_inplace_semantics.py). PyTorch's AccumulateGrad steals a
+# new gradient under the same kind of rule (its use count).
+_PRIVATE_REFS = 6
 
-    NOTE: rules pass arrays through (`add` gives both inputs one array), so
-    without this `x.grad.numpy()[:] = 0` could change `y.grad` as well.
+
+def _owned(g, seen: set):
+    """`g`, copied unless `.grad` may own it: a writeable array that nothing else holds.
+
+    NOTE: `.grad` is accumulated in place (see `_accumulate`), so its array
+    must be its own. Rules pass arrays through (`add` gives both inputs one
+    array, `x + 0` passes on the seed), and hooks return the user's tensors;
+    without this `x.grad.numpy()[:] = 0` could change `y.grad`, and the next
+    backward could write into the user's `gradient=`.
     """
     if type(g) is _ndarray:
-        if not g.flags.writeable or g.base is not None or id(g) in seen:
+        if (
+            not g.flags.writeable
+            or g.base is not None
+            or id(g) in seen
+            or _getrefcount(g) > _PRIVATE_REFS
+        ):
             g = g.copy()
         seen.add(id(g))
     return g
@@ -305,13 +326,29 @@ def _owned(g, seen: set):
 
 def _accumulate(t: TensorBase, g, create_graph: bool, seen: set) -> None:
     cls = type(t)
-    if t._grad is None:
+    grad = t._grad
+    if grad is None:
         t._grad = _wrap_grad(_owned(g, seen), cls)
-    elif create_graph or t._grad._node is not None:
-        old = t._grad._node if t._grad._node is not None else t._grad._value
+    elif create_graph or grad._node is not None:
+        old = grad._node if grad._node is not None else grad._value
         t._grad = _wrap_grad(old + g, cls)  # a node: the sum is recorded
     else:
-        t._grad._set_value(t._grad._value + (g.value if type(g) is Node else g))
+        value = g.value if type(g) is Node else g
+        old = grad._value
+        if (
+            type(old) is _ndarray
+            and old.flags.writeable
+            and old.shape == value.shape
+            and old.dtype == value.dtype
+        ):
+            # NOTE: in place, as PyTorch accumulates: `x.grad` stays the same
+            # tensor and arrays taken from it (`x.grad.numpy()`) show the sum.
+            # An array a graph holds is read-only (locked when a graph took it
+            # as a constant): then the sum is a new array, and the graph keeps
+            # its value (PyTorch would raise "modified by an inplace operation").
+            numpy.add(old, value, out=old)
+        else:
+            grad._set_value(old + value)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):

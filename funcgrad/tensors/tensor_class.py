@@ -14,18 +14,21 @@ where to accumulate `.grad`. The graph itself holds no reference to tensors.
 from __future__ import annotations
 
 import warnings
+from sys import getrefcount as _getrefcount
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from funcgrad.backend import freeze, to_device
+from funcgrad.errors import AxisError, DtypeError
 from funcgrad.graph import Node, make_node
 from funcgrad.ops import astype, identity
+from funcgrad.ops._util import index_of, normalize_axis
 from funcgrad.ops.device import move as _move_op
 from funcgrad.tensors import grad_mode
 from funcgrad.tensors.base import TensorBase, _init, _new_like, _own_leaf
 from funcgrad.tensors.devices import _already_on, device_of, parse_device, parse_to_args
-from funcgrad.tensors.dtypes import default_float_dtype, to_dtype
+from funcgrad.tensors.dtypes import default_float_dtype, parse_type_name, to_dtype
 from funcgrad.tensors.engine import RemovableHandle, add_hooked, run_backward, track
 from funcgrad.tensors.grad_fn import grad_fn_of
 from funcgrad.tensors.printing import format_tensor, type_name
@@ -326,8 +329,22 @@ class Tensor(TensorBase, _Methods):
         return Size(self._value.shape)
 
     def size(self, dim: int | None = None):
-        """Return the shape (or the length of dimension `dim`)."""
-        return Size(self._value.shape) if dim is None else self._value.shape[dim]
+        """Return the shape (or the length of dimension `dim`).
+
+        Raises:
+            funcgrad.errors.AxisError: If `dim` is out of range (a 0-d tensor has
+                no dimensions), an `IndexError` as in PyTorch.
+        """
+        shape = self._value.shape
+        if dim is None:
+            return Size(shape)
+        if not shape:
+            raise AxisError(
+                f"funcgrad.Tensor.size: Dimension specified as {dim} but tensor has no "
+                f"dimensions; call size() for the (empty) shape"
+            )
+        axis = normalize_axis(index_of(dim, "Tensor.size", "dim"), len(shape), "Tensor.size")
+        return shape[axis[0]]
 
     @property
     def dtype(self):
@@ -401,6 +418,44 @@ class Tensor(TensorBase, _Methods):
     def __funcgrad_node__(self):
         """The node the functional transforms see when a function returns this tensor."""
         return self._node
+
+    @classmethod
+    def __funcgrad_wrap__(cls, value):
+        """A tensor holding what a functional transform gives back (`fg.grad(f)(t)`).
+
+        A node keeps its graph (the tensor has a `grad_fn`, as with
+        `torch.func.grad`); an array becomes a tensor that does not require grad.
+        """
+        if type(value) is Node:
+            return _new_like(cls, value.value, value)
+        return _new_like(cls, value, None)
+
+    def __deepcopy__(self, memo):
+        """A new tensor with a copy of the value: a leaf's copy is a new leaf, with its own `.grad`.
+
+        As in PyTorch, only graph leaves (and tensors outside any graph) can be
+        deep-copied; `.grad` is copied too.
+        """
+        import copy
+
+        if self._node is not None and self._node.prim is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment; deep-copy x.detach() (and call "
+                "requires_grad_() on the copy) instead"
+            )
+        t = _fresh_leaf(type(self), copy.deepcopy(self._value, memo), self._node is not None)
+        memo[id(self)] = t
+        if self._grad is not None:
+            t._grad = copy.deepcopy(self._grad, memo)
+        if getattr(self, "__dict__", None):
+            t.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return t
+
+    @staticmethod
+    def __funcgrad_recording__():
+        """The grad mode functional transforms run `f` in: on (torch.func ignores an outer no_grad)."""
+        return grad_mode.enable_grad()
 
     def __array__(self, dtype=None, copy=None):
         if self._node is not None and _grad_enabled():
@@ -486,11 +541,38 @@ class Tensor(TensorBase, _Methods):
             return _apply(_astype_op, self, dtype)
         return _new_like(type(self), self._value.astype(dtype), None)
 
-    def type(self, dtype=None):
-        """Return the type name (`'funcgrad.FloatTensor'`), or convert to `dtype`."""
+    def type(self, dtype=None, non_blocking: bool = False):
+        """Return the type name (`'funcgrad.FloatTensor'`), or convert to `dtype`.
+
+        `dtype` may be a dtype or a type name in PyTorch's or funcgrad's
+        spelling (`'torch.DoubleTensor'`, `'funcgrad.LongTensor'`,
+        `'torch.cuda.FloatTensor'`, which also moves the tensor). The tensor
+        itself is returned when it already has that type, as in PyTorch.
+
+        Raises:
+            funcgrad.errors.DtypeError: If `dtype` names no type.
+
+        Examples:
+            >>> import funcgrad as torch
+            >>> torch.ones(2).type("torch.DoubleTensor").type()
+            'funcgrad.DoubleTensor'
+        """
         if dtype is None:
             return type_name(self)
-        return self._astype(dtype)
+        target = None
+        if isinstance(dtype, str):
+            parsed = parse_type_name(dtype)
+            if parsed is None and "Tensor" in dtype:
+                raise DtypeError(
+                    f"funcgrad.Tensor.type: invalid type {dtype!r}; use a name like "
+                    f"'torch.FloatTensor', 'torch.DoubleTensor', 'torch.LongTensor' (or "
+                    f"'funcgrad.' ...), or a dtype"
+                )
+            if parsed is not None:
+                dtype, kind = parsed
+                target = None if kind == self.device.type else kind
+        out = self if to_dtype(dtype) == self.dtype else self._astype(dtype)
+        return out if target is None else out.to(target)
 
     def double(self) -> Tensor:
         """Return the tensor as float64."""
@@ -517,9 +599,15 @@ class Tensor(TensorBase, _Methods):
         return self._astype(np.bool_)
 
     def clone(self) -> Tensor:
-        """Return a copy that stays in the graph (gradients flow back to this tensor)."""
+        """Return a copy that stays in the graph (gradients flow back to this tensor).
 
-        return _apply(identity, self)
+        The copy never shares its values with this tensor (`.grad` is
+        accumulated in place, so `x.grad.clone()` must stay as it was).
+        """
+        out = _apply(identity, self)
+        if out._node is None and out._value is self._value:
+            out._value = out._value.copy()
+        return out
 
 
 def _astype_op(x, dtype):
@@ -605,7 +693,7 @@ def _apply(fn, *args, **kwargs):
     # take the general path below.
     record = _grad_enabled()
     recorded = False
-    owned = []  # the arrays of constant tensors (never a user's array)
+    constants = []  # where the arrays of constant tensors are in `unwrapped`
     cls = Tensor
     unwrapped = []
     append = unwrapped.append
@@ -620,8 +708,8 @@ def _apply(fn, *args, **kwargs):
                 append(node)
                 recorded = True
             else:
+                constants.append(len(unwrapped))
                 append(a._value)
-                owned.append(a._value)
         elif type(a) is float or type(a) is int:
             append(a)
         elif isinstance(a, (list, tuple)):
@@ -629,8 +717,11 @@ def _apply(fn, *args, **kwargs):
         else:
             append(_unwrap(a, record))
     else:
-        if recorded and owned:
-            _lock_constants(owned)
+        if recorded and constants:
+            for i in constants:
+                v = unwrapped[i]
+                if type(v) is np.ndarray and v.flags.writeable:
+                    unwrapped[i] = _graph_constant(unwrapped, i)
         result = (
             fn(*unwrapped, **{k: _unwrap(v, record) for k, v in kwargs.items()})
             if kwargs
@@ -644,13 +735,34 @@ def _apply(fn, *args, **kwargs):
     return _apply_general(fn, args, kwargs)
 
 
-def _lock_constants(values) -> None:
-    # NOTE: a tensor's array entering a graph as a constant would be copied
-    # (graphs keep only read-only values); the tensor owns its array and never
-    # writes into it (in-place operations rebind), so lock it instead, once.
-    for v in values:
-        if type(v) is np.ndarray and v.flags.writeable:
-            v.setflags(write=False)
+# References to a constant's array while `_graph_constant` looks at it: the
+# tensor's `_value` slot, the `unwrapped` list, the local `v` of `_apply` and
+# of `_graph_constant`, and `getrefcount`'s own argument (checked by
+# tests/tensors/test_inplace_semantics.py). One more means some other object holds it:
+# a NumPy view made before (`t.numpy()[:]`), the user's own variable, a
+# second tensor sharing it (`t.detach()`) or a memoryview.
+_PRIVATE_REFS = 5
+
+
+def _graph_constant(unwrapped: list, i: int):
+    """The array a graph records for the writeable array of a constant tensor, `unwrapped[i]`.
+
+    NOTE: recorded values must stay as they were (DESIGN: read-only values).
+    A tensor never writes into its array (in-place operations rebind), so
+    the graph may share it, locked in place, when nothing else can write
+    into it: it owns its memory and no other object (a NumPy view, the
+    user's variable, another tensor) holds it. Otherwise the graph takes a
+    read-only copy and the tensor keeps its array, so writing through a view
+    taken earlier (`v = t.numpy()[:]`) still changes the tensor, as in
+    PyTorch, but never a recorded value. Locking in place is the common case
+    (a fresh result or a tensor made from data): no copy, and later uses
+    find the array read-only and do nothing.
+    """
+    v = unwrapped[i]
+    if v.base is None and _getrefcount(v) <= _PRIVATE_REFS:
+        v.setflags(write=False)
+        return v
+    return freeze(v)
 
 
 def _apply_general(fn, args, kwargs):

@@ -7,6 +7,8 @@ then compares what both return: values, dtypes, `requires_grad`, gradients
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -270,3 +272,199 @@ def test_in_place_casts_the_result_back_to_the_tensors_dtype():
         return y, y.dtype, o.grad, o.grad.dtype, t, s, f, f.dtype
 
     same(program)
+
+
+# --- item 3: a NumPy view taken before a tensor enters a graph cannot change it ---------
+
+
+def test_a_numpy_view_taken_before_cannot_change_a_recorded_constant():
+    t = funcgrad.tensor([1.0, 2.0, 3.0])
+    view = t.numpy()[:]
+    w = funcgrad.ones(3, requires_grad=True)
+    y = (w * t).sum()
+    view[:] = 100.0
+    y.backward()
+    assert w.grad.tolist() == [1.0, 2.0, 3.0]  # the values y was computed with
+    assert t.tolist() == [100.0, 100.0, 100.0]  # the view still aliases t, as in PyTorch
+
+
+@pytest.mark.parametrize(
+    "holder",
+    [
+        lambda t: t.numpy(),  # the array itself
+        lambda t: t.numpy()[1:],  # a view
+        lambda t: memoryview(t.numpy()),  # the buffer protocol
+        lambda t: np.asarray(t),  # __array__
+    ],
+)
+def test_an_array_someone_else_holds_is_copied_into_the_graph(holder):
+    t = funcgrad.tensor([1.0, 2.0, 3.0])
+    alias = holder(t)
+    w = funcgrad.ones(3, requires_grad=True)
+    y = (w * t).sum()
+    np.asarray(alias)[...] = -1.0
+    y.backward()
+    assert w.grad.tolist() == [1.0, 2.0, 3.0]
+
+
+def test_a_constant_nothing_else_holds_is_locked_in_place_without_a_copy():
+    # The cheap path: a fresh tensor's array is shared with the graph, read-only.
+    t = funcgrad.tensor([1.0, 2.0, 3.0])
+    w = funcgrad.ones(3, requires_grad=True)
+    y = w * t
+    assert y._node.inputs[1] is t._value
+    assert not t.numpy().flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        t.numpy()[0] = 5.0
+
+
+def test_a_constant_that_is_a_view_of_another_tensor_is_copied():
+    data = funcgrad.arange(6.0)
+    batch = data[2:5]  # a plain view of data's array
+    w = funcgrad.ones(3, requires_grad=True)
+    y = (w * batch).sum()
+    assert data.numpy().flags.writeable  # data itself is not locked behind its back
+    data.numpy()[:] = 0.0
+    y.backward()
+    assert w.grad.tolist() == [2.0, 3.0, 4.0]
+
+
+# --- item 4: .grad is accumulated in place, as in PyTorch --------------------------------
+
+
+def test_grad_numpy_taken_before_a_second_backward_shows_the_sum():
+    def program(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        (x * 2).sum().backward()
+        seen = x.grad.numpy()
+        grad = x.grad
+        (x * 3).sum().backward()
+        return seen, grad is x.grad, x.grad
+
+    same(program)
+
+
+def test_grad_set_by_the_user_is_accumulated_into():
+    def program(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        s = lib.zeros(2)
+        x.grad = s
+        (x * 2).sum().backward()
+        return s, x.grad is s
+
+    same(program)
+
+
+@pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True")
+def test_create_graph_gives_a_new_grad_tensor():
+    def program(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        (x * x).sum().backward(create_graph=True)
+        first = x.grad
+        (x * x).sum().backward(create_graph=True)
+        return first is x.grad, first, x.grad
+
+    same(program)
+
+
+def test_a_grad_used_as_a_constant_keeps_its_value_in_that_graph():
+    # PyTorch raises at y.backward() ("modified by an inplace operation");
+    # funcgrad keeps the recorded value (deliberate: graphs are immutable).
+    x = funcgrad.tensor([1.0, 2.0], requires_grad=True)
+    w = funcgrad.tensor([1.0, 1.0], requires_grad=True)
+    (x * 2).sum().backward()
+    y = (w * x.grad).sum()
+    (x * 3).sum().backward()
+    assert x.grad.tolist() == [5.0, 5.0]
+    y.backward()
+    assert w.grad.tolist() == [2.0, 2.0]
+
+
+def test_a_grad_used_as_a_constant_while_its_array_is_held_still_accumulates_in_place():
+    x = funcgrad.tensor([1.0, 2.0], requires_grad=True)
+    w = funcgrad.tensor([1.0, 1.0], requires_grad=True)
+    (x * 2).sum().backward()
+    seen = x.grad.numpy()
+    y = (w * x.grad).sum()  # the graph takes a copy: the array is held
+    (x * 3).sum().backward()
+    assert seen.tolist() == [5.0, 5.0]
+    y.backward()
+    assert w.grad.tolist() == [2.0, 2.0]
+
+
+def test_accumulation_never_writes_into_arrays_the_user_passed_in():
+    seed = funcgrad.tensor([1.0, 1.0])
+    seed_np = np.ones(2, dtype=np.float32)
+    hooked = funcgrad.tensor([5.0, 5.0])
+    x = funcgrad.tensor([1.0, 2.0], requires_grad=True)
+    z = funcgrad.tensor([1.0, 2.0], requires_grad=True)
+    h = funcgrad.tensor([1.0, 2.0], requires_grad=True)
+    h.register_hook(lambda g: hooked)
+    r = funcgrad.tensor([1.0, 2.0], requires_grad=True)
+    for _ in range(2):
+        (x + 0).backward(seed)  # the seed passes through to x.grad
+        (z + 0).backward(seed_np)
+        (h * 1).sum().backward()  # the hook's tensor becomes h's gradient
+        y = r * 1
+        y.retain_grad()
+        (y + 0).backward(seed)
+    assert seed.tolist() == [1.0, 1.0] and seed_np.tolist() == [1.0, 1.0]
+    assert hooked.tolist() == [5.0, 5.0]
+    assert x.grad.tolist() == [2.0, 2.0] and z.grad.tolist() == [2.0, 2.0]
+    assert h.grad.tolist() == [10.0, 10.0] and y.grad.tolist() == [1.0, 1.0]
+
+
+def test_two_leaves_that_got_one_array_do_not_share_it():
+    x = funcgrad.tensor([1.0, 2.0], requires_grad=True)
+    z = funcgrad.tensor([1.0, 2.0], requires_grad=True)
+    for _ in range(2):
+        (x + z).sum().backward()  # add's rule gives both inputs one array
+    assert x.grad.tolist() == [2.0, 2.0] and z.grad.tolist() == [2.0, 2.0]
+
+
+def test_clone_of_a_grad_does_not_follow_later_accumulation():
+    def program(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        (x * 2).sum().backward()
+        kept = x.grad.clone()
+        detached = x.grad.detach()  # shares the values, in PyTorch too
+        (x * 2).sum().backward()
+        return kept, detached, x.grad
+
+    same(program)
+
+
+def test_threads_lose_no_update_with_in_place_accumulation():
+    x = funcgrad.tensor(np.ones(50_000), requires_grad=True)
+    (x * 0.0).sum().backward()  # x.grad exists: the threads accumulate in place
+
+    def work():
+        for _ in range(10):
+            (x * 2.0).sum().backward()
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert x.grad.numpy()[0] == 80.0 and x.grad.numpy()[-1] == 80.0
+
+
+def test_a_fresh_gradient_becomes_grad_without_a_copy(monkeypatch):
+    # `_PRIVATE_REFS` counts the references run_backward itself holds; if that
+    # changes, every first gradient would be copied (or, worse, none).
+    from funcgrad.tensors import engine
+
+    counts = []
+
+    def counting(a):
+        counts.append(engine_getrefcount(a) - 1)  # minus this wrapper's own argument
+        return counts[-1]
+
+    engine_getrefcount = engine._getrefcount
+    monkeypatch.setattr(engine, "_getrefcount", counting)
+    x = funcgrad.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    y.retain_grad()
+    (y * y).sum().backward()  # one leaf and one retained non-leaf
+    assert counts == [engine._PRIVATE_REFS] * 2
