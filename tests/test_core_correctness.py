@@ -7,6 +7,9 @@ autograd, or PyTorch 2.13 (`torch.func`) for the Tensor layer.
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import numpy as np
 import pytest
 
@@ -230,3 +233,141 @@ def test_hvp_with_bare_arrays_says_tuples():
     with pytest.raises(fg.ShapeError, match=r"funcgrad.hvp: a tangent has shape \(2,\)"):
         fg.hvp(f, (x,), (v[:2],))
     np.testing.assert_allclose(fg.hvp(f, (x,), (v,)), 6.0 * x * v, rtol=1e-12)  # H = diag(6x)
+
+
+# --- iteration over nodes, and an IndexError for out-of-range indices -------------
+
+
+def test_iterating_a_traced_value_is_differentiable():
+    x0 = np.arange(3.0) + 0.5
+
+    def squares(x):
+        return sum(v * v for v in x)
+
+    np.testing.assert_allclose(
+        fg.grad(squares)(x0), _central_differences(lambda x: np.sum(x * x), x0), rtol=1e-8
+    )
+
+    def unpacked(x):
+        a, b = x  # rows of a 2-D value
+        return fnp.sum(a * fnp.sin(b))
+
+    m0 = np.array([[0.5, -1.0], [2.0, 0.25]])
+    np.testing.assert_allclose(
+        fg.grad(unpacked)(m0),
+        _central_differences(lambda m: np.sum(m[0] * np.sin(m[1])), m0),
+        rtol=1e-8,
+    )
+    assert len(fg.leaf(m0)) == 2
+    with pytest.raises(TypeError, match="iteration over a 0-d array"):
+        iter(fg.leaf(1.0))
+    with pytest.raises(ValueError, match="not enough values to unpack"):
+        fg.grad(lambda x: unpacked(x[:1]))(m0)
+
+
+def test_an_out_of_range_index_is_an_index_error():
+    x = fg.leaf(np.ones(2))
+    with pytest.raises(IndexError, match=r"funcgrad.getitem\(float64\[2\].*out of bounds"):
+        x[5]
+    with pytest.raises(fg.errors.IndexingError):
+        x[0, 0]  # too many indices
+    assert issubclass(fg.errors.IndexingError, fg.errors.OpError)
+
+    class Rows:  # Python's legacy iteration protocol: __getitem__ until IndexError
+        def __init__(self, node):
+            self.node = node
+
+        def __getitem__(self, i):
+            return self.node[i]
+
+    def legacy(x):
+        return sum(v * 3.0 for v in Rows(x))
+
+    np.testing.assert_allclose(fg.grad(legacy)(np.ones(3)), [3.0, 3.0, 3.0])
+    t = fg.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(IndexError, match="out of bounds"):
+        t[2]
+
+
+# --- copying and pickling nodes and GradMaps ---------------------------------------
+
+
+def test_nodes_copy_to_themselves_and_pickle_as_leaves():
+    x0 = np.array([0.5, -2.0])
+    x = fg.leaf(x0)
+    y = fnp.sum(fnp.sin(x) * x)
+    assert copy.copy(y) is y and copy.deepcopy(y) is y
+    params = {"w": x, "b": np.ones(2)}
+    clone = copy.deepcopy(params)
+    assert clone["w"] is x and clone["b"] is not params["b"]
+    y2 = pickle.loads(pickle.dumps(y))
+    assert y2.is_leaf and y2 is not y and y2.value == y.value  # the value, no history
+    x2 = pickle.loads(pickle.dumps(x))
+    assert x2.is_leaf and not x2.value.flags.writeable
+    np.testing.assert_array_equal(x2.value, x0)
+    np.testing.assert_allclose(fg.backward(fnp.sum(x2 * x2))[x2], 2 * x0)
+
+
+def test_grad_maps_copy_deepcopy_and_pickle():
+    x0 = np.array([0.5, -2.0])
+    x = fg.leaf(x0)
+    grads = fg.backward(fnp.sum(fnp.sin(x) * x))
+    expected = np.sin(x0) + x0 * np.cos(x0)
+    shallow = copy.copy(grads)
+    assert shallow is not grads and shallow[x] is grads[x]
+    deep = copy.deepcopy(grads)
+    assert deep[x] is not grads[x]  # keyed by the same node, the arrays copied
+    np.testing.assert_allclose(deep[x], expected)
+    x2, loaded = pickle.loads(pickle.dumps((x, grads)))
+    assert isinstance(loaded, fg.GradMap) and list(loaded) == [x2]
+    np.testing.assert_allclose(loaded[x2], expected)
+    with pytest.raises(TypeError, match="immutable"):
+        deep[x] = 0.0
+
+
+def test_deepcopy_of_a_leaf_tensor_gets_its_own_gradient():
+    torch = requires("torch")
+    for lib in (fg, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        clone = copy.deepcopy(x)
+        assert clone.requires_grad and clone.is_leaf
+        (clone * 3.0).sum().backward()
+        assert x.grad is None
+        np.testing.assert_allclose(clone.grad.numpy(), [3.0, 3.0])
+        with pytest.raises(RuntimeError, match="graph leaves"):
+            copy.deepcopy(x * 2.0)
+
+
+# --- NumPy integer axes give NumPy's answer, inside grad too ------------------------
+
+_I = np.int64
+_AXIS_CASES = {
+    "sum": (lambda m, a: m.sum(a, axis=_I(1)), lambda a: np.sum(a, axis=_I(1))),
+    "squeeze": (lambda m, a: m.squeeze(a[:, :1], axis=_I(1)), None),
+    "expand_dims": (lambda m, a: m.expand_dims(a, _I(1)), None),
+    "moveaxis": (lambda m, a: m.moveaxis(a, _I(0), _I(-1)), None),
+    "swapaxes": (lambda m, a: m.swapaxes(a, _I(0), _I(2)), None),
+    "cumsum": (lambda m, a: m.cumsum(a, axis=_I(2)), None),
+    "take": (lambda m, a: m.take(a, np.array([0, 2]), axis=_I(1)), None),
+    "split": (lambda m, a: m.split(a, _I(2), axis=_I(2))[1], None),
+    "concatenate": (lambda m, a: m.concatenate([a, a * a], axis=_I(1)), None),
+    "mean": (lambda m, a: m.mean(a, axis=(_I(0), _I(2))), None),
+    "index": (lambda m, a: a[_I(1), :, _I(-1)], None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_AXIS_CASES))
+def test_numpy_integer_axes(name):
+    f, _ = _AXIS_CASES[name]
+    x0 = np.arange(24.0).reshape(2, 3, 4) / 7.0 + 0.1
+    np.testing.assert_allclose(f(fnp, x0), f(np, x0), rtol=1e-15)
+    got = fg.grad(lambda x: fnp.sum(fnp.sin(f(fnp, x))))(x0)
+    want = _central_differences(lambda x: np.sum(np.sin(f(np, x))), x0)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)
+    # The recorded parameters hold Python ints (hashable and equal to NumPy's).
+    from funcgrad.graph import toposort
+
+    for node in toposort(fnp.sum(f(fnp, fg.leaf(x0)))):
+        for value in node.params.values():
+            parts = value if isinstance(value, tuple) else (value,)
+            assert not any(isinstance(p, np.integer) for p in parts), (node, value)

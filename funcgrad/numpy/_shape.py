@@ -106,8 +106,9 @@ def moveaxis(a, source, destination):
     """
     a = _array(a)
     ndim = len(a.shape)
-    source = [source] if isinstance(source, int) else list(source)
-    destination = [destination] if isinstance(destination, int) else list(destination)
+    # NOTE: hasattr __index__: NumPy integers (np.int64(1)) are single axes too (#12).
+    source = [source] if _is_integer(source) else list(source)
+    destination = [destination] if _is_integer(destination) else list(destination)
     if len(source) != len(destination):
         raise _OpError(
             f"funcgrad.moveaxis: source {source} and destination {destination} "
@@ -256,13 +257,18 @@ def vstack(tup):
     return _sh.concatenate(*[atleast_2d(a) for a in tup], axis=0)
 
 
+def _is_integer(value):
+    """Whether `value` is one integer (a Python or NumPy int, a 0-d integer array), not a sequence."""
+    return hasattr(value, "__index__") and getattr(value, "ndim", 0) == 0
+
+
 def _split(ary, indices_or_sections, axis, op, equal):
     ary = _array(ary)
     shape = ary.shape
     ax = _normalize_axis(axis, len(shape), op)[0]
     n = shape[ax]
-    if isinstance(indices_or_sections, int):
-        sections = indices_or_sections
+    if _is_integer(indices_or_sections):  # also a NumPy integer (#12)
+        sections = indices_or_sections.__index__()
         if sections <= 0:
             raise _OpError(
                 f"funcgrad.{op}: the number of sections must be positive, got {sections}"

@@ -19,10 +19,13 @@ from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
+import numpy
+
 from funcgrad.backend import freeze
+from funcgrad.errors import IndexingError
 from funcgrad.graph import Node
 from funcgrad.graph.node import Array
-from funcgrad.ops._util import attach, shape_of
+from funcgrad.ops._util import attach, describe, shape_of
 from funcgrad.ops.registry import (
     LINEAR,
     Draw,
@@ -40,7 +43,8 @@ from funcgrad.ops.registry import (
 def normalize_index(index: Any) -> tuple[Any, ...]:
     """Return a NumPy index as the tuple `getitem` and `scatter_add` take as `index`.
 
-    Ints, slices, `None` and `Ellipsis` are kept; lists and tuples nested
+    Ints, slices, `None` and `Ellipsis` are kept (NumPy integers become
+    ints); lists and tuples nested
     inside the index become arrays (an empty list an integer one); arrays
     are made read-only (copied if they were writeable); a node used as an
     index is replaced by its value (an index is never differentiated).
@@ -67,6 +71,9 @@ def normalize_index(index: Any) -> tuple[Any, ...]:
             continue
         if t is Node:
             i = i.value
+        elif isinstance(i, _np_integer):
+            out.append(int(i))  # a NumPy integer is an int (one row: PyTorch's select)
+            continue
         elif t is list or t is tuple:
             # TODO(#8): these become NumPy arrays; move them to the GPU for CuPy values.
             i = freeze(i)
@@ -76,6 +83,9 @@ def normalize_index(index: Any) -> tuple[Any, ...]:
             i = freeze(i)
         out.append(i)
     return tuple(out)
+
+
+_np_integer = numpy.integer
 
 
 # --- sampling (for the generic tests) -----------------------------------------
@@ -147,10 +157,19 @@ def _getitem_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
     return name
 
 
+def _getitem_forward(xp: ModuleType, x: Array, *, index: tuple[Any, ...]) -> Array:
+    try:
+        return xp.asarray(x)[index]
+    except IndexError as e:
+        # NOTE: an IndexError (not only an OpError), as NumPy and PyTorch raise,
+        # so `except IndexError` and Python's legacy iteration protocol work.
+        raise IndexingError(f"funcgrad.getitem({describe(x)}, index={index!r}): {e}") from e
+
+
 getitem = register(
     Primitive(
         name="getitem",
-        forward=lambda xp, x, *, index: xp.asarray(x)[index],
+        forward=_getitem_forward,
         vjp=(lambda ct, out, x, *, index: scatter_add(ct, index=index, shape=shape_of(x)),),
         jvp=LINEAR,
         params=("index",),
@@ -202,10 +221,10 @@ scatter_add: Primitive = register(
 
 
 def _iter(self: Node) -> Iterator[Any]:
+    """Iterate over the rows of a traced value (`for row in x`, `a, b = x`), each a getitem node."""
     if not self.shape:
-        raise TypeError(f"funcgrad: iteration over a 0-d node ({self!r})")
-    for i in range(self.shape[0]):
-        yield getitem(self, index=(i,))
+        raise TypeError(f"iteration over a 0-d array (funcgrad: the node {self!r} is 0-d)")
+    return (getitem(self, index=(i,)) for i in range(self.shape[0]))
 
 
 attach(
