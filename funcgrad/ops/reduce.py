@@ -126,8 +126,17 @@ def _axis_sample(g: Draw, ndim: int) -> Axis:
 def _reduced_size(shape: tuple[int, ...], axis: Axis, op: str) -> int:
     size = 1
     for a in normalize_axis(axis, len(shape), op):
-        size *= shape[a]
+        size *= shape[a] if shape else 1  # a 0-d array has one element along its axis 0
     return size
+
+
+def _whole_if_0d(xp: ModuleType, x: Array, axis: Axis, op: str) -> Axis:
+    # NOTE: a 0-d array takes the axes 0 and -1, as in PyTorch; NumPy's mean,
+    # var, std and linalg.norm refuse them, so they reduce over all (no) axes.
+    if axis is not None and xp.ndim(x) == 0:
+        normalize_axis(axis, 0, op)
+        return None
+    return axis
 
 
 # --- means -----------------------------------------------------------------------
@@ -148,7 +157,9 @@ def _mean_sample(g: Draw) -> Drawn:
 mean = register(
     Primitive(
         name="mean",
-        forward=lambda xp, x, *, axis, keepdims: xp.mean(x, axis=axis, keepdims=keepdims),
+        forward=lambda xp, x, *, axis, keepdims: xp.mean(
+            x, axis=_whole_if_0d(xp, x, axis, "mean"), keepdims=keepdims
+        ),
         vjp=(_mean_vjp,),
         jvp=LINEAR,
         params=("axis", "keepdims"),
@@ -390,7 +401,7 @@ var = register(
     Primitive(
         name="var",
         forward=lambda xp, x, *, axis, ddof, keepdims: xp.var(
-            x, axis=axis, ddof=ddof, keepdims=keepdims
+            x, axis=_whole_if_0d(xp, x, axis, "var"), ddof=ddof, keepdims=keepdims
         ),
         vjp=(_var_vjp,),
         jvp=(_var_jvp,),
@@ -417,7 +428,7 @@ std = register(
     Primitive(
         name="std",
         forward=lambda xp, x, *, axis, ddof, keepdims: xp.std(
-            x, axis=axis, ddof=ddof, keepdims=keepdims
+            x, axis=_whole_if_0d(xp, x, axis, "std"), ddof=ddof, keepdims=keepdims
         ),
         vjp=(_std_vjp,),
         jvp=(_std_jvp,),
@@ -514,6 +525,8 @@ def _norm_axes(ord: Any, axis: Axis, ndim: int) -> tuple[bool, tuple[int, ...]]:
 
 def _norm_forward(xp: ModuleType, x: Array, *, ord: Any, axis: Axis, keepdims: bool) -> Array:  # noqa: A002
     _norm_axes(ord, axis, xp.ndim(x))
+    if xp.ndim(x) == 0:  # the norm of the one entry along axis 0 (or -1)
+        return xp.linalg.norm(xp.reshape(x, (1,)), ord=ord, axis=0)
     return xp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
 
 
@@ -538,7 +551,7 @@ def _norm_grad(out: Array, x: Array, ord: Any, axis: Axis, keepdims: bool) -> Ar
             summed, chosen = (axes[0], axes[1]) if ord in (1, -1) else (axes[1], axes[0])
             sums = absolute(x_v).sum(axis=summed, keepdims=True)
         else:
-            sums, chosen = absolute(x_v), axes
+            sums, chosen = absolute(x_v), axes if shape else ()  # 0-d: nothing to share
         hit = (sums == out_v) | (sums != sums)
         share = (hit / hit.sum(axis=chosen, keepdims=True)).astype(x_v.dtype)
         return sign(x_v) * share

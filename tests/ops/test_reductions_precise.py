@@ -25,10 +25,12 @@ def _grads(mod, f, x, dtype, w=None, v=None):
     t = mod.tensor(np.asarray(x, dtype=np.float64), dtype=getattr(mod, dtype), requires_grad=True)
     out = f(mod, t)
     w = np.ones(tuple(out.shape)) if w is None else np.asarray(w, dtype=np.float64)
-    (g,) = mod.autograd.grad((out * mod.tensor(w, dtype=t.dtype)).sum(), t, create_graph=True)
+    # (PyTorch's norm with p=0 leaves x out of the graph: its gradient is 0)
+    kw = {"allow_unused": True, "materialize_grads": True} if mod.__name__ == "torch" else {}
+    (g,) = mod.autograd.grad((out * mod.tensor(w, dtype=t.dtype)).sum(), t, create_graph=True, **kw)
     v = np.ones(tuple(t.shape)) if v is None else np.asarray(v, dtype=np.float64)
     if g.requires_grad:
-        (h,) = mod.autograd.grad((g * mod.tensor(v, dtype=t.dtype)).sum(), t)
+        (h,) = mod.autograd.grad((g * mod.tensor(v, dtype=t.dtype)).sum(), t, **kw)
     else:  # a gradient that does not depend on x (piecewise linear functions)
         h = mod.zeros(tuple(t.shape), dtype=t.dtype)
     # (+ 0: PyTorch's zero gradients can be ZeroTensors, which .numpy() refuses)
@@ -248,3 +250,73 @@ def test_norm_with_several_dims_and_zeros_matches_torch_to_first_order():
         fg.norm(ours, p, dim=(0, 1)).backward()
         torch.norm(theirs, p, dim=(0, 1)).backward()
         np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-12)
+
+
+# --- 0-d tensors take dim 0 and -1 -------------------------------------------------
+
+
+@pytest.mark.parametrize("dim", [0, -1])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_reductions_of_a_0d_tensor_along_dim_0_match_torch(dim, keepdim):
+    for f in (
+        lambda m, a: a.mean(dim, keepdim=keepdim),
+        lambda m, a: m.var(a, dim, keepdim=keepdim, correction=0),
+        lambda m, a: m.std(a, dim, keepdim=keepdim, correction=0),
+        lambda m, a: a.prod(dim, keepdim=keepdim),
+        lambda m, a: m.logsumexp(a, dim, keepdim=keepdim),
+    ):
+        _assert_like_torch(f, 0.75, "float64")
+    for p in (0, 1, 2, 3, 0.5, INF, -INF, -1):
+        _assert_like_torch(
+            lambda m, a, p=p: m.norm(a, p, dim=dim, keepdim=keepdim), -0.75, "float32"
+        )
+
+
+def test_var_of_a_0d_tensor_with_correction_1_is_nan_as_in_torch():
+    torch = requires("torch")
+    ours = fg.var(fg.tensor(0.75, requires_grad=True), 0)
+    theirs = torch.var(torch.tensor(0.75, requires_grad=True), 0)
+    assert np.isnan(ours.item()) and np.isnan(theirs.item())
+
+
+# --- prod with zeros, var with a large offset (exact references) --------------------
+
+
+@pytest.mark.parametrize(
+    "x",
+    [[2.0, 0.0, 3.0, -1.5], [2.0, 0.0, 0.0, 3.0], [0.0, 0.0, 0.0, 5.0], [0.0, 0.0, 0.0, 0.0]],
+)
+def test_prod_gradient_and_hessian_with_zeros_are_exact(x):
+    # prod is affine in each entry: d/dx_i = prod of the others, d2/dx_i dx_j likewise
+    x = np.array(x)
+    n = len(x)
+    exact_grad = [np.prod(np.delete(x, i)) for i in range(n)]
+    exact_hess = [
+        [0.0 if i == j else np.prod(np.delete(x, [i, j])) for j in range(n)] for i in range(n)
+    ]
+    np.testing.assert_array_equal(fg.grad(fnp.prod)(x), exact_grad)
+    np.testing.assert_array_equal(fg.hessian(fnp.prod)(x), exact_hess)
+    for dtype in ("float32", "float64"):
+        _assert_like_torch(lambda m, a: a.prod(), x, dtype, v=np.arange(1.0, n + 1))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_var_and_std_with_a_large_offset_match_torch(dtype):
+    x = [1e8 + 1, 1e8 + 2, 1e8 + 3]
+    for correction in (0, 1):
+        _assert_like_torch(lambda m, a, c=correction: m.var(a, correction=c), x, dtype)
+        _assert_like_torch(lambda m, a, c=correction: m.std(a, correction=c), x, dtype)
+    if dtype == "float64":  # exactly representable: var 1, gradient 2 (x - mean) / 2
+        np.testing.assert_array_equal(
+            fg.grad(lambda a: fnp.var(a, ddof=1))(np.array(x)), [-1, 0, 1]
+        )
+
+
+def test_logsumexp_gradient_in_float32_is_the_float64_softmax_rounded():
+    # NOTE: deliberately more accurate than PyTorch, whose exp(x - out) loses digits
+    x = np.array([10000.160075892534, 9997.862175641909, 9999.998433066854], dtype=np.float32)
+    t = fg.tensor(x, requires_grad=True)
+    fg.logsumexp(t, 0).backward()
+    x64 = x.astype(np.float64)
+    exact = np.exp(x64 - x64.max()) / np.exp(x64 - x64.max()).sum()
+    np.testing.assert_allclose(t.grad.numpy(), exact, rtol=2e-7)
