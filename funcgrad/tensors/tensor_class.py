@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from funcgrad.backend import freeze, to_device
-from funcgrad.errors import AxisError, DtypeError
+from funcgrad.errors import AxisError, DtypeError, OpError
 from funcgrad.graph import Node, make_node
 from funcgrad.ops import astype, identity
 from funcgrad.ops._util import index_of, normalize_axis
@@ -128,6 +128,8 @@ class Tensor(TensorBase, _Methods):
         Raises:
             RuntimeError: On a non-leaf tensor (use `.detach()` first), or
                 for a non-floating-point dtype.
+            funcgrad.errors.DtypeError: For a complex dtype: complex gradients
+                are not supported yet (issue #13 adds them).
         """
         if requires_grad == self.requires_grad:
             return self
@@ -138,7 +140,9 @@ class Tensor(TensorBase, _Methods):
                 "differentiation use var_no_grad = var.detach()."
             )
         if requires_grad:
-            if self._value.dtype.kind not in "fc":
+            if self._value.dtype.kind == "c":
+                raise DtypeError(_complex_leaf_message("requires_grad_", self._value))
+            if self._value.dtype.kind != "f":
                 raise RuntimeError(
                     f"only Tensors of floating point and complex dtype can require "
                     f"gradients (got dtype {self._value.dtype} for a tensor of shape "
@@ -312,6 +316,8 @@ class Tensor(TensorBase, _Methods):
         node = self._node
         if node is not None:
             if node.prim is None:
+                if value.dtype.kind == "c":
+                    raise DtypeError(_complex_leaf_message("data", value))
                 node = _own_leaf(self, value)
             else:  # keep the history, with the new value
                 node = make_node(node.prim, node.inputs, node.params, value)
@@ -380,6 +386,18 @@ class Tensor(TensorBase, _Methods):
             raise TypeError("len() of a 0-d tensor")
         return len(self._value)
 
+    def __iter__(self):
+        """Iterate over the first dimension: `t[0]`, `t[1]` ... (each in the graph).
+
+        Raises:
+            TypeError: For a 0-d tensor, as in PyTorch.
+        """
+        if self._value.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        # NOTE: taken at once (PyTorch unbinds), so an in-place update during
+        # the loop does not change the rows still to come.
+        return iter([self[i] for i in range(self._value.shape[0])])
+
     def item(self):
         """Return the value of a one-element tensor as a Python number."""
         if self._value.size != 1:
@@ -434,23 +452,41 @@ class Tensor(TensorBase, _Methods):
         """A new tensor with a copy of the value: a leaf's copy is a new leaf, with its own `.grad`.
 
         As in PyTorch, only graph leaves (and tensors outside any graph) can be
-        deep-copied; `.grad` is copied too.
+        deep-copied; `requires_grad` is kept and `.grad` is deep-copied too
+        (hooks are not). `copy.deepcopy` of a list or dict of parameters
+        (target networks, EMA) copies each once.
+
+        Raises:
+            funcgrad.errors.OpError: On a non-leaf (a `RuntimeError`, as in PyTorch).
         """
         import copy
 
         if self._node is not None and self._node.prim is not None:
-            raise RuntimeError(
-                "Only Tensors created explicitly by the user (graph leaves) support the "
-                "deepcopy protocol at the moment; deep-copy x.detach() (and call "
-                "requires_grad_() on the copy) instead"
+            raise OpError(
+                f"Only Tensors created explicitly by the user (graph leaves) support the "
+                f"deepcopy protocol at the moment (copy.deepcopy of a tensor of shape "
+                f"{list(self._value.shape)} with grad_fn={self.grad_fn.name()}); deep-copy "
+                f"x.detach() (and call requires_grad_() on the copy) instead"
             )
         t = _fresh_leaf(type(self), copy.deepcopy(self._value, memo), self._node is not None)
+        t._volatile = self._volatile
         memo[id(self)] = t
         if self._grad is not None:
             t._grad = copy.deepcopy(self._grad, memo)
         if getattr(self, "__dict__", None):
             t.__dict__.update(copy.deepcopy(self.__dict__, memo))
         return t
+
+    def __reduce_ex__(self, protocol):
+        """Pickle (and `copy.copy`) a tensor as its values and `requires_grad`, as PyTorch does.
+
+        The history is not saved: a non-leaf comes back as a leaf that
+        requires grad, and `.grad` and hooks are dropped. `copy.copy(t)` is
+        a new leaf sharing `t`'s (immutable) values, so its gradient lands
+        on the copy, not on `t`.
+        """
+        state = getattr(self, "__dict__", None) or None
+        return (_rebuild, (type(self), self._value, self._node is not None, self._volatile), state)
 
     @staticmethod
     def __funcgrad_recording__():
@@ -608,6 +644,24 @@ class Tensor(TensorBase, _Methods):
         if out._node is None and out._value is self._value:
             out._value = out._value.copy()
         return out
+
+
+def _complex_leaf_message(op: str, value) -> str:
+    # TODO(#13): complex differentiation (PyTorch's conjugate Wirtinger gradients)
+    return (
+        f"funcgrad.Tensor.{op}: a complex tensor (dtype {value.dtype}, shape "
+        f"{list(value.shape)}) cannot require grad yet: complex gradients are not "
+        f"supported until issue #13 adds them, and funcgrad refuses rather than give "
+        f"wrong ones. Write the computation on the real and imaginary parts as two real "
+        f"tensors that require grad, or leave requires_grad off for complex values"
+    )
+
+
+def _rebuild(cls, value, requires_grad: bool, volatile: bool = False):
+    """Make the tensor a pickle (or `copy.copy`) of a tensor saved (see `Tensor.__reduce_ex__`)."""
+    t = _fresh_leaf(cls, value, requires_grad)
+    t._volatile = volatile
+    return t
 
 
 def _astype_op(x, dtype):

@@ -7,13 +7,15 @@ then compares what both return: values, dtypes, `requires_grad`, gradients
 
 from __future__ import annotations
 
+import copy
+import pickle
 import threading
 
 import numpy as np
 import pytest
 
 import funcgrad
-from funcgrad.errors import FuncgradError
+from funcgrad.errors import DtypeError, FuncgradError
 from tests.references import requires
 
 
@@ -468,3 +470,134 @@ def test_a_fresh_gradient_becomes_grad_without_a_copy(monkeypatch):
     y.retain_grad()
     (y * y).sum().backward()  # one leaf and one retained non-leaf
     assert counts == [engine._PRIVATE_REFS] * 2
+
+
+# --- item 5: iteration -----------------------------------------------------------------
+
+
+def test_iterating_a_tensor_that_requires_grad():
+    def program(lib):
+        t = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        doubled = [v * 2 for v in t]
+        a, b, c = t
+        total = sum(t)
+        stacked = lib.stack(list(t))
+        (stacked * lib.tensor([1.0, 10.0, 100.0])).sum().backward()
+        (a * b * c + total).backward()
+        m = lib.arange(6.0).reshape(3, 2).requires_grad_()
+        rows = list(m)
+        (rows[0] * rows[2]).sum().backward()
+        return doubled, a, b, c, total, stacked, t.grad, len(rows), rows[1], m.grad
+
+    same(program)
+
+
+def test_iterating_a_0d_tensor_is_a_type_error():
+    torch = requires("torch")
+    for lib in (torch, funcgrad):
+        with pytest.raises(TypeError, match="iteration over a 0-d tensor"):
+            iter(lib.tensor(1.0))
+        with pytest.raises(TypeError, match="len\\(\\) of a 0-d tensor"):
+            len(lib.tensor(1.0))
+        assert list(lib.zeros(0)) == []
+
+
+# --- item 6: copy, deepcopy and pickle --------------------------------------------------
+
+
+def test_deepcopy_of_a_leaf_is_an_independent_leaf_with_its_grad_copied():
+    def program(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        (x * 2).sum().backward()
+        y = copy.deepcopy(x)
+        independent = y.grad is not x.grad
+        (y * 5).sum().backward()
+        return y, y.is_leaf, y.grad, x.grad, independent
+
+    same(program)
+
+
+def test_deepcopy_of_a_list_and_a_dict_of_parameters():
+    def program(lib):
+        w = lib.ones(2, requires_grad=True)
+        b = lib.zeros(1, requires_grad=True)
+        target = copy.deepcopy([w, b])
+        ema = copy.deepcopy({"w": w, "also_w": w, "b": b})
+        with lib.no_grad():
+            w.mul_(3)
+        return target, ema["w"], ema["also_w"] is ema["w"], ema["b"].is_leaf
+
+    same(program)
+
+
+def test_deepcopy_of_a_non_leaf_raises_as_in_pytorch():
+    def program(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        copy.deepcopy(x * 2)
+
+    message = same_error(program, RuntimeError)
+    assert "Only Tensors created explicitly by the user (graph leaves)" in message
+
+
+def test_pickle_keeps_values_dtype_and_requires_grad():
+    def program(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        (x * 2).sum().backward()
+        leaf = pickle.loads(pickle.dumps(x))
+        non_leaf = pickle.loads(pickle.dumps(x * 3))  # comes back as a leaf
+        ints = pickle.loads(pickle.dumps(lib.tensor([1, 2])))
+        return (
+            leaf,
+            leaf.grad,
+            non_leaf,
+            non_leaf.is_leaf,
+            non_leaf.grad_fn is None,
+            ints,
+        )
+
+    same(program)
+
+
+def test_copy_copy_of_a_leaf_gets_its_own_gradient():
+    def program(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        (x * 2).sum().backward()
+        c = copy.copy(x)
+        (c * 5).sum().backward()
+        d = copy.copy(x * 2)  # a non-leaf: a leaf that requires grad, as pickling gives
+        return c, c is x, c.is_leaf, c.grad, x.grad, d, d.grad_fn is None
+
+    same(program)
+
+
+def test_variable_copies_keep_volatile():
+    from funcgrad.autograd import Variable
+
+    v = Variable(funcgrad.ones(2), volatile=True)
+    for c in (copy.copy(v), copy.deepcopy(v), pickle.loads(pickle.dumps(v))):
+        assert type(c) is Variable and c.volatile and not c.requires_grad
+
+
+# --- item 7: complex leaves -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: funcgrad.tensor(1 + 2j, requires_grad=True),
+        lambda: funcgrad.tensor([1j, 2.0]).requires_grad_(),
+        lambda: setattr(funcgrad.tensor([1j]), "requires_grad", True),
+    ],
+)
+def test_a_complex_tensor_cannot_require_grad_yet(make):
+    with pytest.raises(DtypeError, match="complex gradients are not supported until issue #13"):
+        make()
+
+
+def test_complex_values_cannot_be_put_into_a_leaf_that_requires_grad():
+    x = funcgrad.ones(2, requires_grad=True)
+    with pytest.raises(DtypeError, match="issue #13"):
+        x.data = funcgrad.tensor([1j, 2j])
+    assert x.dtype == funcgrad.float32 and x.requires_grad
+    plain = funcgrad.tensor([1j, 2j])  # complex values without gradients work
+    assert (plain * 2).tolist() == [2j, 4j]
