@@ -385,9 +385,9 @@ CASES = [
          ValueError, ("read-only",)),
 
     # --- no rule ------------------------------------------------------------------
-    Case("det-singular", NO_RULE, "the gradient of `det` at a singular matrix",
-         "fg.grad(fnp.linalg.det)(np.zeros((2, 2)))",
-         fg.NotDifferentiableError, ("funcgrad.det", "float64[2, 2]", "custom_vjp")),
+    Case("logabsdet-singular", NO_RULE, "the gradient of `slogdet`'s logabsdet at a singular matrix",
+         "fg.grad(lambda a: fnp.linalg.slogdet(a).logabsdet)(np.zeros((2, 2)))",
+         fg.NotDifferentiableError, ("funcgrad.logabsdet", "float64[2, 2]", "singular")),
     Case("custom-vjp-forward-mode", NO_RULE, "forward mode through a `custom_vjp` whose rule is raw NumPy",
          """
          @fg.custom_vjp
