@@ -85,7 +85,7 @@ def _fill(self: Tensor, value: Any) -> Tensor:
                 f"tensor with {value.dim()} dimensions (shape {list(value.shape)}); use "
                 f"copy_ to write a tensor of values"
             )
-        return _copy(self, value, "fill_")
+        return _copy_from(self, value, "fill_")
     value = value.item() if isinstance(value, np.generic) else value
     if isinstance(value, complex) and self._value.dtype.kind != "c":
         raise InPlaceError(
@@ -96,7 +96,12 @@ def _fill(self: Tensor, value: Any) -> Tensor:
     return _new_value(xp_of(self._value).full_like(self._value, value))
 
 
-def _copy(self: Tensor, src: Any, name: str = "copy_") -> Tensor:
+def _copy(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
+    # non_blocking: accepted for PyTorch's signature (copies here are synchronous)
+    return _copy_from(self, src, "copy_")
+
+
+def _copy_from(self: Tensor, src: Any, name: str) -> Tensor:
     """`src` as `self`'s new values: on its device, with its dtype, broadcast to its shape.
 
     A `src` that requires grad stays recorded (`y.copy_(x * x)` passes the
