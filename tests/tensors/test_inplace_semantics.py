@@ -276,6 +276,36 @@ def test_in_place_casts_the_result_back_to_the_tensors_dtype():
     same(program)
 
 
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda lib: lib.tensor([1, 5]).clamp_(0.5, 2.5),
+        lambda lib: lib.tensor([1, 2]).sqrt_(),
+        lambda lib: lib.tensor([1, 2]).exp_(),
+        lambda lib: lib.tensor([1, 2]).mul_(lib.tensor([0.5, 1.0])),
+        lambda lib: lib.tensor([1, 2]).copy_(lib.tensor([0.5, 1.0])).add_(0.5),
+    ],
+)
+def test_float_results_cannot_go_into_integer_tensors(op):
+    message = same_error(op, RuntimeError)
+    assert "can't be cast to the desired output type Long" in message
+
+
+def test_integer_results_stay_integers():
+    def program(lib):
+        a = lib.tensor([1, 5])
+        a.clamp_(0, 2)
+        b = lib.tensor([1, 2])
+        b.neg_()
+        c = lib.tensor([1.0, 5.0])
+        c.pow_(lib.tensor(2, dtype=lib.float64))
+        d = lib.tensor([1, 2], dtype=lib.int32)
+        d.mul_(lib.tensor([2]))
+        return a, b, c, d
+
+    same(program)
+
+
 # --- item 3: a NumPy view taken before a tensor enters a graph cannot change it ---------
 
 
