@@ -1,0 +1,292 @@
+"""funcgrad.numpy and the transforms against HIPS autograd, case by case (`functional_cases.py`).
+
+For every case (a public name in one keyword form) and every check:
+
+* `value`: the result on plain arrays, and on graph nodes, against NumPy
+  (`autograd.numpy` on plain arrays): values, shape and dtype; where NumPy
+  raises, funcgrad raises too.
+* `grad`: `funcgrad.grad` of `sum(f * w)` against `autograd.grad`.
+* `jvp`: `funcgrad.jvp` against `autograd.make_jvp` (forward mode); where
+  autograd has no JVP rule, against its reverse mode through
+  `<w, J t> = <J^T w, t>`.
+* `jacobian`: `funcgrad.jacobian` and `funcgrad.jacfwd` against `autograd.jacobian`.
+* `hvp`: `funcgrad.hvp` of `sum(f * w)` against autograd's grad of grad.
+* `hessian`: `funcgrad.hessian` against `autograd.hessian` (first argument).
+
+funcgrad runs in the drawn dtype (float32 stays float32: checked); autograd
+in float64. Allowed differences and known funcgrad bugs are in
+`functional_differences.py`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, note, settings
+from hypothesis import strategies as st
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.errors import FuncgradError
+from tests.differential.functional_cases import CASES, EXAMPLES, NOT_IN_AUTOGRAD, Gen
+from tests.differential.functional_check import (
+    DERIVATIVE_TOL,
+    VALUE_TOL,
+    Namespace,
+    agree,
+    fd_jacobian,
+    flat_weights,
+    objective,
+    outputs,
+    plain,
+    upcast,
+    weights,
+)
+from tests.differential.functional_differences import (
+    KNOWN_MISMATCHES,
+    REFERENCES,
+    difference,
+)
+from tests.references import requires
+
+autograd = requires("autograd")
+anp = autograd.numpy
+
+CHECKS = ("value", "grad", "jvp", "jacobian", "hvp", "hessian")
+SMALL = 40  # the largest argument size for the jacobian and hessian checks
+
+fuzz = settings(max_examples=EXAMPLES)
+
+
+def _params():
+    for cid, c in CASES.items():
+        if c.name in NOT_IN_AUTOGRAD:
+            continue
+        for check in CHECKS if c.differentiable else ("value",):
+            marks = []
+            if (cid, check) in KNOWN_MISMATCHES:
+                marks = [pytest.mark.xfail(strict=True, reason=KNOWN_MISMATCHES[cid, check])]
+            yield pytest.param(cid, check, id=f"{cid}-{check}", marks=marks)
+
+
+def _reference(case):
+    """Return autograd.numpy, with a composite where a difference says so."""
+    if difference(case, "reference"):
+        return Namespace(anp, {case.name: REFERENCES[case.name](anp)})
+    return anp
+
+
+def _draw(case, data):
+    # Central differences need smooth points: no ties or zeros where they are not.
+    smooth_only = difference(case, "fd") and not case.smooth
+    g = Gen(data, special=False if smooth_only else None)
+    ex = case.draw(g)
+    note(f"{case.id}: {ex.describe}; dtype {g.dtype}, special {g.special}")
+    for i, a in enumerate(ex.args):
+        note(f"arg {i}: {a!r}")
+    return g, ex
+
+
+@pytest.mark.parametrize(("cid", "check"), list(_params()))
+@fuzz
+@given(data=st.data())
+def test_functional_matches_autograd(cid, check, data):
+    case = CASES[cid]
+    g, ex = _draw(case, data)
+    if check != "value":
+        try:
+            ex.call(anp, *ex.args)
+        except Exception as e:  # NumPy refuses: the value check covers it
+            note(f"NumPy raises {type(e).__name__}: {e}")
+            return
+    CHECK_FUNCTIONS[check](case, g, ex)
+
+
+def _check_value(case, g, ex):
+    tol = VALUE_TOL[g.dtype]
+    leaves = [fg.leaf(a) for a in ex.args]
+    refused = difference(case, "raises")
+    try:
+        expected = ex.call(anp, *ex.args)
+    except Exception as e:  # NumPy refuses: so must funcgrad.
+        note(f"NumPy raises {type(e).__name__}: {e}")
+        refused = True
+    if refused:
+        for args in (ex.args, leaves):
+            with pytest.raises(FuncgradError if refused is not True else Exception):
+                ex.call(fnp, *args)
+        return
+    expected = outputs(expected)
+    for how, args in (("arrays", ex.args), ("nodes", leaves)):
+        got = outputs(ex.call(fnp, *args))
+        assert len(got) == len(expected), f"{how}: {len(got)} outputs, NumPy {len(expected)}"
+        for k, (a, e) in enumerate(zip(got, expected, strict=True)):
+            e = np.asarray(e)
+            dtype = plain(a).dtype
+            assert dtype == e.dtype, f"{how} output {k}: dtype {dtype} != NumPy's {e.dtype}"
+            agree(a, e, tol, f"value on {how}, output {k}")
+
+
+def _setup(case, g, ex):
+    """Return the reference namespace, the weights in the dtype and in float64."""
+    ref = _reference(case)
+    ws = weights(g.rng(), ex.call(anp, *ex.args), g.dtype)
+    ws64 = [np.asarray(w, np.float64) for w in ws]
+    return ref, ws, ws64
+
+
+def _use_fd(case):
+    return difference(case, "fd") is not None
+
+
+def _expect(case, g, actual, expected, what):
+    agree(actual, expected, DERIVATIVE_TOL[g.dtype], what, bool(difference(case, "nan")))
+
+
+def _check_dtypes(args, grads, what):
+    for i, (a, gr) in enumerate(zip(args, grads, strict=True)):
+        gr = plain(gr)
+        assert gr.shape == a.shape, f"{what} {i}: shape {gr.shape} != {a.shape}"
+        assert gr.dtype == a.dtype, f"{what} {i}: dtype {gr.dtype} != {a.dtype}"
+
+
+def _jacobians(case, ex, args64):
+    """Per argument, the Jacobian of the flattened outputs: `(n_out, *arg.shape)`, in float64.
+
+    From autograd's reverse mode, or central differences for an "fd" difference.
+    """
+    f = lambda *xs: ex.call(fnp, *xs)  # noqa: E731
+    if _use_fd(case):
+        return fd_jacobian(f, args64)
+    ref = _reference(case)
+    n_out = sum(np.size(o) for o in outputs(ex.call(anp, *args64)))
+    if n_out == 0 or any(a.size == 0 for a in args64):
+        return [np.zeros((n_out, *a.shape)) for a in args64]
+
+    def flat(*xs):
+        return anp.concatenate([anp.ravel(o) for o in outputs(ex.call(ref, *xs))])
+
+    return [
+        np.reshape(autograd.jacobian(flat, i)(*args64), (n_out, *a.shape))
+        for i, a in enumerate(args64)
+    ]
+
+
+def _check_grad(case, g, ex):
+    ref, ws, ws64 = _setup(case, g, ex)
+    n = len(ex.args)
+    L = objective(fnp, ex.call, ws)
+    grads = fg.grad(L, argnums=tuple(range(n)))(*ex.args)
+    _check_dtypes(ex.args, grads, "gradient")
+    args64 = upcast(ex.args)
+    if _use_fd(case):
+        w = flat_weights(ws64)
+        expected = [
+            np.tensordot(w, j, axes=1) for j in fd_jacobian(lambda *xs: ex.call(fnp, *xs), args64)
+        ]
+    else:
+        L64 = objective(ref, ex.call, ws64)
+        expected = autograd.grad(lambda xs: L64(*xs))(list(args64))
+    for i, (a, e) in enumerate(zip(grads, expected, strict=True)):
+        _expect(case, g, a, e, f"gradient {i}")
+
+
+def _check_jvp(case, g, ex):
+    rng = g.rng()
+    ts = tuple(np.asarray(rng.uniform(-1, 1, np.shape(a)), a.dtype) for a in ex.args)
+    out, t_out = fg.jvp(lambda *xs: ex.call(fnp, *xs), ex.args, ts)
+    t_out = outputs(t_out)
+    for k, (o, t) in enumerate(zip(outputs(out), t_out, strict=True)):
+        assert plain(t).shape == plain(o).shape, f"tangent {k}: shape"
+        assert plain(t).dtype == g.dtype, f"tangent {k}: dtype {plain(t).dtype} != {g.dtype}"
+    args64, ts64 = upcast(ex.args), upcast(ts)
+    jacs = _jacobians(case, ex, args64)
+    expected = sum(np.tensordot(j, t, axes=t.ndim) for j, t in zip(jacs, ts64, strict=True))
+    got = [np.ravel(plain(t)) for t in t_out]
+    got = np.concatenate(got) if got else np.zeros(0)
+    _expect(case, g, got, np.reshape(expected, got.shape), "tangent (flattened)")
+
+
+def _check_jacobian(case, g, ex):
+    out = ex.call(anp, *ex.args)
+    if isinstance(out, (tuple, list)) or sum(a.size for a in ex.args) > SMALL:
+        return  # tuple outputs: `grad` and `jvp` cover them
+    n = len(ex.args)
+    args64 = upcast(ex.args)
+    expected = _jacobians(case, ex, args64)
+    f = lambda *xs: ex.call(fnp, *xs)  # noqa: E731
+    for name, transform in (("jacobian", fg.jacobian), ("jacfwd", fg.jacfwd)):
+        got = transform(f, argnums=tuple(range(n)))(*ex.args)
+        for i, (a, e) in enumerate(zip(got, expected, strict=True)):
+            assert plain(a).dtype == g.dtype, f"{name} {i}: dtype {plain(a).dtype}"
+            shape = (*np.shape(out), *args64[i].shape)
+            assert plain(a).shape == shape, f"{name} {i}: shape {plain(a).shape} != {shape}"
+            _expect(case, g, a, np.reshape(e, shape), f"{name} {i}")
+
+
+def _grad_fd_jacobian(L, args64):
+    """The Hessian by central differences of funcgrad's own (float64) gradient."""
+    n = len(args64)
+    grad = fg.grad(L, argnums=tuple(range(n)))
+    return fd_jacobian(lambda *xs: grad(*xs), args64)
+
+
+def _check_hvp(case, g, ex):
+    ref, ws, ws64 = _setup(case, g, ex)
+    rng = g.rng()
+    vs = tuple(np.asarray(rng.uniform(-1, 1, np.shape(a)), a.dtype) for a in ex.args)
+    L = objective(fnp, ex.call, ws)
+    got = fg.hvp(L, ex.args, vs)
+    got = (got,) if len(ex.args) == 1 else got  # hvp returns H v shaped like the primals
+    _check_dtypes(ex.args, got, "hvp")
+    args64, vs64 = upcast(ex.args), upcast(vs)
+    if _use_fd(case):
+        L64 = objective(fnp, ex.call, ws64)
+        hess = _grad_fd_jacobian(L64, args64)  # rows: the flattened gradients
+        rows = sum(np.tensordot(h, v, axes=v.ndim) for h, v in zip(hess, vs64, strict=True))
+        sizes = np.cumsum([0, *(a.size for a in args64)])
+        for i, a in enumerate(args64):
+            expected = np.asarray(rows)[sizes[i] : sizes[i + 1]].reshape(a.shape)
+            _expect(case, g, got[i], expected, f"hvp {i}")
+        return
+    L64 = objective(ref, ex.call, ws64)
+    grad = autograd.grad(lambda xs: L64(*xs))
+
+    def along(xs):
+        return sum(anp.sum(gr * v) for gr, v in zip(grad(xs), vs64, strict=True))
+
+    expected = autograd.grad(along)(list(args64))
+    for i, (a, e) in enumerate(zip(got, expected, strict=True)):
+        _expect(case, g, a, e, f"hvp {i}")
+
+
+def _check_hessian(case, g, ex):
+    if ex.args[0].size > SMALL // 2:
+        return
+    ref, ws, ws64 = _setup(case, g, ex)
+    L = objective(fnp, ex.call, ws)
+    got = fg.hessian(L)(*ex.args)
+    x = ex.args[0]
+    assert plain(got).shape == x.shape * 2, f"hessian: shape {plain(got).shape}"
+    assert plain(got).dtype == g.dtype, f"hessian: dtype {plain(got).dtype}"
+    args64 = upcast(ex.args)
+    if x.size == 0:
+        expected = np.zeros(x.shape * 2)
+    elif _use_fd(case):
+        L64 = objective(fnp, ex.call, ws64)
+        grad0 = fg.grad(L64)
+        (jac,) = fd_jacobian(lambda x0: grad0(x0, *args64[1:]), args64[:1])
+        expected = jac.reshape(x.shape * 2)
+    else:
+        expected = autograd.hessian(objective(ref, ex.call, ws64))(*args64)
+    _expect(case, g, got, expected, "hessian")
+
+
+CHECK_FUNCTIONS = {
+    "value": _check_value,
+    "grad": _check_grad,
+    "jvp": _check_jvp,
+    "jacobian": _check_jacobian,
+    "hvp": _check_hvp,
+    "hessian": _check_hessian,
+}
