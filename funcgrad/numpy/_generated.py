@@ -155,7 +155,7 @@ def negative(x):
 
 
 def power(x, y):
-    """Return `x ** y` (d/dx taken as 0 where y == 0, d/dy as 0 where x <= 0).
+    """Return `x ** y` (d/dx taken as 0 where y == 0; d/dy as PyTorch's: 0 where x == 0 <= y).
 
     Args:
         x: An array, a number, or a graph node.
@@ -465,7 +465,7 @@ def arcsinh(x):
 
 
 def arctan2(x, y):
-    """Return the angle of the point (x, y).
+    """Return the angle of the point (x, y) (gradient 0 at the origin, as PyTorch's).
 
     Args:
         x: An array, a number, or a graph node.

@@ -256,11 +256,21 @@ def _power_vjp_base(ct: Array, out: Array, x: Array, y: Array) -> Array:
 
 
 def _power_vjp_exponent(ct: Array, out: Array, x: Array, y: Array) -> Array:
-    # d/dy x**y = log(x) * x**y; taken as 0 where x <= 0 (x**y is 0 or inf at
-    # x == 0, and not real for x < 0); a NaN x stays NaN
+    # d/dy x**y = log(x) * x**y, as PyTorch's pow_backward_exponent: 0 where x == 0
+    # and y >= 0, -inf where x == 0 and y < 0 (log 0 * inf), NaN where x < 0 (not real)
     x_v = value_of(x)
-    log_x = log(where((x_v > 0) | (x_v != x_v), x, 1.0))
-    return ct * _exact_zeros(log_x, log_x * out)
+    inside = (x_v > 0) | (x_v != x_v)
+    if inside is True or (type(inside) is not bool and inside.all()):
+        log_x = log(x)
+        return ct * _exact_zeros(log_x, log_x * out)
+    log_x = log(where(inside, x, 1.0))
+    d = _exact_zeros(log_x, log_x * where(inside, out, 1.0))
+    at_zero = where(value_of(y) >= 0, 0.0, -math.inf)  # float64; `d` keeps its dtype below
+    return ct * where(inside, d, where(x_v == 0, astype(at_zero, dtype=_dtype_of(d)), math.nan))
+
+
+def _dtype_of(a: Array) -> Any:
+    return getattr(value_of(a), "dtype", numpy.dtype(numpy.float64))
 
 
 def _power_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
@@ -277,7 +287,7 @@ power = register(
         vjp=(_power_vjp_base, _power_vjp_exponent),
         jvp=ELEMENTWISE,
         sample=_binary(low=0.5, high=2.0, low2=-2.0, high2=2.0),
-        doc="x ** y (d/dx taken as 0 where y == 0, d/dy as 0 where x <= 0)",
+        doc="x ** y (d/dx taken as 0 where y == 0; d/dy as PyTorch's: 0 where x == 0 <= y)",
         keeps_zeros="elementwise",
         names=Names(
             numpy="power", torch="pow", method="pow", inplace="pow_", grad_fn=_power_grad_fn
@@ -363,12 +373,19 @@ sqrt = register(
 
 # --- signs and magnitudes ----------------------------------------------------
 
+
+def _sign_or_zero(x: Array) -> Array:
+    s = sign(x)
+    return s if all_finite(s) else where(s != s, 0.0, s)
+
+
 absolute = register(
     Primitive(
         name="abs",
         forward=lambda xp, x: xp.abs(x),
-        # NOTE: at 0 the gradient is sign(0) = 0, the subgradient PyTorch and JAX use.
-        vjp=(lambda ct, out, x: ct * sign(value_of(x)),),
+        # NOTE: at 0 the gradient is sign(0) = 0, the subgradient PyTorch and JAX use;
+        # at a NaN it is 0 too, as PyTorch's sgn.
+        vjp=(lambda ct, out, x: ct * _sign_or_zero(value_of(x)),),
         jvp=ELEMENTWISE,
         sample=_unary(),
         doc="|x| (gradient 0 at 0)",
@@ -548,17 +565,25 @@ arcsinh = register(
     )
 )
 
+
+def _atan2_recip(y: Array, x: Array) -> Array:
+    # 1 / (x**2 + y**2), taken as 0 at the origin: PyTorch's gradient of atan2(0, 0) is (0, -0)
+    d = x * x + y * y
+    at_origin = value_of(d) == 0
+    return where(at_origin, 0.0, 1.0 / where(at_origin, 1.0, d))
+
+
 arctan2 = register(
     Primitive(
         name="arctan2",
         forward=lambda xp, x, y: xp.arctan2(x, y),
         vjp=(
-            lambda ct, out, y, x: ct * x / (x * x + y * y),
-            lambda ct, out, y, x: -ct * y / (x * x + y * y),
+            lambda ct, out, y, x: ct * x * _atan2_recip(y, x),
+            lambda ct, out, y, x: -ct * y * _atan2_recip(y, x),
         ),
         jvp=ELEMENTWISE,
         sample=_binary(low=0.3, high=3.0),
-        doc="angle of the point (x, y)",
+        doc="angle of the point (x, y) (gradient 0 at the origin, as PyTorch's)",
         keeps_zeros="elementwise",
         names=Names(
             numpy="arctan2",
@@ -593,6 +618,8 @@ relu = register(
     Primitive(
         name="relu",
         forward=lambda xp, x: xp.maximum(x, 0),
+        # NOTE: 0 at 0, as PyTorch's; at a NaN x also 0, where PyTorch passes ct on:
+        # an unselected (NaN) branch never poisons a gradient (module docstring)
         vjp=(lambda ct, out, x: where(value_of(x) > 0, ct, 0.0),),
         jvp=ELEMENTWISE,
         sample=_unary(second_order=False),
@@ -621,6 +648,8 @@ softplus = register(
 def _winner_vjp(ct: Array, x: Array, y: Array) -> Array:
     # ct where x wins, ct / 2 at ties (as PyTorch and JAX split them), else 0;
     # `where` keeps ct's dtype, so float32 stays float32.
+    # NOTE: a NaN gets 0 on both sides (PyTorch passes ct to both): an unselected
+    # NaN branch never poisons a gradient (module docstring).
     x, y = value_of(x), value_of(y)
     return where(x > y, ct, where(x == y, ct * 0.5, 0.0))
 

@@ -401,7 +401,7 @@ def asinh(input: Tensor) -> Tensor:
 
 
 def atan2(input: Tensor, other: Tensor | float) -> Tensor:
-    """Return the angle of the point (x, y).
+    """Return the angle of the point (x, y) (gradient 0 at the origin, as PyTorch's).
 
     Args:
         input: A tensor (`x` above).

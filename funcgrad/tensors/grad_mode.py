@@ -46,6 +46,7 @@ class _Mode:
     """
 
     _enabled: bool = True
+    _stacks: dict[int, list[tuple[bool, bool]]]  # per thread: the modes this block saved
     # Whether the block sets (so restores) inference mode too, or grad mode only, as PyTorch's.
     _sets_inference: bool = False
 
