@@ -525,6 +525,13 @@ class Tensor(TensorBase, _Methods):
         return bool(self._value.reshape(()))
 
     def __index__(self) -> int:
+        # NOTE: only integer tensors are indices (a float 2.5 as a size or dim would be
+        # silently cut to 2); the TypeError is PyTorch's
+        if self._value.dtype.kind not in "iub" or self._value.size != 1:
+            raise TypeError(
+                f"only integer tensors of a single element can be converted to an index "
+                f"(got dtype {self._value.dtype}, shape {tuple(self._value.shape)})"
+            )
         return int(self.item())
 
     def __hash__(self) -> int:
