@@ -154,8 +154,27 @@ CASES: dict[str, Case] = {}
 # Public names of funcgrad.numpy / funcgrad.numpy.linalg that have no case, with the reason.
 EXEMPT = {
     "linalg": "the namespace funcgrad.numpy.linalg: each of its names has its own entry",
+    "random": "the namespace funcgrad.numpy.random: draws from funcgrad's generators, "
+    "nothing to compare with a reference",
+    **dict.fromkeys(
+        ("shape", "size", "ndim", "isfortran", "may_share_memory", "shares_memory",
+         "common_type", "iscomplexobj", "isrealobj", "min_scalar_type", "mintypecode",
+         "result_type"),
+        "metadata of an array (a shape, a dtype, a bool), not values: nothing to differentiate",
+    ),
+    **dict.fromkeys(
+        ("bitwise_and", "bitwise_count", "bitwise_invert", "bitwise_left_shift",
+         "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor", "gcd", "lcm",
+         "left_shift", "right_shift", "invert", "packbits", "unpackbits",
+         "ravel_multi_index", "unravel_index"),
+        "integers and bits only: NumPy's function on plain values, no float to differentiate",
+    ),
     "linalg.SlogdetResult": "the named pair slogdet returns, a class: the slogdet cases cover it",
-}
+}  # fmt: skip
+
+# Public objects that are NumPy's own (`fnp.zeros is numpy.zeros`), and classes (dtypes, ndarray):
+# no funcgrad code to compare.
+EXEMPT_RULE = "NumPy's own object re-exported as it is, or a class (a dtype, ndarray)"
 
 
 def case(name, variant="", differentiable=True, smooth=False):
@@ -202,8 +221,47 @@ UNARY = {
     "arccos": (-0.9, 0.9),
     "arctan": (-2.0, 2.0),
     "arcsinh": (-2.0, 2.0),
+    "acos": (-0.9, 0.9),
+    "asin": (-0.9, 0.9),
+    "asinh": (-2.0, 2.0),
+    "atan": (-2.0, 2.0),
+    "exp2": (-2.0, 2.0),
+    "fabs": (-2.0, 2.0),
+    "log10": (0.1, 3.0),
+    "log2": (0.1, 3.0),
+    "deg2rad": (-2.0, 2.0),
+    "degrees": (-2.0, 2.0),
+    "rad2deg": (-2.0, 2.0),
+    "radians": (-2.0, 2.0),
+    "positive": (-2.0, 2.0),
+    "conj": (-2.0, 2.0),
+    "conjugate": (-2.0, 2.0),
+    "real": (-2.0, 2.0),
+    "imag": (-2.0, 2.0),
+    "copy": (-2.0, 2.0),
+    "nan_to_num": (-2.0, 2.0),
+    "array": (-2.0, 2.0),
+    "asarray": (-2.0, 2.0),
+    "asanyarray": (-2.0, 2.0),
+    "ascontiguousarray": (-2.0, 2.0),
+    "asarray_chkfinite": (-2.0, 2.0),
+    "zeros_like": (-2.0, 2.0),
+    "ones_like": (-2.0, 2.0),
+    # value-only: piecewise constant, a zero derivative (autograd's too)
+    "floor": (-2.0, 2.0),
+    "ceil": (-2.0, 2.0),
+    "rint": (-2.0, 2.0),
+    "round": (-2.0, 2.0),
+    "around": (-2.0, 2.0),
+    "trunc": (-2.0, 2.0),
+    "fix": (-2.0, 2.0),
 }
-SMOOTH_UNARY = {"negative", "exp", "expm1", "square", "sin", "cos", "tanh", "sinh", "cosh"}
+SMOOTH_UNARY = {
+    "negative", "exp", "expm1", "square", "sin", "cos", "tanh", "sinh", "cosh", "exp2",
+    "deg2rad", "degrees", "rad2deg", "radians", "positive", "sinc", "conj", "conjugate",
+    "real", "imag", "copy", "nan_to_num", "array", "asarray", "asanyarray",
+    "ascontiguousarray", "asfortranarray", "asarray_chkfinite", "zeros_like", "ones_like",
+}  # fmt: skip
 
 
 def _unary(name, low, high):
@@ -227,8 +285,18 @@ BINARY = {
     "arctan2": ((-2.0, 2.0), (-2.0, 2.0)),
     "maximum": ((-2.0, 2.0), (-2.0, 2.0)),
     "minimum": ((-2.0, 2.0), (-2.0, 2.0)),
+    "atan2": ((-2.0, 2.0), (-2.0, 2.0)),
+    "pow": ((0.2, 2.0), (-2.0, 2.0)),
+    "hypot": ((-2.0, 2.0), (-2.0, 2.0)),
+    "logaddexp": ((-2.0, 2.0), (-2.0, 2.0)),
+    "logaddexp2": ((-2.0, 2.0), (-2.0, 2.0)),
+    "fmod": ((-2.0, 2.0), (0.3, 2.0)),
+    "mod": ((-2.0, 2.0), (0.3, 2.0)),
+    "remainder": ((-2.0, 2.0), (0.3, 2.0)),
+    "floor_divide": ((-2.0, 2.0), (0.3, 2.0)),
+    "heaviside": ((-2.0, 2.0), (-2.0, 2.0)),
 }
-SMOOTH_BINARY = {"add", "subtract", "multiply"}
+SMOOTH_BINARY = {"add", "subtract", "multiply", "logaddexp", "logaddexp2"}
 
 
 def _binary(name, xdom, ydom):
@@ -875,6 +943,353 @@ def _norm_all(g):
     x = g.array(g.shape(max_dims=3))
     kw = {"keepdims": g.boolean()} if g.boolean() else {}
     return Example((x,), lambda m, x: m.linalg.norm(x, **kw), repr(kw))
+
+
+# --- the rest of NumPy's namespace (issue #13) ------------------------------------------
+
+NAN_POOL = (*POOL, np.nan)
+
+
+def _nan_reduction(name, kind):
+    @case(name, f"axis={kind}")
+    def draw(g):
+        x = g.array(g.shape(min_dims=1, empty=False), pool=POOL)
+        if g.special and min(x.shape) >= 2:
+            # One NaN, so that no slice is all NaN (NumPy warns and gives NaN there).
+            x.flat[g.integers(0, x.size - 1)] = np.nan
+        axis = g.axis(x.ndim, kind, allow_empty_tuple=False)
+        kw = {"axis": axis, "keepdims": g.boolean()}
+        return Example((x,), lambda m, x: _fn(m, name)(x, **kw), repr(kw))
+
+
+for _name in ("nansum", "nanmean", "nanmax", "nanmin"):
+    for _kind in ("None", "int", "tuple"):
+        _nan_reduction(_name, _kind)
+
+
+@case("ptp")
+def _ptp(g):
+    x = g.array(g.shape(empty=False))
+    kw = _keywords(g, x.ndim, g.choice(AXIS_KINDS))
+    return Example((x,), lambda m, x: m.ptp(x, **kw), repr(kw))
+
+
+@case("average")
+def _average(g):
+    x = g.array(g.shape(min_dims=1, empty=False))
+    axis = g.axis(x.ndim, g.choice(("None", "int", "neg")))
+    return Example((x,), lambda m, x: m.average(x, axis=axis), f"axis={axis!r}")
+
+
+@case("average", "weights")
+def _average_weights(g):
+    x = g.array(g.shape(min_dims=1, empty=False))
+    axis = g.axis(x.ndim, g.choice(("None", "int", "neg")))
+    w = g.array(x.shape if axis is None else (x.shape[axis],), 0.5, 2.0)
+    return Example((x, w), lambda m, x, w: m.average(x, axis=axis, weights=w), f"axis={axis!r}")
+
+
+def _on_matrix(name, call, min_dims=2, smooth=True, describe=""):
+    @case(name, smooth=smooth)
+    def draw(g):
+        x = g.array(g.shape(min_dims=min_dims, max_dims=max(min_dims, 3)))
+        return Example((x,), lambda m, x: call(g, _fn(m, name), x), describe)
+
+
+_on_matrix("fliplr", lambda g, f, x: f(x))
+_on_matrix("flipud", lambda g, f, x: f(x), min_dims=1)
+_on_matrix("matrix_transpose", lambda g, f, x: f(x))
+
+
+@case("diagonal", smooth=True)
+def _diagonal(g):
+    x = g.array(g.shape(min_dims=2, max_dims=3))
+    n = x.ndim
+    a1, a2 = g.d.permutation(n)[:2]
+    offset = g.integers(-2, 2)
+    return Example(
+        (x,),
+        lambda m, x: m.diagonal(x, offset, a1, a2),
+        f"offset {offset}, axes {a1}, {a2}",
+    )
+
+
+@case("trace", smooth=True)
+def _trace(g):
+    x = g.array(g.shape(min_dims=2, max_dims=3))
+    offset = g.integers(-2, 2)
+    return Example((x,), lambda m, x: m.trace(x, offset), f"offset {offset}")
+
+
+def _diag(name):
+    @case(name, smooth=True)
+    def draw(g):
+        x = g.array(g.shape(min_dims=1, max_dims=1 if name == "diagflat" else 2))
+        k = g.integers(-2, 2)
+        return Example((x,), lambda m, x: _fn(m, name)(x, k=k), f"k={k}")
+
+
+_diag("diag")
+_diag("diagflat")
+
+
+@case("diff", smooth=True)
+def _diff(g):
+    x = g.array(g.shape(min_dims=1))
+    axis = g.integers(-x.ndim, x.ndim - 1)
+    n = g.integers(0, 2)
+    return Example((x,), lambda m, x: m.diff(x, n=n, axis=axis), f"n={n}, axis={axis}")
+
+
+@case("repeat", smooth=True)
+def _repeat(g):
+    x = g.array(g.shape(min_dims=1))
+    axis = g.choice((None, *range(-x.ndim, x.ndim)))
+    n = x.size if axis is None else x.shape[axis]
+    reps = g.integers(0, 3) if g.boolean() else [g.integers(0, 2) for _ in range(n)]
+    return Example((x,), lambda m, x: m.repeat(x, reps, axis=axis), f"{reps}, axis={axis}")
+
+
+@case("roll", smooth=True)
+def _roll(g):
+    x = g.array(g.shape(min_dims=1))
+    if g.boolean():
+        shift = g.integers(-3, 3)
+        axis = g.choice((None, *range(-x.ndim, x.ndim)))
+    else:
+        axis = tuple(g.d.permutation(x.ndim)[: g.integers(1, x.ndim)])
+        shift = tuple(g.integers(-3, 3) for _ in axis)
+    return Example((x,), lambda m, x: m.roll(x, shift, axis=axis), f"{shift}, axis={axis}")
+
+
+@case("rollaxis", smooth=True)
+def _rollaxis(g):
+    x = g.array(g.shape(min_dims=1, max_dims=4))
+    axis, start = g.integers(-x.ndim, x.ndim - 1), g.integers(0, x.ndim)
+    return Example((x,), lambda m, x: m.rollaxis(x, axis, start), f"{axis}, start {start}")
+
+
+@case("rot90", smooth=True)
+def _rot90(g):
+    x = g.array(g.shape(min_dims=2, max_dims=3))
+    k = g.integers(-2, 4)
+    axes = tuple(g.d.permutation(x.ndim)[:2])
+    return Example((x,), lambda m, x: m.rot90(x, k, axes), f"k={k}, axes={axes}")
+
+
+@case("tile", smooth=True)
+def _tile(g):
+    x = g.array(g.shape(max_dims=2))
+    reps = g.integers(1, 2) if g.boolean() else tuple(g.integers(1, 2) for _ in range(3))
+    return Example((x,), lambda m, x: m.tile(x, reps), f"reps {reps}")
+
+
+@case("kron", smooth=True)
+def _kron(g):
+    a, b = g.array(g.shape(max_dims=2)), g.array(g.shape(max_dims=2))
+    return Example((a, b), lambda m, a, b: m.kron(a, b), f"{a.shape}, {b.shape}")
+
+
+@case("cross", smooth=True)
+def _cross(g):
+    batch = g.shape(max_dims=1, empty=False)
+    a, b = g.array((*batch, 3)), g.array((*batch, 3))  # NumPy 2 deprecates 2-vectors
+    return Example((a, b), lambda m, a, b: m.cross(a, b), f"{a.shape}, {b.shape}")
+
+
+@case("take", smooth=True)
+def _take(g):
+    x = g.array(g.shape(min_dims=1, empty=False))
+    axis = g.choice((None, *range(-x.ndim, x.ndim)))
+    n = x.size if axis is None else x.shape[axis]
+    idx = np.asarray(g.rng().integers(-n, n, size=g.shape(max_dims=2, empty=False)))
+    return Example((x,), lambda m, x: m.take(x, idx, axis=axis), f"{idx!r}, axis={axis}")
+
+
+@case("take_along_axis", smooth=True)
+def _take_along_axis(g):
+    x = g.array(g.shape(min_dims=1, empty=False))
+    axis = g.integers(-x.ndim, x.ndim - 1)
+    shape = list(x.shape)
+    shape[axis] = g.integers(1, 3)
+    idx = np.asarray(g.rng().integers(0, x.shape[axis], size=shape))
+    return Example((x,), lambda m, x: m.take_along_axis(x, idx, axis=axis), f"{idx!r}, axis={axis}")
+
+
+@case("sort")
+def _sort(g):
+    x = g.array(g.shape(min_dims=1))
+    axis = g.choice((None, -1, *range(x.ndim)))
+    return Example((x,), lambda m, x: m.sort(x, axis=axis), f"axis={axis}")
+
+
+def _stack_like(name, min_dims):
+    @case(name, smooth=True)
+    def draw(g):
+        base = [g.integers(1, 3) for _ in range(g.integers(min_dims, 3))]
+        xs = tuple(g.array(base) for _ in range(g.integers(1, 3)))
+        return Example(xs, lambda m, *xs: _fn(m, name)(xs), f"{len(xs)} of {base}")
+
+
+for _name in ("column_stack", "row_stack", "dstack"):
+    _stack_like(_name, 1)
+
+
+@case("concat", smooth=True)
+def _concat(g):
+    shape = g.shape(min_dims=1)
+    xs = tuple(g.array(shape) for _ in range(g.integers(1, 3)))
+    axis = g.choice((None, *range(-len(shape), len(shape))))
+    return Example(xs, lambda m, *xs: m.concat(xs, axis=axis), f"axis={axis}")
+
+
+def _split_like(name, min_dims, axis):
+    @case(name, smooth=True)
+    def draw(g):
+        shape = list(g.shape(min_dims=min_dims, max_dims=3, empty=False))
+        shape[axis] = g.choice((2, 4))
+        x = g.array(shape)
+        sections = 2 if g.boolean() else [1]
+        return Example((x,), lambda m, x: _fn(m, name)(x, sections), f"{sections}")
+
+
+_split_like("hsplit", 1, 0)
+_split_like("vsplit", 2, 0)
+_split_like("dsplit", 3, 2)
+
+
+def _spaced(name, low, high):
+    @case(name, smooth=True)
+    def draw(g):
+        start, stop = g.array((), low, high), g.array((), low, high)
+        num = g.integers(0, 5)
+        kw = {"endpoint": g.boolean()} if g.boolean() else {}
+        return Example(
+            (start, stop), lambda m, a, b: _fn(m, name)(a, b, num, **kw), f"num {num}, {kw}"
+        )
+
+
+_spaced("linspace", -2.0, 2.0)
+_spaced("logspace", -1.0, 1.0)
+_spaced("geomspace", 0.2, 2.0)
+
+
+@case("meshgrid", smooth=True)
+def _meshgrid(g):
+    xs = tuple(g.array((g.integers(1, 3),)) for _ in range(g.integers(1, 3)))
+    indexing = g.choice(("xy", "ij"))
+    return Example(xs, lambda m, *xs: m.meshgrid(*xs, indexing=indexing), indexing)
+
+
+@case("full_like", smooth=True)
+def _full_like(g):
+    x = g.array(g.shape())
+    v = g.array(())
+    return Example((x, v), lambda m, x, v: m.full_like(x, v), "")
+
+
+@case("full", smooth=True)
+def _full(g):
+    shape = g.shape()
+    v = g.array(())
+    return Example((v,), lambda m, v: m.full(shape, v), f"shape {shape}")
+
+
+@case("empty_like", differentiable=False)
+def _empty_like(g):
+    x = g.array(g.shape())
+    return Example((x,), lambda m, x: m.empty_like(x).shape, "the shape: the values are undefined")
+
+
+@case("sinc", smooth=True)
+def _sinc(g):
+    x = g.array(g.shape(), pool=(1.0, -1.0, 0.5, 2.0))  # no zeros: the "zeros" variant has them
+    return Example((x,), lambda m, x: m.sinc(x))
+
+
+@case("asfortranarray", smooth=True)
+def _asfortranarray(g):
+    x = g.array(g.shape(min_dims=1))  # 0-d: the "0-d" variant
+    return Example((x,), lambda m, x: m.asfortranarray(x))
+
+
+@case("sinc", "zeros", smooth=True)
+def _sinc_zeros(g):
+    x = g.array(g.shape(min_dims=1, empty=False))
+    x.flat[0] = 0.0
+    return Example((x,), lambda m, x: m.sinc(x), "a 0 entry")
+
+
+@case("heaviside", "x2 at x1 = 0", smooth=True)
+def _heaviside_x2(g):
+    shape = g.shape(min_dims=1, empty=False)
+    x1 = np.where(g.rng().random(shape) < 0.5, 0.0, g.rng().uniform(-2, 2, shape))
+    x1.flat[0] = 0.0
+    x2 = g.array(shape)
+    return Example((x2,), lambda m, x2: m.heaviside(x1, x2), f"x1 = {x1!r}")
+
+
+@case("asfortranarray", "0-d", smooth=True)
+def _asfortranarray_0d(g):
+    x = g.array(())
+    return Example((x,), lambda m, x: m.asfortranarray(x))
+
+
+@case("histogram", "empty", differentiable=False)
+def _histogram_empty(g):
+    x = g.array((0,))
+    return Example((x,), lambda m, x: m.histogram(x, bins=3))
+
+
+# Value-only names with integer, bool or index results: values only.
+def _value_only(name, args=1, call=None, pool=POOL, min_dims=0, empty=True):
+    @case(name, differentiable=False)
+    def draw(g):
+        shapes = g.broadcast_shapes(args) if args > 1 else [g.shape(min_dims=min_dims, empty=empty)]
+        xs = tuple(g.array(s, pool=pool) for s in shapes)
+        f = call or (lambda m, *xs: _fn(m, name)(*xs))
+        return Example(xs, f, "")
+
+
+for _name in ("isinf", "isneginf", "isposinf", "isreal", "iscomplex", "signbit", "logical_not"):
+    _value_only(_name, pool=(*POOL, np.inf, -np.inf, np.nan))
+for _name in ("logical_and", "logical_or", "logical_xor", "isclose"):
+    _value_only(_name, args=2)
+for _name in ("all", "any", "count_nonzero", "nonzero", "flatnonzero", "argwhere"):
+    _value_only(_name)
+for _name in ("argmax", "argmin", "nanargmax", "nanargmin"):
+    _value_only(_name, min_dims=1, call=lambda m, x, _n=_name: _fn(m, _n)(x, axis=-1))
+for _name in ("argsort",):
+    _value_only(_name, min_dims=1, call=lambda m, x: m.argsort(x, axis=-1, stable=True))
+_value_only("argpartition", min_dims=1, call=lambda m, x: np.sort(m.argpartition(x, 0)))
+_value_only("allclose", args=2, call=lambda m, x, y: np.asarray(m.allclose(x, y)))
+_value_only("array_equal", args=2, call=lambda m, x, y: np.asarray(m.array_equal(x, y)))
+_value_only("array_equiv", args=2, call=lambda m, x, y: np.asarray(m.array_equiv(x, y)))
+_value_only("isin", args=2, call=lambda m, x, y: m.isin(x, y))
+_value_only("spacing")
+_value_only("lexsort", min_dims=2, call=lambda m, x: m.lexsort(x))
+EDGES = np.array([-1.0, -0.5, 0.0, 0.5, 1.0])
+_value_only("searchsorted", call=lambda m, x: m.searchsorted(EDGES, x))
+_value_only("digitize", call=lambda m, x: m.digitize(x, EDGES))
+_value_only("unique", call=lambda m, x: m.unique(x, return_index=True, return_counts=True))
+_value_only("unique_values")
+_value_only("unique_counts")
+_value_only("unique_inverse")
+_value_only("unique_all")
+_value_only("histogram", min_dims=1, empty=False, call=lambda m, x: m.histogram(x, bins=3))
+_value_only(
+    "histogram_bin_edges", min_dims=1, empty=False, call=lambda m, x: m.histogram_bin_edges(x, 3)
+)
+_value_only("diag_indices_from", call=lambda m, x: m.diag_indices_from(np.ones((2, 2))))
+_value_only("tril_indices_from", call=lambda m, x: m.tril_indices_from(np.ones((2, 3))))
+_value_only("triu_indices_from", call=lambda m, x: m.triu_indices_from(np.ones((3, 2)), 1))
+
+
+@case("bincount", "weights", differentiable=False)
+def _bincount(g):
+    w = g.array((4,))
+    idx = np.asarray(g.rng().integers(0, 3, size=4))
+    return Example((w,), lambda m, w: m.bincount(idx, weights=w), f"{idx!r}")
 
 
 # --- no autograd counterpart ----------------------------------------------------------

@@ -16,9 +16,10 @@ id (`"linalg.norm[matrix, other ord]"`). The kinds:
   its own function: where funcgrad's convention at a non-differentiable
   point differs from autograd's, or autograd's function cannot take the
   call; autograd differentiates the composite.
-* `"raises"`: NumPy computes a value and funcgrad refuses with a
-  `FuncgradError` that says what to use instead; the value check asserts
-  the refusal.
+* `"fd2"`: as `"fd"`, for the second-order checks only (hvp, hessian).
+* `"raises"`: NumPy computes a value and funcgrad refuses graph nodes
+  with a `FuncgradError` that says what to use instead; the value check
+  asserts the refusal (on plain arrays funcgrad may compute, or refuse).
 
 `KNOWN_MISMATCHES`: `(case id, check) -> what is wrong`, funcgrad bugs
 found by these tests and not fixed yet. Each makes its test an xfail with
@@ -72,9 +73,62 @@ DIFFERENCES: dict[tuple[str, str], str] = {
     ("linalg.norm", "reference"): "autograd's norm VJP is wrong with keepdims=True and an "
     "int axis (it expands the kept axis again), and fails on a negative axis of a matrix "
     "norm (AxisError): given the norms written with sum, sqrt, abs, max and min",
+    ("hypot", "nan"): f"at (0, 0): {NAN_GUARD}",
+    ("atan2", "nan"): f"at (0, 0): {NAN_GUARD}",
+    ("sinc", "fd"): "autograd's sinc derivative is NaN at 0 (0/0), where sinc is smooth "
+    "with derivative 0",
+    ("power", "fd2"): "autograd's power VJP wrt x uses x ** where(y, y - 1, 1) * y, whose "
+    "derivative wrt y is wrong at y = 0 (x instead of 1/x): second order by central differences",
+    ("pow", "fd2"): "as power: autograd's mixed second derivative is wrong at y = 0",
+    ("tile", "fd"): "autograd's tile VJP is wrong when reps adds leading axes",
+    ("diag", "fd"): "autograd's diag VJP fails for k != 0 and for a 2-d input (broadcast error)",
+    ("diff", "fd"): "autograd's diff VJP fails on some axes (non-broadcastable output)",
+    ("repeat", "fd"): "autograd's repeat VJP takes an int repeats only",
+    ("roll", "fd"): "autograd's roll VJP takes an int shift only",
+    ("rollaxis", "fd"): "autograd has no gradient of rollaxis for a negative axis",
+    ("rot90", "fd"): "autograd's rot90 VJP does not take axes",
+    ("sort", "fd"): "autograd has no gradient of sort for arrays of more than one axis",
+    ("hsplit", "fd"): "autograd's hsplit VJP concatenates along axis 1, also for a 1-d array",
+    ("linspace", "fd"): "autograd's linspace VJP does not take endpoint=",
+    ("full_like", "fd"): "autograd passes no gradient to full_like's fill value",
+    ("diagonal", "fd"): "autograd's diagonal VJP supports offset=0, axis1=-1, axis2=-2 only",
+    ("dstack", "fd"): "autograd's dstack VJP gives 0 for a 1-d input",
+    ("concat", "fd"): "autograd's concat VJP gives 0 with axis=None",
+    **dict.fromkeys(
+        [
+            (name, "fd")
+            for name in (
+                "positive",
+                "copy",
+                "asarray",
+                "asanyarray",
+                "ascontiguousarray",
+                "asfortranarray",
+                "asarray_chkfinite",
+                "fmod",
+                "heaviside",
+                "ptp",
+                "average",
+                "matrix_transpose",
+                "diagflat",
+                "geomspace",
+                "logspace",
+                "meshgrid",
+                "take",
+                "take_along_axis",
+            )
+        ],
+        "autograd has no VJP for it (NotImplementedError)",
+    ),  # fmt: skip
+    **dict.fromkeys(
+        [(name, "reference") for name in ("nansum", "nanmean", "nanmax", "nanmin")],
+        "autograd has no VJP for it: given the composite with where(isnan(x), ...)",
+    ),
     # --- funcgrad refuses what NumPy computes ---
     ("linalg.norm[matrix, singular values]", "raises"): "the matrix norms ord='nuc', 2, -2 "
     "need singular values (no SVD primitive yet): OpError naming the orders funcgrad has",
+    ("bincount[weights]", "raises"): "bincount with node weights: NotProvidedError (issue #13); "
+    "on arrays it is NumPy's",
 }
 
 
@@ -133,6 +187,20 @@ def _norm(anp):
     return norm
 
 
+def _nan(anp, name):
+    def reduce(x, axis=None, keepdims=False, **kw):
+        nan = anp.isnan(x)
+        if name == "nansum":
+            return anp.sum(anp.where(nan, 0.0, x), axis=axis, keepdims=keepdims)
+        if name == "nanmean":
+            total = anp.sum(anp.where(nan, 0.0, x), axis=axis, keepdims=keepdims)
+            return total / anp.sum(~nan, axis=axis, keepdims=keepdims)
+        fill, pick = (-anp.inf, anp.max) if name == "nanmax" else (anp.inf, anp.min)
+        return pick(anp.where(nan, fill, x), axis=axis, keepdims=keepdims)
+
+    return reduce
+
+
 # The composites of the "reference" differences: dotted name -> (autograd.numpy -> function).
 REFERENCES = {
     "clip": _clip,
@@ -140,9 +208,46 @@ REFERENCES = {
     "linalg.slogdet": _slogdet,
     "linalg.cholesky": _cholesky,
     "linalg.norm": _norm,
+    **{
+        name: (lambda anp, _n=name: _nan(anp, _n))
+        for name in ("nansum", "nanmean", "nanmax", "nanmin")
+    },
 }
 
-KNOWN_MISMATCHES: dict[tuple[str, str], str] = {}
+_HEAVISIDE = (
+    "heaviside(x1, x2) is x2 where x1 == 0: funcgrad passes no gradient to x2 (value-only rule)"
+)
+_SINC = "sinc's second derivative at 0 is -pi^2/3; funcgrad gives 0"
+_F32 = "float32 in, float64 out (NumPy keeps float32)"
+
+KNOWN_MISMATCHES: dict[tuple[str, str], str] = {
+    ("heaviside[x2 at x1 = 0]", "grad"): _HEAVISIDE,
+    ("heaviside[x2 at x1 = 0]", "jvp"): _HEAVISIDE,
+    ("heaviside[x2 at x1 = 0]", "jacobian"): _HEAVISIDE,
+    ("sinc[zeros]", "hvp"): _SINC,
+    ("sinc[zeros]", "hessian"): _SINC,
+    **{
+        (case, check): f"{case}: {_F32}"
+        for case in (
+            "hypot[python scalar]",
+            "nanmean[axis=None]",
+            "nanmean[axis=int]",
+            "nanmean[axis=tuple]",
+            "average",
+            "linspace",
+            "logspace",
+        )
+        for check in ("value", "jvp", "jacobian")
+    },
+    ("geomspace", "jvp"): f"geomspace's tangent: {_F32}",
+    ("geomspace", "jacobian"): f"geomspace's jacfwd: {_F32}",
+    ("histogram", "value"): f"histogram's bin edges on a float32 node: {_F32}",
+    ("histogram_bin_edges", "value"): f"the bin edges on a float32 node: {_F32}",
+    ("histogram[empty]", "value"): "histogram of an empty node: raw ValueError (zero-size "
+    "reduction), where NumPy gives zero counts over [0, 1]",
+    ("asfortranarray[0-d]", "value"): "asfortranarray of a 0-d node has shape (), NumPy's (1,)",
+    ("asfortranarray[0-d]", "jacobian"): "asfortranarray of a 0-d node has shape (), NumPy's (1,)",
+}
 
 
 def difference(case, kind) -> str | None:

@@ -105,19 +105,23 @@ def test_functional_matches_autograd(cid, check, data):
 def _check_value(case, g, ex):
     tol = VALUE_TOL[g.dtype]
     leaves = [fg.leaf(a) for a in ex.args]
-    refused = difference(case, "raises")
     try:
         expected = ex.call(anp, *ex.args)
     except Exception as e:  # NumPy refuses: so must funcgrad.
         note(f"NumPy raises {type(e).__name__}: {e}")
-        refused = True
-    if refused:
         for args in (ex.args, leaves):
-            with pytest.raises(FuncgradError if refused is not True else Exception):
+            with pytest.raises(Exception):  # noqa: B017
                 ex.call(fnp, *args)
         return
     expected = outputs(expected)
+    refused = difference(case, "raises")
     for how, args in (("arrays", ex.args), ("nodes", leaves)):
+        if refused:  # an allowed refusal: on nodes always, on arrays maybe
+            try:
+                got = ex.call(fnp, *args)
+            except FuncgradError:
+                continue
+            assert how == "arrays", f"funcgrad computes on nodes; remove the difference: {refused}"
         got = outputs(ex.call(fnp, *args))
         assert len(got) == len(expected), f"{how}: {len(got)} outputs, NumPy {len(expected)}"
         for k, (a, e) in enumerate(zip(got, expected, strict=True)):
@@ -135,8 +139,8 @@ def _setup(case, g, ex):
     return ref, ws, ws64
 
 
-def _use_fd(case):
-    return difference(case, "fd") is not None
+def _use_fd(case, second_order=False):
+    return difference(case, "fd") is not None or (second_order and difference(case, "fd2"))
 
 
 def _expect(case, g, actual, expected, what):
@@ -160,14 +164,14 @@ def _jacobians(case, ex, args64):
         return fd_jacobian(f, args64)
     ref = _reference(case)
     n_out = sum(np.size(o) for o in outputs(ex.call(anp, *args64)))
-    if n_out == 0 or any(a.size == 0 for a in args64):
-        return [np.zeros((n_out, *a.shape)) for a in args64]
 
     def flat(*xs):
         return anp.concatenate([anp.ravel(o) for o in outputs(ex.call(ref, *xs))])
 
     return [
-        np.reshape(autograd.jacobian(flat, i)(*args64), (n_out, *a.shape))
+        np.zeros((n_out, *a.shape))  # autograd.jacobian cannot stack no rows
+        if n_out == 0 or a.size == 0
+        else np.reshape(autograd.jacobian(flat, i)(*args64), (n_out, *a.shape))
         for i, a in enumerate(args64)
     ]
 
@@ -202,9 +206,14 @@ def _check_jvp(case, g, ex):
     args64, ts64 = upcast(ex.args), upcast(ts)
     jacs = _jacobians(case, ex, args64)
     expected = sum(np.tensordot(j, t, axes=t.ndim) for j, t in zip(jacs, ts64, strict=True))
-    got = [np.ravel(plain(t)) for t in t_out]
+    got = [np.ravel(plain(t)).astype(np.float64) for t in t_out]
     got = np.concatenate(got) if got else np.zeros(0)
-    _expect(case, g, got, np.reshape(expected, got.shape), "tangent (flattened)")
+    expected = np.array(np.reshape(expected, got.shape), dtype=np.float64)
+    # Where a value is NaN (a mean over an empty axis), so may its tangent be.
+    values = [np.ravel(plain(o)).astype(np.float64) for o in outputs(out)]
+    nan = np.isnan(np.concatenate(values)) if values else np.zeros(0, bool)
+    got[nan] = expected[nan] = np.nan
+    _expect(case, g, got, expected, "tangent (flattened)")
 
 
 def _check_jacobian(case, g, ex):
@@ -240,7 +249,7 @@ def _check_hvp(case, g, ex):
     got = (got,) if len(ex.args) == 1 else got  # hvp returns H v shaped like the primals
     _check_dtypes(ex.args, got, "hvp")
     args64, vs64 = upcast(ex.args), upcast(vs)
-    if _use_fd(case):
+    if _use_fd(case, second_order=True):
         L64 = objective(fnp, ex.call, ws64)
         hess = _grad_fd_jacobian(L64, args64)  # rows: the flattened gradients
         rows = sum(np.tensordot(h, v, axes=v.ndim) for h, v in zip(hess, vs64, strict=True))
@@ -272,7 +281,7 @@ def _check_hessian(case, g, ex):
     args64 = upcast(ex.args)
     if x.size == 0:
         expected = np.zeros(x.shape * 2)
-    elif _use_fd(case):
+    elif _use_fd(case, second_order=True):
         L64 = objective(fnp, ex.call, ws64)
         grad0 = fg.grad(L64)
         (jac,) = fd_jacobian(lambda x0: grad0(x0, *args64[1:]), args64[:1])
