@@ -224,6 +224,7 @@ KNOWN_MISMATCHES: dict[tuple[str, str], str] = {
     ("heaviside[x2 at x1 = 0]", "grad"): _HEAVISIDE,
     ("heaviside[x2 at x1 = 0]", "jvp"): _HEAVISIDE,
     ("heaviside[x2 at x1 = 0]", "jacobian"): _HEAVISIDE,
+    ("heaviside[x2 at x1 = 0]", "fd"): _HEAVISIDE,
     ("sinc[zeros]", "hvp"): _SINC,
     ("sinc[zeros]", "hessian"): _SINC,
     **{
