@@ -31,6 +31,7 @@ from funcgrad.errors import FuncgradError
 from tests.differential.functional_cases import CASES, EXAMPLES, NOT_IN_AUTOGRAD, Gen
 from tests.differential.functional_check import (
     DERIVATIVE_TOL,
+    SECOND_ORDER_TOL,
     VALUE_TOL,
     Namespace,
     agree,
@@ -183,8 +184,9 @@ def _use_fd(case, second_order=False):
     return difference(case, "fd") is not None or (second_order and difference(case, "fd2"))
 
 
-def _expect(case, g, actual, expected, what):
-    agree(actual, expected, DERIVATIVE_TOL[g.dtype], what, bool(difference(case, "nan")))
+def _expect(case, g, actual, expected, what, second_order=False):
+    tol = (SECOND_ORDER_TOL if second_order else DERIVATIVE_TOL)[g.dtype]
+    agree(actual, expected, tol, what, bool(difference(case, "nan")))
 
 
 def _check_dtypes(args, grads, what):
@@ -296,7 +298,7 @@ def _check_hvp(case, g, ex):
         sizes = np.cumsum([0, *(a.size for a in args64)])
         for i, a in enumerate(args64):
             expected = np.asarray(rows)[sizes[i] : sizes[i + 1]].reshape(a.shape)
-            _expect(case, g, got[i], expected, f"hvp {i}")
+            _expect(case, g, got[i], expected, f"hvp {i}", second_order=True)
         return
     L64 = objective(ref, ex.call, ws64)
     grad = autograd.grad(lambda xs: L64(*xs))
@@ -306,7 +308,7 @@ def _check_hvp(case, g, ex):
 
     expected = autograd.grad(along)(list(args64))
     for i, (a, e) in enumerate(zip(got, expected, strict=True)):
-        _expect(case, g, a, e, f"hvp {i}")
+        _expect(case, g, a, e, f"hvp {i}", second_order=True)
 
 
 def _check_hessian(case, g, ex):
@@ -328,7 +330,7 @@ def _check_hessian(case, g, ex):
         expected = jac.reshape(x.shape * 2)
     else:
         expected = autograd.hessian(objective(ref, ex.call, ws64))(*args64)
-    _expect(case, g, got, expected, "hessian")
+    _expect(case, g, got, expected, "hessian", second_order=True)
 
 
 CHECK_FUNCTIONS = {
