@@ -98,7 +98,6 @@ CAT_LEGACY = (
 DIM_EMPTY = "dim=() reduces nothing (PyTorch: every dim); var(x, False) takes the bool as dim (PyTorch: unbiased=False)"
 DIM_REQUIRED = "no dim: PyTorch requires one (TypeError), funcgrad flattens (NumPy semantics)"
 FLIP_VARARGS = "x.flip(0, 1) (dims as varargs) raises TypeError"
-INDEX = "operator.index of a float tensor returns an int (PyTorch: TypeError)"
 LIST_DIM = "all/any with a list or tuple dim raise TypeError (PyTorch: reduces those dims)"
 MAX_DIM_TENSOR = "max/min(x, <0-d int tensor>, keepdim): PyTorch takes it as dim, funcgrad as other"
 MEAN_INT = "mean of an integer tensor: PyTorch raises, funcgrad returns float64"
@@ -113,7 +112,6 @@ ZERO_D_DIM = "a 0-d tensor with dim 0, -1 or (-1,): PyTorch accepts, funcgrad ra
 
 KNOWN_MISMATCHES: dict[tuple[str, str], str] = {
     ("Tensor.__add__", "values"): PROMOTION,
-    ("Tensor.__index__", "accepts"): INDEX,
     ("Tensor.__ipow__", "grad2"): POW_EDGES,
     ("Tensor.__mul__", "values"): PROMOTION,
     ("Tensor.__pow__", "grad2"): POW_EDGES,
