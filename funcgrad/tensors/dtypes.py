@@ -7,6 +7,8 @@ Python floats become float32 in tensors (settable with
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from funcgrad.errors import DtypeError
@@ -104,8 +106,6 @@ def to_dtype(d) -> np.dtype:
         >>> to_dtype("torch.DoubleTensor"), to_dtype(float)
         (dtype('float64'), dtype('float32'))
     """
-    import builtins
-
     if d is builtins.float:
         return _default[0]
     if d is builtins.int:
@@ -128,3 +128,180 @@ def to_dtype(d) -> np.dtype:
             f"..., a NumPy dtype, or a type name like 'torch.DoubleTensor'"
         )
     return dtype
+
+
+# --- PyTorch's type promotion -------------------------------------------------------
+#
+# NOTE: the Tensor layer chooses result dtypes as PyTorch does (`torch.result_type`),
+# not as NumPy does: among tensors with dimensions the usual promotion, where 0-d
+# tensors and Python numbers only raise the category (bool < integer < floating <
+# complex), so `float32 * int64 -> float32`, `float32 * <0-d float64> -> float32` and
+# `int64 + 2.5 -> float32` (the default dtype). The functional API keeps NumPy's rules.
+
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+# The primitives that compute in floating point: integer and bool inputs give the
+# default float dtype (`torch.exp(int64) -> float32`), as in PyTorch.
+FLOATING = frozenset(
+    {
+        "exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tan", "tanh", "sinh",
+        "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arctan2", "sigmoid", "divide",
+        "logsumexp", "softplus", "logit", "erf", "erfc", "erfinv", "erfcinv", "digamma",
+        "gammaln", "gamma", "rgamma", "polygamma", "ndtr", "ndtri", "log_ndtr", "i0",
+        "i0e", "i1", "i1e", "entr", "xlogy", "xlog1py",
+    }
+)  # fmt: skip
+
+# The primitives PyTorch refuses integer and bool inputs to, with its message.
+REFUSES_INTEGERS = {
+    "mean": "mean(): could not infer output dtype. Input dtype must be either a floating "
+    "point or complex dtype. Got: {name}",
+    "var": "std and var only support floating point and complex dtypes, got {name}",
+    "std": "std and var only support floating point and complex dtypes, got {name}",
+    "norm": "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {name}",
+    "softmax": "\"softmax\" not implemented for '{name}'",
+    "log_softmax": "\"log_softmax\" not implemented for '{name}'",
+    "det": "linalg.det: Expected a floating point or complex tensor as input. Got {name}",
+    "logabsdet": "linalg.slogdet: Expected a floating point or complex tensor as input. Got {name}",
+    "inv": "linalg.inv: Expected a floating point or complex tensor as input. Got {name}",
+    "solve": "linalg.solve: Expected a floating point or complex tensor as input. Got {name}",
+    "cholesky": "linalg.cholesky: Expected a floating point or complex tensor as input. Got {name}",
+}
+
+# PyTorch's names of the dtypes, for messages that read like PyTorch's.
+_TORCH_NAMES = {
+    "float16": "Half",
+    "float32": "Float",
+    "float64": "Double",
+    "int8": "Char",
+    "int16": "Short",
+    "int32": "Int",
+    "int64": "Long",
+    "uint8": "Byte",
+    "bool": "Bool",
+    "complex64": "ComplexFloat",
+    "complex128": "ComplexDouble",
+}
+
+
+def torch_name(dtype) -> str:
+    """Return PyTorch's name of a dtype (`'Long'` for int64), or NumPy's if it has none."""
+    return _TORCH_NAMES.get(dtype.name, dtype.name)
+
+
+def default_complex_dtype() -> np.dtype:
+    """Return the dtype that Python complex numbers get: complex128 if the default is float64, else complex64."""
+    return complex128 if _default[0] == float64 else complex64
+
+
+def _complex_of(d: np.dtype) -> np.dtype:
+    return complex128 if d == float64 else complex64
+
+
+def _promote(a: np.dtype | None, b: np.dtype | None) -> np.dtype | None:
+    """PyTorch's `promote_types` (None: no dtype yet)."""
+    if a is None:
+        return b
+    if b is None or a == b:
+        return a
+    ca, cb = _CATEGORY[a.kind], _CATEGORY[b.kind]
+    if ca != cb:  # the higher category wins, keeping its own size (float16 + int64: float16)
+        high, low = (a, b) if ca > cb else (b, a)
+        if high.kind == "c" and low.kind == "f":  # complex64 + float64: complex128
+            return np.promote_types(high, low)
+        return high
+    return np.promote_types(a, b)
+
+
+def _combine(higher: np.dtype | None, lower: np.dtype | None) -> np.dtype | None:
+    """PyTorch's `combine_categories`: `lower` (0-d tensors, numbers) only raises the category."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.kind == "c":
+        return higher
+    if lower.kind == "c":
+        return _complex_of(higher) if higher.kind == "f" else lower
+    if higher.kind == "f":
+        return higher
+    if higher.kind == "b" or lower.kind == "f":
+        return _promote(higher, lower)
+    return higher
+
+
+def _number_dtype(x) -> np.dtype:
+    """The dtype PyTorch gives a Python number taking part in an operation."""
+    if isinstance(x, builtins.bool):
+        return bool
+    if isinstance(x, builtins.int):
+        return int64
+    if isinstance(x, builtins.float):
+        return _default[0]
+    return default_complex_dtype()
+
+
+def result_dtype(operands) -> np.dtype | None:
+    """Return the dtype of an operation on `operands` (arrays and Python numbers), PyTorch's rule.
+
+    Arrays (the values of tensors) with dimensions promote as usual; 0-d
+    arrays, then Python numbers, only raise the category. None if there are
+    no operands.
+
+    Examples:
+        >>> import numpy as np
+        >>> result_dtype([np.ones(2, np.float32), np.float64(1.0) * np.ones(())])
+        dtype('float32')
+        >>> result_dtype([np.arange(2), 2.5]), result_dtype([np.arange(2), np.ones((), np.float64)])
+        (dtype('float32'), dtype('float64'))
+    """
+    dim = zero = number = None
+    for x in operands:
+        if isinstance(x, (builtins.bool, builtins.int, builtins.float, builtins.complex)):
+            number = _promote(number, _number_dtype(x))
+        elif x.ndim:
+            dim = _promote(dim, x.dtype)
+        else:
+            zero = _promote(zero, x.dtype)
+    return _combine(dim, _combine(zero, number))
+
+
+def promote_types(type1, type2) -> np.dtype:
+    """Return the smallest dtype that both dtypes can be converted to, as `torch.promote_types`.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> promote_types(torch.int64, torch.float16), promote_types(torch.uint8, torch.int8)
+        (dtype('float16'), dtype('int16'))
+    """
+    out = _promote(to_dtype(type1), to_dtype(type2))
+    assert out is not None
+    return out
+
+
+def result_type(tensor1, tensor2) -> np.dtype:
+    """Return the dtype of an arithmetic operation on two tensors or numbers, as `torch.result_type`.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> result_type(torch.ones(2), torch.tensor(1.0, dtype=torch.float64))
+        dtype('float32')
+        >>> result_type(torch.arange(2), 2.5)
+        dtype('float32')
+    """
+    operands = [
+        x._value if isinstance(x, TensorBase) else _plain_number(x) for x in (tensor1, tensor2)
+    ]
+    out = result_dtype(operands)
+    assert out is not None
+    return out
+
+
+def _plain_number(x):
+    if isinstance(x, np.generic):
+        return x.item()
+    if not isinstance(x, (builtins.bool, builtins.int, builtins.float, builtins.complex)):
+        raise TypeError(
+            f"funcgrad.result_type: expected a tensor or a number, got {type(x).__name__}"
+        )
+    return x

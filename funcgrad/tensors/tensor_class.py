@@ -28,7 +28,15 @@ from funcgrad.ops.device import move as _move_op
 from funcgrad.tensors import grad_mode
 from funcgrad.tensors.base import TensorBase, _init, _new_like, _own_leaf
 from funcgrad.tensors.devices import _already_on, device_of, parse_device, parse_to_args
-from funcgrad.tensors.dtypes import default_float_dtype, parse_type_name, to_dtype
+from funcgrad.tensors.dtypes import (
+    FLOATING,
+    REFUSES_INTEGERS,
+    default_float_dtype,
+    parse_type_name,
+    result_dtype,
+    to_dtype,
+    torch_name,
+)
 from funcgrad.tensors.engine import RemovableHandle, add_hooked, run_backward, track
 from funcgrad.tensors.grad_fn import grad_fn_of
 from funcgrad.tensors.printing import format_tensor, type_name
@@ -684,6 +692,9 @@ def _to_array(data, float_dtype):
     value = np.array(_plain(data))
     if value.dtype.kind == "f":
         value = value.astype(float_dtype)
+    elif value.dtype.kind == "c" and float_dtype.kind != "c":
+        # Python complex numbers: complex64 by default, as in PyTorch (complex128 with float64)
+        value = value.astype(np.complex128 if float_dtype == np.float64 else np.complex64)
     return value
 
 
@@ -758,12 +769,19 @@ def _apply(fn, *args, **kwargs):
     cls = Tensor
     unwrapped = []
     append = unwrapped.append
+    dtype = None  # the tensors' dtype, while they all have the same one
+    mixed = False
     for a in args:
         if isinstance(a, Tensor):
             if a._volatile:
                 break
             if cls is Tensor and type(a) is not Tensor:
                 cls = type(a)
+            if a._value.dtype is not dtype:
+                if dtype is None:
+                    dtype = a._value.dtype
+                else:
+                    mixed = True
             node = a._node
             if record and node is not None:
                 append(node)
@@ -778,6 +796,10 @@ def _apply(fn, *args, **kwargs):
         else:
             append(_unwrap(a, record))
     else:
+        # NOTE: PyTorch's type promotion. Tensors of one floating-point dtype with
+        # Python numbers need none (NumPy keeps numbers weak, NEP 50): one check.
+        if mixed or dtype is None or dtype.kind not in "fc":
+            _promote_operands(fn, args, unwrapped, kwargs)
         if recorded and constants:
             for i in constants:
                 v = unwrapped[i]
@@ -794,6 +816,69 @@ def _apply(fn, *args, **kwargs):
             return t
         return _wrap(result, cls)
     return _apply_general(fn, args, kwargs)
+
+
+_TAKES_DTYPE = frozenset({"mean", "softmax", "log_softmax"})
+
+
+def _promote_operands(fn, args, unwrapped: list, kwargs) -> list:
+    """Cast the operands in `unwrapped` (what `fn` gets for `args`) to PyTorch's result dtype, in place.
+
+    The result dtype is `torch.result_type` of the tensors and Python numbers
+    among `args` (the condition of `where` aside); integer and bool operands
+    of a floating-point primitive (`FLOATING`: exp, divide ...) give the
+    default float dtype. Tensors of another dtype are converted (recorded, so
+    their gradients flow back in their own dtype); numbers stay weak, so
+    NumPy's result has that dtype too. Returns `unwrapped`.
+
+    Raises:
+        funcgrad.errors.OpError: For integer or bool input to an operation PyTorch
+            refuses it to (`REFUSES_INTEGERS`: mean, var, softmax ...).
+    """
+    name = getattr(fn, "name", None)  # a primitive's name (None for a composition)
+    start = 1 if name == "where" else 0  # the condition stays bool
+    operands = []
+    tensors = False  # whether a tensor is among the operands
+    for a in args[start:]:
+        if isinstance(a, Tensor):
+            operands.append(a._value)
+            tensors = True
+        elif isinstance(a, (bool, int, float, complex)):
+            operands.append(a)
+        elif isinstance(a, np.generic) and a.dtype.kind in "biufc":
+            operands.append(a.item())
+    if name == "clamp":  # a bound that is not given is a placeholder 0.0
+        bounds = kwargs.get("bounds")
+        if bounds != "both" and len(operands) == 3:
+            del operands[2 if bounds == "min" else 1]
+    elif name == "clip":  # number bounds are parameters
+        operands.extend(b for b in (kwargs.get("a_min"), kwargs.get("a_max")) if b is not None)
+    target = result_dtype(operands)
+    if target is None or not (tensors or start):
+        return unwrapped
+    if target.kind in "biu":
+        if name in FLOATING:
+            target = default_float_dtype()
+        elif name in REFUSES_INTEGERS:
+            value = next(v for v in operands if not isinstance(v, (bool, int, float, complex)))
+            raise OpError(
+                f"funcgrad.{name}: "
+                + REFUSES_INTEGERS[name].format(name=torch_name(value.dtype))
+                + f" (a tensor of shape {list(value.shape)}); convert it first with x.float()"
+                + (", or pass dtype=funcgrad.float32" if name in _TAKES_DTYPE else "")
+            )
+    for i in range(start, len(args)):
+        a = args[i]
+        if isinstance(a, Tensor):
+            if a._value.dtype != target:
+                v = unwrapped[i]
+                unwrapped[i] = astype(v, dtype=target) if type(v) is Node else v.astype(target)
+        elif not tensors and type(unwrapped[i]) in (bool, int, float, complex):
+            # only numbers besides `where`'s condition: one carries the dtype (a 0-d
+            # array is not weak), `where(c, 2.5, 0.0)` is float32 as in PyTorch
+            unwrapped[i] = np.asarray(unwrapped[i], dtype=target)
+            tensors = True
+    return unwrapped
 
 
 # References to a constant's array while `_graph_constant` looks at it: the
@@ -830,6 +915,11 @@ def _apply_general(fn, args, kwargs):
     volatile = _any_volatile(args)
     record = not volatile and _grad_enabled()
     unwrapped = [_unwrap(a, record) for a in args]
+    for i, a in enumerate(args):
+        if isinstance(a, (list, tuple)) and any(isinstance(v, Tensor) for v in a):
+            unwrapped[i] = type(a)(_promote_operands(fn, a, list(unwrapped[i]), {}))
+    if not any(isinstance(a, (list, tuple)) for a in args):
+        _promote_operands(fn, args, unwrapped, kwargs)
     result = fn(*unwrapped, **{k: _unwrap(v, record) for k, v in kwargs.items()})
     return _wrap(result, _result_class(args), volatile)
 
