@@ -39,9 +39,14 @@ def _size(size, op):
     """`*size` as PyTorch takes it (`ones(2, 3)` or `ones((2, 3))`): a tuple of ints >= 0.
 
     Raises:
-        funcgrad.errors.ArgumentTypeError: For a size that is not an integer.
+        funcgrad.errors.ArgumentTypeError: For no size at all, or a size that is not an integer.
         funcgrad.errors.OpError: For a negative size.
     """
+    if not size:  # `ones()`: PyTorch requires a size (`ones(())` is the 0-d tensor)
+        raise ArgumentTypeError(
+            f'funcgrad.{op}() missing 1 required positional arguments: "size"; give the '
+            f"shape, e.g. {op}(2, 3), {op}((2, 3)), or {op}(()) for a 0-d tensor"
+        )
     if len(size) == 1 and not hasattr(size[0], "__index__") and isinstance(size[0], Iterable):
         size = tuple(size[0])
     shape = tuple(index_of(s, op, "size") for s in size)
@@ -247,10 +252,38 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad: bool
     """
     if end is None:
         start, end = 0, start
+    start, end, step = (v.item() if hasattr(v, "item") else v for v in (start, end, step))
+    if dtype is not None and to_dtype(dtype).kind in "iub":
+        # NOTE: as PyTorch, an integer dtype truncates the bounds and step first
+        # (arange(2.5, dtype=int64) is [0, 1]; a step of 0.5 becomes 0 and is refused)
+        _check_range(start, end, step)
+        start, end, step = int(start), int(end), int(step)
+    _check_range(start, end, step)
     value = np.arange(start, end, step)
     if value.dtype.kind == "f" and dtype is None:
         value = value.astype(default_float_dtype())
     return _make(value, dtype, device, requires_grad, "funcgrad.arange")
+
+
+def _check_range(start, end, step) -> None:
+    """Refuse what PyTorch's arange refuses: a zero step, a step away from `end`, inf or NaN.
+
+    Raises:
+        funcgrad.errors.OpError: Naming the bounds and the step.
+    """
+    lo, hi, by = start, end, step
+    what = f"(start={lo}, end={hi}, step={by})"
+    if not all(np.isfinite(v) for v in (lo, hi)):
+        raise OpError(
+            f"funcgrad.arange: unsupported range: {lo} -> {hi} {what}; give finite bounds"
+        )
+    if by == 0:
+        raise OpError(f"funcgrad.arange: step must be nonzero {what}")
+    if not ((by > 0 and hi >= lo) or (by < 0 and hi <= lo)):
+        raise OpError(
+            f"funcgrad.arange: upper bound and lower bound inconsistent with step sign {what}; "
+            f"a positive step counts up from start to end, a negative one down"
+        )
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -271,7 +304,7 @@ def _like(maker):
     def like(input, dtype=None, device=None, requires_grad: bool = False):  # noqa: A002
         # NOTE: on input's device unless told otherwise, as in PyTorch
         return maker(
-            *input.shape,
+            tuple(input.shape),
             dtype=dtype or input.dtype,
             device=input.device if device is None else device,
             requires_grad=requires_grad,

@@ -17,8 +17,12 @@ from collections import namedtuple
 import numpy as np
 
 from funcgrad import numpy as fnp
+from funcgrad.errors import ArgumentTypeError as _ArgumentTypeError
+from funcgrad.errors import NotDifferentiableError as _NotDifferentiableError
 from funcgrad.errors import OpError as _OpError
 from funcgrad.ops import elementwise as _ew
+from funcgrad.ops import linalg as _linalg
+from funcgrad.ops import nn as _nn
 from funcgrad.ops import reduce as _rd
 from funcgrad.ops import shape as _sh
 from funcgrad.ops._util import index_of as _index_of
@@ -33,12 +37,14 @@ __all__ = [
     "any",
     "argmax",
     "argmin",
+    "bmm",
     "cat",
     "clamp",
     "clamp_max",
     "clamp_min",
     "clip",
     "concatenate",
+    "cumsum",
     "div",
     "dot",
     "einsum",
@@ -46,21 +52,30 @@ __all__ = [
     "expand",
     "flatten",
     "flip",
+    "log_softmax",
+    "logsumexp",
     "max",
+    "mean",
     "min",
+    "mm",
     "norm",
     "outer",
     "permute",
     "pow",
+    "prod",
     "reciprocal",
     "reshape",
+    "softmax",
     "square",
     "squeeze",
     "stack",
     "std",
     "sub",
+    "sum",
     "t",
     "transpose",
+    "tril",
+    "triu",
     "unsqueeze",
     "var",
     "where",
@@ -231,52 +246,276 @@ def where(condition, input, other):  # noqa: A002
             f"funcgrad.where: where expected condition to be a boolean tensor, but got "
             f"{kind}; compare first (x > 0) or convert with condition.bool()"
         )
-    return _apply(lambda c, a, b: fnp.where(c, a, b), condition, input, other)
+    return _apply(_ew.where, condition, input, other)
 
 
 # --- reductions ---------------------------------------------------------------------
+#
+# PyTorch's `dim` is checked here, once per call, by `_reduce_dims` (a tuple or list of
+# dims) and `_one_dim` (one dim), before a primitive sees it: each dim in range and
+# named once, an empty tuple meaning every dim (`sum`, `mean`, `var`, `std`, `norm`,
+# `logsumexp`) or none (`all`, `any`), and a 0-d tensor taking the dims 0 and -1. For a
+# 0-d tensor the primitive gets `axis=()` (nothing to reduce: its one element), which
+# keeps the `grad_fn` PyTorch gives a reduction along dims (`SumBackward1`).
 
 
-def var(input, dim=None, unbiased=True, keepdim=False, *, correction=None):  # noqa: A002
-    """Return the variance over `dim` (unbiased by default, as in PyTorch).
+def _ndim(input):  # noqa: A002
+    return len(getattr(_unwrap_value(input), "shape", ()))
+
+
+def _reduce_dims(input, dim, op, *, empty="all"):  # noqa: A002
+    """PyTorch's `dim` of a reduction as the primitive's `axis` (None: every dim).
+
+    Args:
+        input: The tensor reduced.
+        dim: None, one integer (any integer type, a 0-d integer tensor), or a
+            tuple or list of them.
+        op: The operation's name, for messages.
+        empty: What `dim=()` reduces: "all" dims or "none".
+
+    Raises:
+        funcgrad.errors.AxisError: For a dim out of range.
+        funcgrad.errors.OpError: For a dim named twice.
+        funcgrad.errors.ArgumentTypeError: For a dim that is not an integer.
+    """
+    if dim is None:
+        return None
+    ndim = _ndim(input)
+    if hasattr(dim, "__index__") and getattr(dim, "ndim", 0) == 0:
+        one = _index_of(dim, op, "dim")
+        _normalize_axis(one, ndim, op)
+        return one if ndim else ()
+    if isinstance(dim, (str, bytes)) or not hasattr(dim, "__iter__"):
+        raise _ArgumentTypeError(
+            f"funcgrad.{op}(): argument 'dim' must be an int or a tuple of ints, not "
+            f"{type(dim).__name__} {dim!r}"
+        )
+    dims = tuple(_index_of(d, op, "each dim") for d in dim)
+    axes = _normalize_axis(dims, ndim, op)
+    if not dims and empty == "all":
+        return tuple(range(ndim))
+    return axes if ndim else ()
+
+
+def _one_dim(input, dim, op):  # noqa: A002
+    """PyTorch's `dim` of an operation along one dimension, as a non-negative int.
+
+    Raises:
+        funcgrad.errors.ArgumentTypeError: For None (PyTorch's dim is required
+            there), a tuple, or a value that is not an integer.
+        funcgrad.errors.AxisError: For a dim out of range.
+    """
+    if dim is None:
+        raise _ArgumentTypeError(
+            f'funcgrad.{op}() missing 1 required positional arguments: "dim"; give the '
+            f"dimension to work along, e.g. {op}(x, dim=-1) (there is no flattening default)"
+        )
+    if not hasattr(dim, "__index__"):
+        raise _ArgumentTypeError(
+            f"funcgrad.{op}(): argument 'dim' must be int, not {type(dim).__name__} {dim!r}"
+        )
+    return _dim(dim, _ndim(input), op)
+
+
+def sum(input, dim=None, keepdim=False):  # noqa: A001, A002
+    """Return the sum of all elements, or over `dim` (an int, or a tuple: `()` is every dim).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> x = torch.tensor([[-1.1, -0.2], [0.7, 1.6]], requires_grad=True)
+        >>> torch.sum(x, dim=-1)
+        tensor([-1.3000,  2.3000], grad_fn=<SumBackward1>)
+    """
+    axis = _reduce_dims(input, dim, "sum")
+    return _apply(_rd.sum_, input, axis=axis, keepdims=keepdim)
+
+
+def mean(input, dim=None, keepdim=False):  # noqa: A002
+    """Return the mean of all elements, or over `dim` (an int, or a tuple: `()` is every dim).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> x = torch.tensor([[-1.1, -0.2], [0.7, 1.6]], requires_grad=True)
+        >>> torch.mean(x, dim=-1)
+        tensor([-0.6500,  1.1500], grad_fn=<MeanBackward1>)
+    """
+    axis = _reduce_dims(input, dim, "mean")
+    return _apply(_rd.mean, input, axis=axis, keepdims=keepdim)
+
+
+def prod(input, dim=None, keepdim=False):  # noqa: A002
+    """Return the product of all elements, or along one `dim` (exact gradients at zeros).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> x = torch.tensor([[0.8, 1.0], [-1.1, -1.3]], requires_grad=True)
+        >>> torch.prod(x, dim=-1)
+        tensor([0.8000, 1.4300], grad_fn=<ProdBackward1>)
+    """
+    if dim is None:
+        return _apply(_rd.prod, input, axis=None, keepdims=keepdim)
+    axis = _one_dim(input, dim, "prod")
+    return _apply(_rd.prod, input, axis=axis if _ndim(input) else (), keepdims=keepdim)
+
+
+def cumsum(input, dim=None):  # noqa: A002
+    """Return the running sum along `dim` (required, as in PyTorch).
+
+    Raises:
+        funcgrad.errors.ArgumentTypeError: Without `dim`.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> x = torch.tensor([[-1.1, -0.2], [0.7, 1.6]], requires_grad=True)
+        >>> torch.cumsum(x, dim=-1)
+        tensor([[-1.1000, -1.3000],
+                [ 0.7000,  2.3000]], grad_fn=<CumsumBackward0>)
+    """
+    return _apply(_rd.cumsum, input, axis=_one_dim(input, dim, "cumsum"))
+
+
+def logsumexp(input, dim=None, keepdim=False):  # noqa: A002
+    """Return `log(sum(exp(input)))` over `dim` (required; a tuple, `()` every dim), stably.
+
+    Raises:
+        funcgrad.errors.ArgumentTypeError: Without `dim`.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> x = torch.tensor([[-1.1, -0.2], [0.7, 1.6]], requires_grad=True)
+        >>> torch.logsumexp(x, dim=-1)
+        tensor([0.1412, 1.9412], grad_fn=<LogsumexpBackward0>)
+    """
+    if dim is None:
+        _one_dim(input, dim, "logsumexp")  # raises: dim is required
+    axis = _reduce_dims(input, dim, "logsumexp")
+    return _apply(_nn.logsumexp, input, axis=axis, keepdims=keepdim)
+
+
+def softmax(input, dim=None):  # noqa: A002
+    """Return `exp(input) / sum(exp(input))` along `dim` (required, as in PyTorch), stably.
+
+    Raises:
+        funcgrad.errors.ArgumentTypeError: Without `dim`.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> x = torch.tensor([[-1.1, -0.2], [0.7, 1.6]], requires_grad=True)
+        >>> torch.softmax(x, dim=-1)
+        tensor([[0.2891, 0.7109],
+                [0.2891, 0.7109]], grad_fn=<SoftmaxBackward0>)
+    """
+    return _apply(_nn.softmax, input, axis=_one_dim(input, dim, "softmax"))
+
+
+def log_softmax(input, dim=None):  # noqa: A002
+    """Return `input - logsumexp(input, dim, keepdim=True)` along `dim` (required), stably.
+
+    Raises:
+        funcgrad.errors.ArgumentTypeError: Without `dim`.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> x = torch.tensor([[-1.1, -0.2], [0.7, 1.6]], requires_grad=True)
+        >>> torch.log_softmax(x, dim=-1)
+        tensor([[-1.2412, -0.3412],
+                [-1.2412, -0.3412]], grad_fn=<LogSoftmaxBackward0>)
+    """
+    return _apply(_nn.log_softmax, input, axis=_one_dim(input, dim, "log_softmax"))
+
+
+def _moment(name, prim):
+    def f(input, dim=None, unbiased=True, keepdim=False, *, correction=None):  # noqa: A002
+        if isinstance(dim, (bool, np.bool_)):  # PyTorch's overload var(input, unbiased)
+            dim, unbiased = None, bool(dim)
+        ddof = correction if correction is not None else (1 if unbiased else 0)
+        axis = _reduce_dims(input, dim, name)
+        return _apply(prim, input, axis=axis, ddof=ddof, keepdims=keepdim)
+
+    f.__name__ = f.__qualname__ = name
+    return f
+
+
+var = _moment("var", _rd.var)
+var.__doc__ = """Return the variance over `dim` (unbiased by default, as in PyTorch).
+
+    `dim` is an int or a tuple (`()`: every dim); `var(x, False)` reads the
+    bool as `unbiased`, as PyTorch's overload `var(input, unbiased)` does.
 
     Examples:
         >>> import funcgrad as torch
         >>> torch.var(torch.tensor([1.0, 2.0, 3.0, 4.0]))
         tensor(1.6667)
+        >>> torch.tensor([1.0, 2.0, 3.0, 4.0]).var(False)
+        tensor(1.2500)
     """
-    ddof = correction if correction is not None else (1 if unbiased else 0)
-    return _apply(_rd.var, input, axis=_dims(dim), ddof=ddof, keepdims=keepdim)
+std = _moment("std", _rd.std)
+std.__doc__ = """Return the standard deviation over `dim` (unbiased by default, as in PyTorch).
 
-
-def std(input, dim=None, unbiased=True, keepdim=False, *, correction=None):  # noqa: A002
-    """Return the standard deviation over `dim` (unbiased by default, as in PyTorch).
+    `dim` is an int or a tuple (`()`: every dim); `std(x, False)` reads the
+    bool as `unbiased`, as PyTorch's overload `std(input, unbiased)` does.
 
     Examples:
         >>> import funcgrad as torch
         >>> torch.std(torch.tensor([1.0, 3.0]))
         tensor(1.4142)
     """
-    ddof = correction if correction is not None else (1 if unbiased else 0)
-    return _apply(_rd.std, input, axis=_dims(dim), ddof=ddof, keepdims=keepdim)
+
+_UNSET = object()
 
 
 def _extremum(name, prim, elementwise, arg):
-    def f(input, dim=None, keepdim=False):  # noqa: A002
-        if isinstance(dim, Tensor):  # torch.max(a, b): elementwise
-            return _apply(elementwise, input, dim)
-        if dim is None:  # ties share the gradient
-            return _apply(prim, input, axis=None, keepdims=keepdim)
+    def f(input, *args, dim=_UNSET, keepdim=_UNSET, other=_UNSET):  # noqa: A002
+        # PyTorch's overloads: f(input), f(input, other), f(input, dim, keepdim=False).
+        # A tensor alone in second place is `other` (even a 0-d integer one); with
+        # `keepdim`, or passed as `dim=`, it is the dim.
+        if (
+            len(args) > 2
+            or (args and dim is not _UNSET)
+            or (len(args) > 1 and keepdim is not _UNSET)
+        ):
+            raise _ArgumentTypeError(
+                f"funcgrad.{name}() received an invalid combination of arguments: expected "
+                f"({name}(input), {name}(input, other) or {name}(input, dim, keepdim=False))"
+            )
+        if len(args) == 2:
+            keepdim = args[1]
+        if args:
+            if isinstance(args[0], Tensor) and keepdim is _UNSET:
+                other = args[0]
+            else:
+                dim = args[0]
+        if other is not _UNSET:
+            if dim is not _UNSET or keepdim is not _UNSET:
+                raise _ArgumentTypeError(
+                    f"funcgrad.{name}(): `other` (elementwise) takes no dim or keepdim"
+                )
+            return _apply(elementwise, input, other)
+        if dim is _UNSET:
+            if keepdim is not _UNSET:
+                raise _ArgumentTypeError(
+                    f"funcgrad.{name}(): keepdim needs a dim: {name}(input, dim, keepdim)"
+                )
+            return _apply(prim, input, axis=None, keepdims=False)  # ties share the gradient
+        if isinstance(dim, Tensor) and (dim.dim() or np.dtype(dim.dtype).kind not in "iu"):
+            raise _ArgumentTypeError(
+                f"funcgrad.{name}(): argument 'dim' must be int, not a tensor of dtype "
+                f"{dim.dtype} and shape {list(dim.shape)}"
+            )
+        along = _one_dim(input, dim, name)
+        keep = False if keepdim is _UNSET else keepdim
         # with dim, the gradient goes to the returned index alone
         picked = _rd.max_dim if prim is _rd.max_ else _rd.min_dim
-        values = _apply(picked, input, axis=_dims(dim), keepdims=keepdim)
-        idx = arg(_unwrap_value(input), axis=dim, keepdims=keepdim)
+        values = _apply(picked, input, axis=along, keepdims=keep)
+        idx = arg(_unwrap_value(input), axis=along, keepdims=keep)
         return _ValuesIndices(values, _new_like(Tensor, idx, None))
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = (
-        f"Return the {name}imum of `input`: over all elements, over `dim` (a `(values, "
-        f"indices)` pair), or elementwise with a tensor as second argument.\n\n"
+        f"Return the {name}imum of `input`: over all elements, along `dim` (a `(values, "
+        f"indices)` pair), or elementwise with a tensor `other`.\n\n"
+        f"As in PyTorch, a tensor as the only second argument is `other`, even a 0-d "
+        f"integer one; with `keepdim`, or as `dim=`, a 0-d integer tensor is the dim.\n\n"
         f"Examples:\n"
         f"    >>> import funcgrad as torch\n"
         f"    >>> torch.{name}(torch.tensor([[1.0, 5.0], [3.0, 2.0]]), dim=1).values\n"
@@ -313,7 +552,9 @@ def argmin(input, dim=None, keepdim=False):  # noqa: A002
 
 def _boolean_reduce(name):
     def f(input, dim=None, keepdim=False):  # noqa: A002
-        value = getattr(np, name)(_unwrap_value(input), axis=dim, keepdims=keepdim)
+        # dim: an int, or a tuple or list of them (`()` reduces nothing, as in PyTorch)
+        axis = _reduce_dims(input, dim, name, empty="none")
+        value = getattr(np, name)(_unwrap_value(input), axis=axis, keepdims=keepdim)
         # NOTE: np.all/np.any dispatch to CuPy for GPU values (a 0-d CuPy array)
         return _new_like(Tensor, value if hasattr(value, "shape") else np.asarray(value), None)
 
@@ -322,7 +563,7 @@ def _boolean_reduce(name):
 
 
 all = _boolean_reduce("all")  # noqa: A001
-all.__doc__ = """Return whether every element (over `dim`, if given) is true, as a bool tensor.
+all.__doc__ = """Return whether every element (over `dim`, if given: an int or a tuple) is true.
 
 Examples:
     >>> import funcgrad as torch
@@ -330,7 +571,7 @@ Examples:
     tensor(False)
 """
 any = _boolean_reduce("any")  # noqa: A001
-any.__doc__ = """Return whether some element (over `dim`, if given) is true, as a bool tensor.
+any.__doc__ = """Return whether some element (over `dim`, if given: an int or a tuple) is true.
 
 Examples:
     >>> import funcgrad as torch
@@ -366,28 +607,68 @@ def equal(input, other) -> bool:  # noqa: A002
     return a.shape == b.shape and bool(np.all(a == b))
 
 
+def _vector_norm(input, p, dim, keepdim):  # noqa: A002
+    """PyTorch's `linalg.vector_norm`: the `p`-norm of the entries over `dim` (None, `()`: all)."""
+    ndim = _ndim(input)
+    axis = _reduce_dims(input, dim, "norm")
+    axes = tuple(range(ndim)) if axis is None else _normalize_axis(axis, ndim, "norm")
+    ord_ = None if p == 2 else p
+    if not ndim:  # the one entry: its norm along axis 0
+        return _apply(_rd.norm, input, ord=ord_, axis=0, keepdims=False)
+    if len(axes) == 1:
+        return _apply(_rd.norm, input, ord=ord_, axis=axes[0], keepdims=keepdim)
+    shape = tuple(input.shape)
+    if ord_ is None and len(axes) == ndim:  # the 2-norm of every entry: one primitive
+        return _apply(_rd.norm, input, ord=None, axis=None, keepdims=keepdim)
+    # several dims: move them last and merge them (NumPy's linalg.norm would take a
+    # matrix norm over two, and refuses more)
+    rest = tuple(a for a in range(ndim) if a not in axes)
+    merged = reshape(permute(input, rest + axes), *(shape[a] for a in rest), -1)
+    out = _apply(_rd.norm, merged, ord=ord_, axis=-1, keepdims=False)
+    kept = tuple(1 if a in axes else n for a, n in enumerate(shape))
+    return reshape(out, kept) if keepdim else out
+
+
 def norm(input, p="fro", dim=None, keepdim=False):  # noqa: A002
-    """Return the norm of `input` (the 2-norm of all elements by default).
+    """Return the `p`-norm of `input`'s entries, over `dim` (every dim by default), as PyTorch.
+
+    A number `p` (None: 2) is the vector norm of the entries over `dim` (an
+    int, or a tuple of any length: `()` is every dim). `"fro"` with at most
+    two dims is the same as `p=2`, batches included. The nuclear norm
+    (`"nuc"`) needs singular values, which funcgrad cannot differentiate
+    yet: it raises.
+
+    Raises:
+        funcgrad.errors.NotDifferentiableError: For `p="nuc"`.
+        funcgrad.errors.OpError: For `"fro"` over more than two dims, or another string.
 
     Examples:
         >>> import funcgrad as torch
         >>> torch.norm(torch.tensor([3.0, 4.0]))
         tensor(5.)
+        >>> torch.ones(5, 2, 2).norm("fro", dim=(1, 2))
+        tensor([2., 2., 2., 2., 2.])
     """
-    ord_ = None if p in ("fro", 2) and (dim is None or isinstance(dim, int)) else p
-    if dim is None and ord_ is not None:  # a vector norm of all the elements, as PyTorch's
-        input = reshape(input, -1)
-    elif dim is not None and not isinstance(dim, int) and len(dim) > 1 and p != "fro":
-        # a number p with several dims is a vector norm over them all (NumPy's
-        # linalg.norm would take a matrix norm): move them last and merge them
-        shape = tuple(input.shape)
-        axes = _normalize_axis(_dims(dim), len(shape), "norm")
-        rest = tuple(a for a in range(len(shape)) if a not in axes)
-        merged = reshape(permute(input, rest + axes), *(shape[a] for a in rest), -1)
-        out = _apply(_rd.norm, merged, ord=None if p == 2 else p, axis=-1, keepdims=False)
-        kept = tuple(1 if a in axes else n for a, n in enumerate(shape))
-        return reshape(out, kept) if keepdim else out
-    return _apply(_rd.norm, input, ord=ord_, axis=_dims(dim), keepdims=keepdim)
+    if isinstance(p, str):
+        several = dim is not None and not hasattr(dim, "__index__") and len(dim) > 2
+        if p == "fro" and not several:
+            return _vector_norm(input, 2, dim, keepdim)
+        if p == "nuc":
+            raise _NotDifferentiableError(
+                f"funcgrad.norm: p='nuc' (the nuclear norm, the sum of the singular values) "
+                f"is not supported: funcgrad has no differentiable SVD yet (input shape "
+                f"{list(input.shape)}, dim={dim!r}); the Frobenius norm p='fro' is supported"
+            )
+        if p == "fro":
+            raise _OpError(
+                f"funcgrad.norm: p='fro' over {len(dim)} dims {list(dim)}: a matrix norm "
+                f"needs dim to be a pair; for the 2-norm of all those entries use p=2"
+            )
+        raise _OpError(
+            f"funcgrad.norm: only valid string values are 'fro' and 'nuc', found {p!r}; "
+            f"give a number for a vector norm"
+        )
+    return _vector_norm(input, 2 if p is None else p, dim, keepdim)
 
 
 # --- products -----------------------------------------------------------------------
@@ -416,6 +697,64 @@ def outer(input, vec2):  # noqa: A002
     return _apply(fnp.outer, input, vec2)
 
 
+def _operands(op, dims, named):
+    """Check that `named` ((name, label, value) triples) are tensors of `dims` dimensions."""
+    for name, label, t in named:
+        if not isinstance(t, Tensor):
+            raise _ArgumentTypeError(
+                f"funcgrad.{op}(): argument {name!r} must be Tensor, not {type(t).__name__}"
+            )
+        if t.dim() != dims:
+            what = "matrix" if dims == 2 else f"{dims}D tensor"
+            raise _OpError(
+                f"funcgrad.{op}: {label} must be a {what} (got shape {list(t.shape)}); "
+                f"funcgrad.matmul (`@`) takes other ranks and broadcasts batches"
+            )
+
+
+def mm(input, mat2):  # noqa: A002
+    """Return the matrix product of two 2-D tensors (no broadcasting: see `matmul`).
+
+    Raises:
+        funcgrad.errors.OpError: If an operand is not 2-D or the inner sizes differ.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.mm(torch.ones(2, 3), torch.ones(3, 4)).shape
+        funcgrad.Size([2, 4])
+    """
+    _operands("mm", 2, (("input", "self", input), ("mat2", "mat2", mat2)))
+    (n, k), (k2, m) = input.shape, mat2.shape
+    if k != k2:
+        raise _OpError(
+            f"funcgrad.mm: mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m}); "
+            f"the columns of the first must equal the rows of the second"
+        )
+    return _apply(_linalg.matmul, input, mat2)
+
+
+def bmm(input, mat2):  # noqa: A002
+    """Return the matrix products of two batches of matrices (3-D tensors, same batch size).
+
+    Raises:
+        funcgrad.errors.OpError: If an operand is not 3-D, or the batch or inner sizes differ.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.bmm(torch.ones(5, 2, 3), torch.ones(5, 3, 4)).shape
+        funcgrad.Size([5, 2, 4])
+    """
+    _operands("bmm", 3, (("input", "batch1", input), ("mat2", "batch2", mat2)))
+    b, _, k = input.shape
+    if tuple(mat2.shape[:2]) != (b, k):
+        raise _OpError(
+            f"funcgrad.bmm: Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{b}, {k}] but got: {list(mat2.shape[:2])} (batch1 {list(input.shape)}, batch2 "
+            f"{list(mat2.shape)}); bmm needs the same batch size and matching inner sizes"
+        )
+    return _apply(_linalg.matmul, input, mat2)
+
+
 def einsum(equation, *operands):
     """Return the Einstein summation of the operands (given one by one or as one list).
 
@@ -432,8 +771,18 @@ def einsum(equation, *operands):
 # --- shapes ---------------------------------------------------------------------------
 
 
-def _shape_args(shape, op="reshape"):
-    """`*sizes` as PyTorch takes them: `f(2, 3)` or `f((2, 3))`, as a tuple of Python ints."""
+def _shape_args(shape, op="reshape", what="shape"):
+    """`*sizes` as PyTorch takes them: `f(2, 3)` or `f((2, 3))`, as a tuple of Python ints.
+
+    Raises:
+        funcgrad.errors.ArgumentTypeError: For no argument at all (`x.permute()`); an
+            empty tuple is the empty shape.
+    """
+    if not shape:
+        raise _ArgumentTypeError(
+            f'funcgrad.{op}() missing 1 required positional arguments: "{what}"; give them '
+            f"as {op}(a, b, ...) or {op}((a, b, ...)), or {op}(()) for a 0-d tensor"
+        )
     if len(shape) == 1 and not hasattr(shape[0], "__index__"):
         shape = tuple(shape[0])
     return tuple(_index_of(n, op, "each size") for n in shape)
@@ -479,6 +828,50 @@ def flatten(input, start_dim=0, end_dim=-1):  # noqa: A002
     return reshape(input, shape[:start] + (merged,) + shape[end + 1 :])
 
 
+def _triangle(name, prim):
+    def f(input, diagonal=0):  # noqa: A002
+        if input.dim() < 2:
+            raise _OpError(
+                f"funcgrad.{name}: input tensor must have at least 2 dimensions (got "
+                f"shape {list(input.shape)}); for the triangle of a matrix built from a "
+                f"vector, make the matrix first"
+            )
+        return _apply(prim, input, k=_index_of(diagonal, name, "diagonal"))
+
+    f.__name__ = f.__qualname__ = name
+    return f
+
+
+tril = _triangle("tril", _linalg.tril)
+tril.__doc__ = """Return the lower triangle of (each matrix in) `input`, the rest zeros.
+
+    Entries above the `diagonal`-th diagonal (0: the main one, > 0 above it) are zeroed.
+
+    Raises:
+        funcgrad.errors.OpError: For a tensor of fewer than 2 dimensions.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.tril(torch.ones(2, 2))
+        tensor([[1., 0.],
+                [1., 1.]])
+    """
+triu = _triangle("triu", _linalg.triu)
+triu.__doc__ = """Return the upper triangle of (each matrix in) `input`, the rest zeros.
+
+    Entries below the `diagonal`-th diagonal (0: the main one, < 0 below it) are zeroed.
+
+    Raises:
+        funcgrad.errors.OpError: For a tensor of fewer than 2 dimensions.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.triu(torch.ones(2, 2))
+        tensor([[1., 1.],
+                [0., 1.]])
+    """
+
+
 def t(input):  # noqa: A002
     """Return the transpose of a tensor of at most 2 dimensions.
 
@@ -511,7 +904,7 @@ def permute(input, *dims):  # noqa: A002
         >>> torch.permute(torch.ones(2, 3, 4), (2, 0, 1)).shape
         funcgrad.Size([4, 2, 3])
     """
-    dims = _shape_args(dims, "permute")
+    dims = _shape_args(dims, "permute", "dims")
     ndim = input.dim()
     if len(dims) != ndim:
         raise _OpError(
@@ -562,12 +955,36 @@ def squeeze(input, dim=None):  # noqa: A002
 def cat(tensors, dim=0):
     """Return the tensors joined along an existing dimension.
 
+    As in PyTorch, a 1-D empty tensor (shape `(0,)`) joins any tensor, along any
+    `dim` (its legacy rule: such a tensor is skipped in the shape checks).
+
     Examples:
         >>> import funcgrad as torch
         >>> torch.cat([torch.ones(1), torch.zeros(2)])
         tensor([1., 0., 0.])
+        >>> torch.cat([torch.ones(0), torch.ones(2, 3)], dim=1).shape
+        funcgrad.Size([2, 3])
     """
-    return _apply(lambda ts: fnp.concatenate(ts, axis=dim), list(tensors))
+    tensors = list(tensors)
+    shapes = [tuple(np.shape(t)) for t in tensors]  # np.shape reads `.shape` first
+    kept = [s for s in shapes if s != (0,)]
+    if len(kept) == len(shapes):
+        return _apply(lambda ts: fnp.concatenate(ts, axis=dim), tensors)
+    if not kept:  # only 1-D empty tensors: PyTorch ignores dim
+        return _apply(lambda ts: fnp.concatenate(ts, axis=0), tensors)
+    # NOTE: each (0,) tensor is joined as an empty slab of the others' shape, so it
+    # still takes part in dtype promotion and gets its (empty) gradient, as in PyTorch
+    ref = kept[0]
+    axis = _normalize_axis(_index_of(dim, "cat", "dim"), len(ref), "cat")[0] if ref else 0
+    slab = (*ref[:axis], 0, *ref[axis + 1 :])
+
+    def join(ts):
+        pieces = [
+            _sh.reshape(t, shape=slab) if s == (0,) else t for t, s in zip(ts, shapes, strict=True)
+        ]
+        return fnp.concatenate(pieces, axis=dim)
+
+    return _apply(join, tensors)
 
 
 concatenate = cat
@@ -584,15 +1001,22 @@ def stack(tensors, dim=0):
     return _apply(lambda ts: fnp.stack(ts, axis=dim), list(tensors))
 
 
-def flip(input, dims):  # noqa: A002
-    """Return `input` reversed along `dims`.
+def flip(input, dims=None, *more_dims):  # noqa: A002
+    """Return `input` reversed along `dims` (a sequence, or as `x.flip(0, 1)` one int each).
 
     Examples:
         >>> import funcgrad as torch
         >>> torch.flip(torch.tensor([1.0, 2.0, 3.0]), (0,))
         tensor([3., 2., 1.])
+        >>> torch.ones(2, 3).flip(1, -2).shape
+        funcgrad.Size([2, 3])
     """
-    dims = _dims(dims)
+    if dims is None:
+        raise _ArgumentTypeError(
+            'funcgrad.flip() missing 1 required positional arguments: "dims"; give the dims '
+            "to reverse, e.g. flip((0, 1)), or () for none"
+        )
+    dims = _dims((dims, *more_dims) if more_dims else dims)
     axes = _normalize_axis(dims, input.dim(), "flip")
     if len(axes) != (1 if type(dims) is int else len(dims)):
         raise _OpError(f"funcgrad.flip: dims {list(dims)} name a dimension more than once")
@@ -609,7 +1033,7 @@ def expand(input, *sizes):  # noqa: A002
         >>> torch.expand(torch.ones(3, 1), -1, 2).shape
         funcgrad.Size([3, 2])
     """
-    sizes = _shape_args(sizes, "expand")
+    sizes = _shape_args(sizes, "expand", "size")
     shape = tuple(input.shape)
     lead = len(sizes) - len(shape)
     if lead < 0:

@@ -124,7 +124,7 @@ def _copy_from(self: Tensor, src: Any, name: str) -> Tensor:
     if out.dtype != self.dtype:
         out = out._astype(self.dtype)
     if tuple(out.shape) != shape:
-        out = F.expand(out, *shape)
+        out = F.expand(out, shape)
     return out.clone() if out is src else out
 
 
@@ -134,7 +134,7 @@ def _zeros(self: Tensor) -> Tensor:
 
 def _permute_all(self: Tensor) -> Tensor:
     # PyTorch's `.T` is a permute (PermuteBackward0), not `t()`
-    return F.permute(self, *reversed(range(self.dim())))
+    return F.permute(self, tuple(reversed(range(self.dim()))))
 
 
 class TensorMethods(DeclaredMethods):
@@ -175,7 +175,7 @@ class TensorMethods(DeclaredMethods):
     nelement = lambda self: self.numel()
     view_as = lambda self, other: F.reshape(self, tuple(other.shape))
     reshape_as = lambda self, other: F.reshape(self, tuple(other.shape))
-    expand_as = lambda self, other: F.expand(self, *other.shape)
+    expand_as = lambda self, other: F.expand(self, tuple(other.shape))
     T = property(_permute_all)
 
     square_ = inplace("square_", F.square)
