@@ -286,20 +286,41 @@ def hypot(x1: Any, x2: Any) -> Any:
         >>> fnp.hypot([3.0], [4.0])
         array([5.])
     """
-    return _ew.sqrt(_ew.add(_ew.multiply(x1, x1), _ew.multiply(x2, x2)))
+    return _ew.sqrt(_ew.add(_square(x1), _square(x2)))
+
+
+def _square(x: Any) -> Any:
+    """Return `x * x`; a Python number stays one (weak in NumPy's promotion: float32 stays float32)."""
+    return x * x if isinstance(x, (int, float)) else _ew.multiply(x, x)
 
 
 def sinc(x: Any) -> Any:
-    """Return `sin(pi x) / (pi x)`, 1 at 0 (with gradient 0 there).
+    """Return `sin(pi x) / (pi x)`, 1 at 0, with accurate derivatives of every order there.
+
+    Near 0 (`|x| < 0.1`) the value comes from sinc's Taylor series,
+    `1 - y**2 / 6 + y**4 / 120 - ...` with `y = pi x` (terms up to `y**16`):
+    the quotient's derivatives would cancel there (and be 0 / 0 at 0), the
+    series' are exact at 0 (`-pi**2 / 3` for the second) and accurate nearby.
 
     Examples:
-        >>> import funcgrad.numpy as fnp
+        >>> import funcgrad as fg, funcgrad.numpy as fnp
         >>> fnp.sinc([0.0, 0.5])
         array([1.        , 0.63661977])
+        >>> round(float(fg.grad(fg.grad(fnp.sinc))(0.0)), 6)  # -pi**2 / 3
+        -3.289868
     """
-    zero = _np.equal(getattr(x, "value", x), 0)
-    safe = _ew.multiply(_ew.where(zero, 1.0, x), _math.pi)  # no 0/0 in either branch
-    return _ew.where(zero, 1.0, _ew.divide(_ew.sin(safe), safe))
+    near = _np.less(_np.abs(getattr(x, "value", x)), 0.1)
+    safe = _ew.multiply(_ew.where(near, 1.0, x), _math.pi)  # no 0/0 in either branch
+    quotient = _ew.divide(_ew.sin(safe), safe)
+    if not _np.any(near):
+        return quotient
+    y = _ew.multiply(_ew.where(near, x, 0.0), _math.pi)  # no overflow in the unused entries
+    y2 = _ew.multiply(y, y)
+    # Horner's rule: 1 - y2 / (2 * 3) * (1 - y2 / (4 * 5) * (1 - ...)), up to y**16
+    series = 1.0
+    for k in range(16, 0, -2):
+        series = _ew.subtract(1.0, _ew.multiply(_ew.divide(y2, float(k * (k + 1))), series))
+    return _ew.where(near, series, quotient)
 
 
 def _floor_quotient(x1: Any, x2: Any, numpy_function: Any) -> Any:
@@ -364,6 +385,12 @@ def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: Any = None, 
 # --- reductions ---------------------------------------------------------------------------
 
 
+def _mean_dtype(a: Any) -> Any:
+    """Return the dtype of NumPy's mean of `a`: its own if inexact (float32 stays), else float64."""
+    dtype = _np.dtype(a.dtype)
+    return dtype if dtype.kind in "fc" else _np.dtype(_np.float64)
+
+
 def average(
     a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *, keepdims: bool = False
 ):
@@ -380,7 +407,7 @@ def average(
         count = _np.prod(
             [a.shape[i] for i in _normalize_axis(_as_axes(axis), len(a.shape), "average")]
         )
-        scale = _np.asarray(count, dtype=_np.result_type(getattr(a, "dtype", float), _np.float64))
+        scale = _np.asarray(count, dtype=_mean_dtype(a))
         avg = _ew.divide(total, scale)
         return (avg, _np.broadcast_to(scale, getattr(avg, "shape", ()))) if returned else avg
     w = _arr(weights)
@@ -440,6 +467,7 @@ def nanmean(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False)
     """
     a = _arr(a)
     count = _np.sum(~_nan_mask(a), axis=_as_axes(axis), keepdims=keepdims)
+    count = _np.asarray(count, dtype=_mean_dtype(a))  # float32 stays float32, as in NumPy
     return _ew.divide(nansum(a, axis=axis, keepdims=keepdims), count)
 
 

@@ -194,7 +194,10 @@ def ascontiguousarray(a: Any, dtype: Any = None, **kwargs: Any):
 
 
 def asfortranarray(a: Any, dtype: Any = None, **kwargs: Any):
-    """Return `a` as a Fortran-ordered array (a node is returned as it is, see `asarray`).
+    """Return `a` as a Fortran-ordered array of at least one dimension (see `asarray`).
+
+    A node of one or more dimensions is returned as it is; a 0-d one becomes
+    shape `(1,)`, as in NumPy.
 
     Examples:
         >>> import funcgrad.numpy as fnp
@@ -202,7 +205,7 @@ def asfortranarray(a: Any, dtype: Any = None, **kwargs: Any):
         True
     """
     if _has_node(a):
-        return _node_array(a, dtype, 0)
+        return _node_array(a, dtype, 1)
     return _np.asfortranarray(a, dtype=dtype, **kwargs)
 
 
@@ -326,6 +329,20 @@ def _last(n: int, ndim: int) -> Any:
     return mask
 
 
+def _weak_value(x: Any) -> Any:
+    """Return what decides `x`'s part in a result dtype: a Python number as it is (weak), else values."""
+    if isinstance(x, (int, float, complex)):
+        return x
+    x = _stacked(x)
+    return x.value if type(x) is _Node else x
+
+
+def _stacked_as(x: Any, dtype: Any) -> Any:
+    """Return `x` stacked (see `_stacked`) as `dtype`: a node cast differentiably, or plain values."""
+    x = _stacked(x)
+    return _cast(x, dtype) if type(x) is _Node else _np.asarray(x, dtype=dtype)
+
+
 def linspace(
     start: Any,
     stop: Any,
@@ -358,10 +375,12 @@ def linspace(
     """
     if not (_has_node(start) or _has_node(stop)):
         return _numpy.linspace(start, stop, num, endpoint, retstep, dtype, axis)
-    start, stop = _stacked(start), _stacked(stop)
+    # NumPy's dtype: of start and stop (a Python number is weak), at least a float
+    dt = _np.result_type(_weak_value(start), _weak_value(stop), 1.0)
+    start, stop = _stacked_as(start, dt), _stacked_as(stop, dt)
     ndim = max(len(getattr(start, "shape", ())), len(getattr(stop, "shape", ())))
     div = (num - 1) if endpoint else num
-    steps = _np.arange(num, dtype=float).reshape((-1,) + (1,) * ndim)
+    steps = _np.arange(num, dtype=dt).reshape((-1,) + (1,) * ndim)
     delta = stop - start
     step = delta / div if div > 0 else delta * _np.nan
     out = steps * step + start if div > 0 else steps * delta + start
@@ -416,7 +435,9 @@ def geomspace(
     """
     if not (_has_node(start) or _has_node(stop)):
         return _np.geomspace(start, stop, num, endpoint, dtype, axis)
-    start, stop = _stacked(start), _stacked(stop)
+    # NumPy's dtype: at least float64 (`dtype` only casts the result)
+    dt = _np.result_type(_weak_value(start), _weak_value(stop), float(num), _np.float64)
+    start, stop = _stacked_as(start, dt), _stacked_as(stop, dt)
     sign = _np.sign(start.value if type(start) is _Node else start)
     logs = linspace(
         _ew.log(_ew.absolute(start)), _ew.log(_ew.absolute(stop)), num, endpoint=endpoint

@@ -6,10 +6,12 @@ Two kinds, both accepting graph nodes (their values are read):
   `shape`, the logical and bitwise functions ...) are plain NumPy arrays or
   numbers: nothing can flow back through them, as in HIPS autograd and JAX.
 * Piecewise constant floating-point results (`floor`, `ceil`, `round`,
-  `trunc`, `rint`, `fix`, `floor_divide`, `heaviside`, `spacing`) are nodes
-  when a node goes in, with a zero gradient (`where(False, x, value)`: the
-  value, and an exact zero cotangent for `x`), so `x - floor(x)` stays
-  differentiable and forward mode gives zero tangents.
+  `trunc`, `rint`, `fix`, `floor_divide`, `spacing`) are nodes when a node
+  goes in, with a zero gradient (`where(False, x, value)`: the value, and an
+  exact zero cotangent for `x`), so `x - floor(x)` stays differentiable and
+  forward mode gives zero tangents. `heaviside(x1, x2)` is piecewise
+  constant in `x1` only: it is `x2` where `x1 == 0`, and passes the
+  gradient to `x2` there.
 
 `unique` is differentiable in its values (they are entries of the input):
 with a node it returns `x[first occurrences]`. `bincount` and `histogram`
@@ -176,8 +178,32 @@ fix = _zero_gradient("fix", "`x` rounded towards zero")
 round = _zero_gradient("round", "`x` rounded to `decimals` decimals (halves to even)")  # noqa: A001
 around = _zero_gradient("around", "`x` rounded to `decimals` decimals (halves to even)")
 floor_divide = _zero_gradient("floor_divide", "`floor(x1 / x2)`")
-heaviside = _zero_gradient("heaviside", "the Heaviside step of `x1` (`x2` at 0)")
 spacing = _zero_gradient("spacing", "the distance from `x` to the next larger float")
+
+
+def heaviside(x1: Any, x2: Any, **kwargs: Any) -> Any:
+    """Return the Heaviside step of `x1`: 0 below 0, 1 above, `x2` at 0 (NumPy's `heaviside`).
+
+    The result is piecewise constant in `x1` (zero gradient) and equal to
+    `x2` where `x1 == 0`, so the gradient of `x2` is 1 there and 0 elsewhere.
+
+    Examples:
+        >>> import funcgrad as fg, funcgrad.numpy as fnp
+        >>> fnp.heaviside([-1.0, 0.0, 2.0], 0.5)
+        array([0. , 0.5, 1. ])
+        >>> fg.grad(lambda b: fnp.sum(fnp.heaviside(fnp.array([-1.0, 0.0, 0.0]), b)))(0.5)
+        2.0
+    """
+    v1 = _value(x1)
+    out = _np.heaviside(v1, _value(x2), **kwargs)
+    if _np.dtype(out.dtype).kind not in "fc":
+        return out
+    if type(x2) is _Node:
+        out = _ew.where(_np.equal(v1, 0), x2, out)  # x2 where x1 == 0: gradient 1 there
+    if type(x1) is _Node:
+        out = _ew.where(_np.False_, x1, out)  # piecewise constant in x1: a zero gradient
+    return out
+
 
 # --- indices of entries -----------------------------------------------------------
 
@@ -277,8 +303,17 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0):
 
 
 def _data_edges(a: Any, bins: Any, range: Any) -> bool:  # noqa: A002
-    """Whether the bin edges of a histogram of node `a` come from its data (its min and max)."""
-    return type(a) is _Node and range is None and _np.ndim(bins) == 0 and not isinstance(bins, str)
+    """Whether the bin edges of a histogram of node `a` come from its data (its min and max).
+
+    Not for an empty `a`: NumPy's edges then span [0, 1], constants.
+    """
+    return (
+        type(a) is _Node
+        and a.size > 0
+        and range is None
+        and _np.ndim(bins) == 0
+        and not isinstance(bins, str)
+    )
 
 
 def _edges_from_data(a: _Node, bins: int) -> Any:
