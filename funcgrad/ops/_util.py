@@ -63,11 +63,13 @@ def normalize_axis(axis: Any, ndim: int, op: str) -> tuple[int, ...]:
     The one place axes (PyTorch's dims) are checked: any integer type is
     accepted (Python, NumPy, a 0-d integer array or tensor), negative axes
     count from the end, and a 0-d value takes the axes -1 and 0, as in
-    PyTorch.
+    PyTorch. An axis named twice (`(0, 0)`, or `(1, -1)` for 2 dimensions)
+    is refused, as NumPy and PyTorch refuse it.
 
     Raises:
         funcgrad.errors.AxisError: If an axis is out of range for `ndim`.
         funcgrad.errors.ArgumentTypeError: If an axis is not an integer.
+        funcgrad.errors.OpError: If an axis appears more than once.
 
     Examples:
         >>> import numpy as np
@@ -83,8 +85,14 @@ def normalize_axis(axis: Any, ndim: int, op: str) -> tuple[int, ...]:
         a = index_of(a, op, "axis")
         if not -max(ndim, 1) <= a < max(ndim, 1):
             raise AxisError(f"funcgrad.{op}: {axis_out_of_range(a, ndim)}")
-        out.append(a % ndim if ndim else 0)
-    return tuple(sorted(set(out)))
+        a = a % ndim if ndim else 0
+        if a in out:
+            raise OpError(
+                f"funcgrad.{op}: dim {a} appears multiple times in the list of dims "
+                f"({list(axes)} for {ndim} dimension(s)); give each dimension once"
+            )
+        out.append(a)
+    return tuple(sorted(out))
 
 
 def axis_out_of_range(axis: int, ndim: int) -> str:
