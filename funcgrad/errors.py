@@ -90,6 +90,28 @@ class IndexingError(OpError, IndexError):
     """
 
 
+class InPlaceError(OpError, RuntimeError):
+    """An in-place operation would change the shape or the dtype of its tensor.
+
+    In-place operations keep the tensor's shape and dtype, as in PyTorch:
+    the result of `t.add_(other)` must have `t`'s shape (`other` may
+    broadcast to it, not the other way round), and its dtype is cast to
+    `t`'s only where PyTorch allows it (no float to integer, no complex to
+    real, nothing but bool to bool). It is a `funcgrad.OpError` and, as in
+    PyTorch, a `RuntimeError`.
+
+    Fix: use the out-of-place operation (`t = t + other`), or convert first
+    (`t = t.float()`; `other.expand_as(t)`).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.ones(1, 2).add_(torch.ones(2, 2))
+        Traceback (most recent call last):
+        ...
+        funcgrad.errors.InPlaceError: funcgrad.Tensor.add_: output with shape [1, 2] doesn't match the broadcast shape [2, 2]...
+    """
+
+
 class NonScalarOutputError(FuncgradError, ValueError):
     """A gradient of a non-scalar output was asked for without a cotangent.
 
@@ -216,19 +238,20 @@ class ReadOnlyError(FuncgradError, ValueError):
 class NotDifferentiableError(FuncgradError, NotImplementedError):
     """A gradient was asked of an operation that has no rule for it there.
 
-    For example the gradient of `det` at an exactly singular matrix (its
-    rule needs the inverse), or forward mode through a `custom_vjp` whose
-    backward rule is written with raw NumPy. The message names the
-    operation and the argument.
+    For example the gradient of `logabsdet` (from `linalg.slogdet`) at an
+    exactly singular matrix, where it is `inv(x)^T`, which does not exist,
+    or reverse mode through a `custom_jvp` whose JVP rule is written with
+    raw NumPy. The message names the operation and the argument.
 
-    Fix: wrap the computation in `funcgrad.custom_vjp` and give the rule.
+    Fix: keep the argument where the derivative exists, or wrap the
+    computation in `funcgrad.custom_vjp` and give the rule.
 
     Examples:
         >>> import numpy as np, funcgrad as fg, funcgrad.numpy as fnp
-        >>> fg.grad(fnp.linalg.det)(np.zeros((2, 2)))
+        >>> fg.grad(lambda a: fnp.linalg.slogdet(a).logabsdet)(np.zeros((2, 2)))
         Traceback (most recent call last):
         ...
-        funcgrad.errors.NotDifferentiableError: funcgrad.det: no gradient rule at a singular matrix ...
+        funcgrad.errors.NotDifferentiableError: funcgrad.logabsdet: no gradient at a singular matrix ...
     """
 
 

@@ -28,38 +28,12 @@ from typing import Concatenate, ParamSpec
 import numpy as np
 
 from funcgrad import numpy as fnp
-from funcgrad.errors import OpError, _with_link
+from funcgrad.errors import InPlaceError
 from funcgrad.tensors import grad_mode
 from funcgrad.tensors.engine import track
 from funcgrad.tensors.tensor_class import Tensor, _apply
 
 _P = ParamSpec("_P")
-
-
-class InPlaceError(OpError, RuntimeError):
-    """An in-place operation would change the shape or the dtype of its tensor.
-
-    In-place operations keep the tensor's shape and dtype, as in PyTorch:
-    the result of `t.add_(other)` must have `t`'s shape (`other` may
-    broadcast to it, not the other way round), and its dtype is cast to
-    `t`'s only where PyTorch allows it (no float to integer, no complex to
-    real, nothing but bool to bool). It is a `funcgrad.OpError` and, as in
-    PyTorch, a `RuntimeError`.
-
-    Fix: use the out-of-place operation (`t = t + other`), or convert first
-    (`t = t.float()`; `other.expand_as(t)`).
-
-    Examples:
-        >>> import funcgrad as torch
-        >>> torch.ones(1, 2).add_(torch.ones(2, 2))
-        Traceback (most recent call last):
-        ...
-        funcgrad.tensors.inplace.InPlaceError: funcgrad.Tensor.add_: output with shape [1, 2] doesn't match the broadcast shape [2, 2]...
-    """
-
-    def __init__(self, message: str):
-        # NOTE: documented under OpError in docs/errors.md, so link there.
-        Exception.__init__(self, _with_link(message, OpError))
 
 
 # PyTorch's names of the dtypes, for messages that read like PyTorch's.
