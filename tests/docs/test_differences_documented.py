@@ -146,7 +146,9 @@ def test_errors_page_lists_the_builtin_types_each_class_is():
     section = section[: section.index("\n## ")]
     rows = dict(re.findall(r"^\| `(\w+)` \| ([^|]+) \|", section, re.MULTILINE))
     public = [
-        name for name, obj in vars(errors).items() if obj in classes.values() and name == obj.__name__
+        name
+        for name, obj in vars(errors).items()
+        if obj in classes.values() and name == obj.__name__
     ]
     missing = sorted(set(public) - set(rows))
     assert not missing, f"docs/errors.md#coming-from-pytorch has no row for {missing}"
