@@ -858,7 +858,8 @@ identity = register(
         jvp=LINEAR,
         sample=_unary(),
         doc="x itself as a new node (a fresh variable for nested transforms)",
-        names=Names(torch="clone", grad_fn="CloneBackward0"),
+        # NOTE: no torch name: PyTorch's clone owns its values (`copy`, in shape.py)
+        names=Names(grad_fn="CloneBackward0"),
     )
 )
 

@@ -1,4 +1,4 @@
-"""Shape primitives: reshape, broadcast, transpose, size-1 axes, joins, flips, padding.
+"""Shape primitives: reshape, broadcast, transpose, size-1 axes, joins, flips, padding, copies.
 
 All of these move values without changing them, so they are linear (`pad`
 is affine: its constant does not move with `x`), their JVP is the primitive
@@ -352,6 +352,24 @@ pad: Primitive = register(
         sample=Sample(_pad_sample),
         doc="x surrounded by a constant; pad_width is one (before, after) pair per axis",
         names=Names(numpy="pad", grad_fn="ConstantPadNdBackward0"),
+    )
+)
+
+
+# --- copying -------------------------------------------------------------------
+
+
+copy = register(
+    Primitive(
+        name="copy",
+        # NOTE: a copy, never the input array: a tensor's clone must not see writes into
+        # the original's array (`identity` returns its input, for the transforms' nodes)
+        forward=lambda xp, x: xp.array(x, copy=True),
+        vjp=(lambda ct, out, x: ct,),
+        jvp=LINEAR,
+        sample=Sample(lambda g: ((g.array(g.shape(min_dims=0, min_side=0), -3.0, 3.0),), {})),
+        doc="a copy of x that shares no memory with it",
+        names=Names(torch="clone", grad_fn="CloneBackward0"),
     )
 )
 

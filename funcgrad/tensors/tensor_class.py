@@ -22,9 +22,10 @@ import numpy as np
 from funcgrad.backend import freeze, to_device
 from funcgrad.errors import AxisError, DtypeError, OpError
 from funcgrad.graph import Node, make_node
-from funcgrad.ops import astype, identity
+from funcgrad.ops import astype
 from funcgrad.ops._util import index_of, normalize_axis
 from funcgrad.ops.device import move as _move_op
+from funcgrad.ops.shape import copy as _copy
 from funcgrad.tensors import grad_mode
 from funcgrad.tensors.base import TensorBase, _init, _new_like, _own_leaf
 from funcgrad.tensors.devices import _already_on, device_of, parse_device, parse_to_args
@@ -655,10 +656,7 @@ class Tensor(TensorBase, _Methods):
         The copy never shares its values with this tensor (`.grad` is
         accumulated in place, so `x.grad.clone()` must stay as it was).
         """
-        out = _apply(identity, self)
-        if out._node is None and out._value is self._value:
-            out._value = out._value.copy()
-        return out
+        return _apply(_copy, self)
 
 
 def _complex_leaf_message(op: str, value) -> str:

@@ -225,3 +225,21 @@ def test_arange_values(args, dtype):
         assert "step must be nonzero" in str(got)
     else:
         _same_values(call)
+
+
+# --- clone -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["torch.clone", "Tensor.clone"])
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_clone_owns_its_values(how, requires_grad):
+    seen = []
+    for lib in (torch, funcgrad):
+        t = lib.zeros(3)
+        c = lib.clone(t) if how == "torch.clone" else t.clone()
+        t.numpy()[0] = 5.0  # a write into the original's array
+        seen.append(c.tolist())
+        x = lib.tensor([1.0, 2.0], requires_grad=requires_grad)
+        y = lib.clone(x) if how == "torch.clone" else x.clone()
+        seen.append((type(y.grad_fn).__name__ if requires_grad else None, y.tolist()))
+    assert seen[2:] == seen[:2] and seen[0] == [0.0, 0.0, 0.0]
