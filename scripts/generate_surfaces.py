@@ -236,7 +236,7 @@ def surfaces(prims) -> dict[str, list[Surface]]:
         for full in prim.names.numpy:
             surface, name = _split_numpy(full)
             groups.setdefault(surface, []).append(name)
-        for full in getattr(prim.names, "scipy", ()):
+        for full in prim.names.scipy:
             module, name = full.rsplit(".", 1)
             groups.setdefault(f"scipy.{module}", []).append(name)
         if prim.names.torch:
@@ -580,7 +580,7 @@ def primitives_section(prims) -> str:
         n = prim.names
         grad_fn = declared_name(prim)
         grad_fn = f"`{grad_fn}`" if " " not in grad_fn else grad_fn.replace("|", "\\|")
-        scipy = getattr(n, "scipy", ())
+        scipy = n.scipy
         if not (n.numpy or scipy or n.torch or n.method or n.inplace or n.grad_fn):
             continue
         rows.append(

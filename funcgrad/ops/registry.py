@@ -154,6 +154,8 @@ class Names:
 
     Attributes:
         numpy: Name(s) in `funcgrad.numpy` (`"linalg.inv"`: in `funcgrad.numpy.linalg`).
+        scipy: Name(s) in `funcgrad.scipy` (`"special.gammaln"`: in
+            `funcgrad.scipy.special`).
         torch: Name(s) of the PyTorch-style function in `funcgrad` (`"mul"`).
         method: Name(s) of the `Tensor` method (`"mul"`).
         inplace: Name(s) of the in-place `Tensor` method (`"mul_"`).
@@ -170,6 +172,7 @@ class Names:
     """
 
     numpy: tuple[str, ...] = attrs.field(default=(), converter=_names)
+    scipy: tuple[str, ...] = attrs.field(default=(), converter=_names)
     torch: tuple[str, ...] = attrs.field(default=(), converter=_names)
     method: tuple[str, ...] = attrs.field(default=(), converter=_names)
     inplace: tuple[str, ...] = attrs.field(default=(), converter=_names)

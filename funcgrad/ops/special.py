@@ -19,7 +19,6 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-import attrs
 import numpy
 
 from funcgrad.errors import DeviceError, NotDifferentiableError
@@ -33,23 +32,8 @@ from funcgrad.ops.registry import (
     Names,
     Primitive,
     Sample,
-    _names,
     register,
 )
-
-
-# TODO(#13): move this field into `Names` itself (registry.py) when that file is free.
-@attrs.frozen
-class SciPyNames(Names):
-    """`Names`, with the primitive's names in `funcgrad.scipy` as well.
-
-    Attributes:
-        scipy: Name(s) in `funcgrad.scipy` (`"special.gammaln"`: in
-            `funcgrad.scipy.special`); `scripts/generate_surfaces.py` writes them.
-    """
-
-    scipy: tuple[str, ...] = attrs.field(default=(), converter=_names)
-
 
 _SQRT_PI = math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
@@ -156,7 +140,7 @@ gammaln = register(
         sample=_unary(0.1, 5.0),
         doc="log of the absolute value of the gamma function",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.gammaln", grad_fn="LgammaBackward0"),
+        names=Names(scipy="special.gammaln", grad_fn="LgammaBackward0"),
     )
 )
 
@@ -169,7 +153,7 @@ gamma = register(
         sample=_unary(0.2, 4.0),
         doc="gamma function",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.gamma"),
+        names=Names(scipy="special.gamma"),
     )
 )
 
@@ -182,7 +166,7 @@ rgamma = register(
         sample=_unary(0.2, 4.0),
         doc="reciprocal of the gamma function, 1 / gamma(x)",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.rgamma"),
+        names=Names(scipy="special.rgamma"),
     )
 )
 
@@ -195,7 +179,7 @@ digamma: Primitive = register(
         sample=_unary(0.2, 5.0),
         doc="digamma function, the derivative of gammaln",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy=("special.digamma", "special.psi"), grad_fn="DigammaBackward0"),
+        names=Names(scipy=("special.digamma", "special.psi"), grad_fn="DigammaBackward0"),
     )
 )
 
@@ -208,7 +192,7 @@ polygamma: Primitive = register(
         sample=_order(0, 3, 0.3, 5.0, tol=1e-5),
         doc="n-th derivative of the digamma function (n: an integer order, no gradient)",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.polygamma", grad_fn="PolygammaBackward0"),
+        names=Names(scipy="special.polygamma", grad_fn="PolygammaBackward0"),
     )
 )
 
@@ -230,7 +214,7 @@ beta = register(
         sample=_binary(0.3, 4.0, 0.3, 4.0),
         doc="beta function, gamma(a) gamma(b) / gamma(a + b)",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.beta"),
+        names=Names(scipy="special.beta"),
     )
 )
 
@@ -246,7 +230,7 @@ betaln = register(
         sample=_binary(0.3, 4.0, 0.3, 4.0),
         doc="log of the absolute value of the beta function",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.betaln"),
+        names=Names(scipy="special.betaln"),
     )
 )
 
@@ -272,7 +256,7 @@ gammainc = register(
         sample=_shaped(1, 0.1, 5.0),
         doc="regularized lower incomplete gamma function P(a, x) (gradient in x only)",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.gammainc"),
+        names=Names(scipy="special.gammainc"),
     )
 )
 
@@ -288,7 +272,7 @@ gammaincc = register(
         sample=_shaped(1, 0.1, 5.0),
         doc="regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x) (gradient in x only)",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.gammaincc"),
+        names=Names(scipy="special.gammaincc"),
     )
 )
 
@@ -312,7 +296,7 @@ betainc = register(
         sample=_shaped(2, 0.05, 0.95),
         doc="regularized incomplete beta function I_x(a, b) (gradient in x only)",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.betainc"),
+        names=Names(scipy="special.betainc"),
     )
 )
 
@@ -328,7 +312,7 @@ erf = register(
         sample=_unary(-2.5, 2.5),
         doc="error function",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.erf", grad_fn="ErfBackward0"),
+        names=Names(scipy="special.erf", grad_fn="ErfBackward0"),
     )
 )
 
@@ -341,7 +325,7 @@ erfc = register(
         sample=_unary(-2.5, 2.5),
         doc="complementary error function, 1 - erf(x)",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.erfc", grad_fn="ErfcBackward0"),
+        names=Names(scipy="special.erfc", grad_fn="ErfcBackward0"),
     )
 )
 
@@ -354,7 +338,7 @@ erfinv = register(
         sample=_unary(-0.9, 0.9),
         doc="inverse error function (gradient inf at -1 and 1)",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.erfinv", grad_fn="ErfinvBackward0"),
+        names=Names(scipy="special.erfinv", grad_fn="ErfinvBackward0"),
     )
 )
 
@@ -367,7 +351,7 @@ erfcinv = register(
         sample=_unary(0.1, 1.9),
         doc="inverse complementary error function (gradient inf at 0 and 2)",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.erfcinv"),
+        names=Names(scipy="special.erfcinv"),
     )
 )
 
@@ -380,7 +364,7 @@ ndtr = register(
         sample=_unary(-3.0, 3.0),
         doc="standard normal cumulative distribution function",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.ndtr"),
+        names=Names(scipy="special.ndtr"),
     )
 )
 
@@ -393,7 +377,7 @@ ndtri = register(
         sample=_unary(0.05, 0.95),
         doc="inverse of ndtr, the standard normal quantile function (gradient inf at 0 and 1)",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.ndtri", grad_fn="SpecialNdtriBackward0"),
+        names=Names(scipy="special.ndtri", grad_fn="SpecialNdtriBackward0"),
     )
 )
 
@@ -407,7 +391,7 @@ log_ndtr = register(
         sample=_unary(-6.0, 3.0),
         doc="log of ndtr, accurate far in the left tail",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.log_ndtr", grad_fn="SpecialLogNdtrBackward0"),
+        names=Names(scipy="special.log_ndtr", grad_fn="SpecialLogNdtrBackward0"),
     )
 )
 
@@ -423,7 +407,7 @@ logit = register(
         sample=_unary(0.05, 0.95),
         doc="log(x / (1 - x)), the inverse of expit (gradient inf at 0 and 1)",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.logit", grad_fn="LogitBackward0"),
+        names=Names(scipy="special.logit", grad_fn="LogitBackward0"),
     )
 )
 
@@ -436,7 +420,7 @@ xlogy: Primitive = register(
         sample=_binary(-2.0, 2.0, 0.2, 3.0),
         doc="x * log(y), 0 where x == 0 (gradient in y 0 there too)",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.xlogy", grad_fn="XlogyBackward0"),
+        names=Names(scipy="special.xlogy", grad_fn="XlogyBackward0"),
     )
 )
 
@@ -452,7 +436,7 @@ xlog1py: Primitive = register(
         sample=_binary(-2.0, 2.0, -0.8, 3.0),
         doc="x * log1p(y), 0 where x == 0 (gradient in y 0 there too)",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.xlog1py", grad_fn="SpecialXlog1PyBackward0"),
+        names=Names(scipy="special.xlog1py", grad_fn="SpecialXlog1PyBackward0"),
     )
 )
 
@@ -465,7 +449,7 @@ entr = register(
         sample=_unary(0.1, 3.0),
         doc="elementwise entropy -x log(x) (0 at 0, -inf below; gradient inf at 0)",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.entr", grad_fn="SpecialEntrBackward0"),
+        names=Names(scipy="special.entr", grad_fn="SpecialEntrBackward0"),
     )
 )
 
@@ -482,7 +466,7 @@ iv: Primitive = register(
         sample=_order(0, 3, 0.1, 4.0),
         doc="modified Bessel function of the first kind of order v (v: no gradient)",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.iv"),
+        names=Names(scipy="special.iv"),
     )
 )
 
@@ -501,7 +485,7 @@ ive: Primitive = register(
         sample=_order(0, 3, 0.1, 4.0),
         doc="exponentially scaled modified Bessel function exp(-|x|) iv(v, x) (v: no gradient)",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.ive"),
+        names=Names(scipy="special.ive"),
     )
 )
 
@@ -514,7 +498,7 @@ i0 = register(
         sample=_unary(-3.0, 3.0),
         doc="modified Bessel function of the first kind of order 0",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.i0", grad_fn="I0Backward0"),
+        names=Names(scipy="special.i0", grad_fn="I0Backward0"),
     )
 )
 
@@ -527,7 +511,7 @@ i1: Primitive = register(
         sample=_unary(-3.0, 3.0),
         doc="modified Bessel function of the first kind of order 1",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.i1", grad_fn="SpecialI1Backward0"),
+        names=Names(scipy="special.i1", grad_fn="SpecialI1Backward0"),
     )
 )
 
@@ -540,7 +524,7 @@ i0e = register(
         sample=_unary(-3.0, 3.0),
         doc="exponentially scaled modified Bessel function exp(-|x|) i0(x)",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.i0e", grad_fn="SpecialI0EBackward0"),
+        names=Names(scipy="special.i0e", grad_fn="SpecialI0EBackward0"),
     )
 )
 
@@ -553,7 +537,7 @@ i1e: Primitive = register(
         sample=_unary(-3.0, 3.0),
         doc="exponentially scaled modified Bessel function exp(-|x|) i1(x)",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.i1e", grad_fn="SpecialI1EBackward0"),
+        names=Names(scipy="special.i1e", grad_fn="SpecialI1EBackward0"),
     )
 )
 
@@ -567,7 +551,7 @@ jn: Primitive = register(
         sample=_order(0, 3, -5.0, 5.0),
         doc="Bessel function of the first kind of integer order n (n: no gradient)",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.jn"),
+        names=Names(scipy="special.jn"),
     )
 )
 
@@ -581,7 +565,7 @@ yn: Primitive = register(
         sample=_order(0, 3, 0.5, 6.0),
         doc="Bessel function of the second kind of integer order n (n: no gradient)",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.yn"),
+        names=Names(scipy="special.yn"),
     )
 )
 
@@ -594,7 +578,7 @@ j0 = register(
         sample=_unary(-5.0, 5.0),
         doc="Bessel function of the first kind of order 0",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.j0"),
+        names=Names(scipy="special.j0"),
     )
 )
 
@@ -607,7 +591,7 @@ j1: Primitive = register(
         sample=_unary(-5.0, 5.0),
         doc="Bessel function of the first kind of order 1",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.j1"),
+        names=Names(scipy="special.j1"),
     )
 )
 
@@ -620,7 +604,7 @@ y0 = register(
         sample=_unary(0.5, 6.0),
         doc="Bessel function of the second kind of order 0 (x > 0)",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.y0"),
+        names=Names(scipy="special.y0"),
     )
 )
 
@@ -633,6 +617,6 @@ y1: Primitive = register(
         sample=_unary(0.5, 6.0),
         doc="Bessel function of the second kind of order 1 (x > 0)",
         keeps_zeros="elementwise",
-        names=SciPyNames(scipy="special.y1"),
+        names=Names(scipy="special.y1"),
     )
 )

@@ -380,7 +380,7 @@ NO_REFERENCE: dict[str, str] = {}
 def _reference(name):
     if name in NUMPY_REFERENCE:
         return NUMPY_REFERENCE[name]
-    if getattr(registry.get(name).names, "scipy", ()):  # funcgrad.scipy's: SciPy's function
+    if registry.get(name).names.scipy:  # funcgrad.scipy's: SciPy's function
         return getattr(requires("scipy.special"), name)
     return getattr(np, name, None) or getattr(np.linalg, name, None)
 
