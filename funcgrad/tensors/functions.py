@@ -28,6 +28,7 @@ from funcgrad.ops import shape as _sh
 from funcgrad.ops._util import index_of as _index_of
 from funcgrad.ops._util import normalize_axis as _normalize_axis
 from funcgrad.tensors._adapters import dims as _dims
+from funcgrad.tensors.dtypes import to_dtype as _to_dtype
 from funcgrad.tensors.tensor_class import Tensor, _apply, _new_like, _unwrap_value
 
 __all__ = [
@@ -317,7 +318,12 @@ def _one_dim(input, dim, op):  # noqa: A002
     return _dim(dim, _ndim(input), op)
 
 
-def sum(input, dim=None, keepdim=False):  # noqa: A001, A002
+def _as_dtype(input, dtype):  # noqa: A002
+    """`input` converted to `dtype` before the operation, as PyTorch's `dtype=` does (recorded)."""
+    return input if dtype is None or input.dtype == _to_dtype(dtype) else input.to(dtype)
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001, A002
     """Return the sum of all elements, or over `dim` (an int, or a tuple: `()` is every dim).
 
     Examples:
@@ -326,11 +332,12 @@ def sum(input, dim=None, keepdim=False):  # noqa: A001, A002
         >>> torch.sum(x, dim=-1)
         tensor([-1.3000,  2.3000], grad_fn=<SumBackward1>)
     """
+    input = _as_dtype(input, dtype)
     axis = _reduce_dims(input, dim, "sum")
     return _apply(_rd.sum_, input, axis=axis, keepdims=keepdim)
 
 
-def mean(input, dim=None, keepdim=False):  # noqa: A002
+def mean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     """Return the mean of all elements, or over `dim` (an int, or a tuple: `()` is every dim).
 
     Examples:
@@ -339,11 +346,12 @@ def mean(input, dim=None, keepdim=False):  # noqa: A002
         >>> torch.mean(x, dim=-1)
         tensor([-0.6500,  1.1500], grad_fn=<MeanBackward1>)
     """
+    input = _as_dtype(input, dtype)
     axis = _reduce_dims(input, dim, "mean")
     return _apply(_rd.mean, input, axis=axis, keepdims=keepdim)
 
 
-def prod(input, dim=None, keepdim=False):  # noqa: A002
+def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     """Return the product of all elements, or along one `dim` (exact gradients at zeros).
 
     Examples:
@@ -352,13 +360,14 @@ def prod(input, dim=None, keepdim=False):  # noqa: A002
         >>> torch.prod(x, dim=-1)
         tensor([0.8000, 1.4300], grad_fn=<ProdBackward1>)
     """
+    input = _as_dtype(input, dtype)
     if dim is None:
         return _apply(_rd.prod, input, axis=None, keepdims=keepdim)
     axis = _one_dim(input, dim, "prod")
     return _apply(_rd.prod, input, axis=axis if _ndim(input) else (), keepdims=keepdim)
 
 
-def cumsum(input, dim=None):  # noqa: A002
+def cumsum(input, dim=None, *, dtype=None):  # noqa: A002
     """Return the running sum along `dim` (required, as in PyTorch).
 
     Raises:
@@ -371,6 +380,7 @@ def cumsum(input, dim=None):  # noqa: A002
         tensor([[-1.1000, -1.3000],
                 [ 0.7000,  2.3000]], grad_fn=<CumsumBackward0>)
     """
+    input = _as_dtype(input, dtype)
     return _apply(_rd.cumsum, input, axis=_one_dim(input, dim, "cumsum"))
 
 
@@ -392,7 +402,7 @@ def logsumexp(input, dim=None, keepdim=False):  # noqa: A002
     return _apply(_nn.logsumexp, input, axis=axis, keepdims=keepdim)
 
 
-def softmax(input, dim=None):  # noqa: A002
+def softmax(input, dim=None, dtype=None):  # noqa: A002
     """Return `exp(input) / sum(exp(input))` along `dim` (required, as in PyTorch), stably.
 
     Raises:
@@ -405,10 +415,11 @@ def softmax(input, dim=None):  # noqa: A002
         tensor([[0.2891, 0.7109],
                 [0.2891, 0.7109]], grad_fn=<SoftmaxBackward0>)
     """
+    input = _as_dtype(input, dtype)
     return _apply(_nn.softmax, input, axis=_one_dim(input, dim, "softmax"))
 
 
-def log_softmax(input, dim=None):  # noqa: A002
+def log_softmax(input, dim=None, dtype=None):  # noqa: A002
     """Return `input - logsumexp(input, dim, keepdim=True)` along `dim` (required), stably.
 
     Raises:
@@ -421,6 +432,7 @@ def log_softmax(input, dim=None):  # noqa: A002
         tensor([[-1.2412, -0.3412],
                 [-1.2412, -0.3412]], grad_fn=<LogSoftmaxBackward0>)
     """
+    input = _as_dtype(input, dtype)
     return _apply(_nn.log_softmax, input, axis=_one_dim(input, dim, "log_softmax"))
 
 
