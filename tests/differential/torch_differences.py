@@ -87,13 +87,33 @@ DIFFERENCES: dict[str, Difference | tuple[Difference, ...]] = {
                 "both; the second derivative is NaN in funcgrad, absent (None) in PyTorch",
                 match=r"second-order .grad of input 0 \(None as zeros.*nan\) vs torch np.float64\(0.0\)",
             ),
-            Difference(
-                "grad",
-                "var/std with dim=(): both reduce every dim, but PyTorch 2.13's gradient "
-                "divides by 1 - correction (the size of no dims) instead of n - correction "
-                "(inf for correction=1, n times too large for correction=0); funcgrad's is the "
-                "gradient of the value both return",
-                call=EMPTY_DIM,
+            *(
+                Difference(
+                    aspect,
+                    "var/std with dim=(): both reduce every dim, but PyTorch 2.13's gradient "
+                    "divides by 1 - correction (the size of no dims) instead of n - correction "
+                    "(inf for correction=1, n times too large for correction=0), at first and "
+                    "second order; funcgrad's is the gradient of the value both return",
+                    call=EMPTY_DIM,
+                )
+                for aspect in ("grad", "grad2")
+            ),
+            *(
+                ()
+                if name.endswith("std")
+                else tuple(
+                    Difference(
+                        aspect,
+                        "var with correction >= the number of elements reduced (PyTorch warns: "
+                        "degrees of freedom <= 0): the value is inf in both; the gradient of that "
+                        "constant is NaN in funcgrad; in PyTorch +-inf (of the cotangent's sign "
+                        "alone for a full reduction) or 0 (one element along a dim): artefacts "
+                        "of its kernel",
+                        match=r"np\.float64\(nan\) vs torch np\.float64\(",
+                        call=r"correction=2",  # the fuzzer's only correction above 1
+                    )
+                    for aspect in ("grad", "grad2")
+                )
             ),
         )
         for name in ("torch.var", "Tensor.var", "torch.std", "Tensor.std")
@@ -123,6 +143,26 @@ DIFFERENCES: dict[str, Difference | tuple[Difference, ...]] = {
         "except when another size is 0, where it returns a tensor of negative size (its bug)",
         match="isn't allowed in a leading, non-existing dimension",
     ),
+    **{
+        name: Difference(
+            "grad2",
+            "x ** y at y == 0 (x > 0), second order in y: d/dy (y * x**(y - 1)) is exactly "
+            "1/x there; PyTorch masks its first derivative in x with where(y == 0, 0, ...) "
+            "and so gives 0 for that term (funcgrad masks only where it is inf or NaN)",
+            match=r"second-order \.grad of input 1 ",
+            call=r"\[ties\]",  # y == 0 exactly: the exponent's ties
+        )
+        for name in ("torch.pow", "Tensor.pow", "Tensor.__pow__", "Tensor.__ipow__")
+    },
+    "Tensor.__rpow__": Difference(
+        "grad2",
+        "0 ** y for y >= 0, second order: the exponent's gradient is 0 for every y > 0 (and at "
+        "y == 0 by PyTorch's own mask), so its derivative is exactly 0; PyTorch differentiates "
+        "through its mask where(y >= 0, 0, out * log(0)) and gets 0 * -inf = NaN",
+        match=r"^\[grad2\] second-order \.grad of input 0 \([^)]*\): "
+        r"(at \([\d, ]*\): np\.float64\(0\.0\) vs torch np\.float64\(nan\)(, |\n))+",
+        call=r"^Tensor\.__rpow__: 0(\.0)? __rpow__",
+    ),
 }
 
 
@@ -133,12 +173,5 @@ def rules(case: str) -> tuple[Difference, ...]:
 
 
 # The causes of KNOWN_MISMATCHES (each reported in /tmp/s3/mismatches-torch.md).
-POW_EDGES = "pow at base 0 or a negative base: exponent gradient 0 where PyTorch gives inf/NaN; second order at exponent 0 differs (PyTorch masks y == 0; funcgrad's is exact there)"
 
-KNOWN_MISMATCHES: dict[tuple[str, str], str] = {
-    ("Tensor.__ipow__", "grad2"): POW_EDGES,
-    ("Tensor.__pow__", "grad2"): POW_EDGES,
-    ("Tensor.__rpow__", "grad2"): POW_EDGES,
-    ("Tensor.pow", "grad2"): POW_EDGES,
-    ("torch.pow", "grad2"): POW_EDGES,
-}
+KNOWN_MISMATCHES: dict[tuple[str, str], str] = {}
