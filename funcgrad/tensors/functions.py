@@ -680,6 +680,11 @@ def norm(input, p="fro", dim=None, keepdim=False):  # noqa: A002
             f"funcgrad.norm: only valid string values are 'fro' and 'nuc', found {p!r}; "
             f"give a number for a vector norm"
         )
+    if p is not None and not isinstance(p, (int, float, np.number)):
+        raise _ArgumentTypeError(
+            f"funcgrad.norm(): argument 'p' must be a number, 'fro', 'nuc' or None, not "
+            f"{type(p).__name__} {p!r}"
+        )
     return _vector_norm(input, 2 if p is None else p, dim, keepdim)
 
 
