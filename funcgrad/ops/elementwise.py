@@ -252,7 +252,10 @@ def _power_vjp_base(ct: Array, out: Array, x: Array, y: Array) -> Array:
     # inf, as the math says (x**0.5 at 0).
     if type(y) is float or type(y) is int:
         return ct * 0.0 if y == 0 else ct * (y * power(x, y - 1))
-    return ct * _exact_zeros(y, y * power(x, y - 1))
+    # NOTE: ct inside the guard: where y == 0 the result is 0 even for an infinite or
+    # NaN ct (as PyTorch's mask, which second order relies on: ct = log(x < 0) there),
+    # while a finite result keeps its exact derivative in y (1/x at y == 0; PyTorch: 0)
+    return _exact_zeros(y, ct * (y * power(x, y - 1)))
 
 
 def _power_vjp_exponent(ct: Array, out: Array, x: Array, y: Array) -> Array:
@@ -263,14 +266,11 @@ def _power_vjp_exponent(ct: Array, out: Array, x: Array, y: Array) -> Array:
     if inside is True or (type(inside) is not bool and inside.all()):
         log_x = log(x)
         return ct * _exact_zeros(log_x, log_x * out)
-    log_x = log(where(inside, x, 1.0))
-    d = _exact_zeros(log_x, log_x * where(inside, out, 1.0))
-    at_zero = where(value_of(y) >= 0, 0.0, -math.inf)  # float64; `d` keeps its dtype below
-    return ct * where(inside, d, where(x_v == 0, astype(at_zero, dtype=_dtype_of(d)), math.nan))
-
-
-def _dtype_of(a: Array) -> Any:
-    return getattr(value_of(a), "dtype", numpy.dtype(numpy.float64))
+    # NOTE: log(x) itself (not of a masked x), so that its derivatives at x <= 0 are
+    # PyTorch's (1/x; log(0) * d out = -inf * ...), as the second order sees them
+    at_zero = (x_v == 0) & (value_of(y) >= 0)
+    with numpy.errstate(divide="ignore", invalid="ignore"):  # log(0) = -inf, log(x < 0) = NaN
+        return ct * where(at_zero, 0.0, log(x) * out)
 
 
 def _power_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:

@@ -141,6 +141,17 @@ def pow(input, exponent):  # noqa: A001, A002
         >>> torch.pow(torch.tensor([2.0, 3.0]), 2)
         tensor([4., 9.])
     """
+    if (
+        isinstance(input, Tensor)
+        and input.dtype.kind in "biu"
+        and isinstance(exponent, (int, np.integer))
+        and exponent < 0
+    ):  # as PyTorch, also for an empty tensor (NumPy refuses only where it computes)
+        raise _OpError(
+            f"funcgrad.pow: Integers to negative integer powers are not allowed (a tensor of "
+            f"dtype {input.dtype} to the power {exponent}); use a float tensor, x.double() ** "
+            f"{exponent}"
+        )
     return _apply(_ew.power, input, exponent)
 
 

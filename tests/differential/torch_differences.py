@@ -152,7 +152,7 @@ DIFFERENCES: dict[str, Difference | tuple[Difference, ...]] = {
             match=r"second-order \.grad of input 1 ",
             call=r"\[ties\]",  # y == 0 exactly: the exponent's ties
         )
-        for name in ("torch.pow", "Tensor.pow", "Tensor.__pow__", "Tensor.__ipow__")
+        for name in ("torch.pow", "Tensor.pow", "Tensor.pow_", "Tensor.__pow__", "Tensor.__ipow__")
     },
     "Tensor.__rpow__": Difference(
         "grad2",
