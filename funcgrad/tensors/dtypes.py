@@ -168,6 +168,9 @@ REFUSES_INTEGERS = {
     "cholesky": "linalg.cholesky: Expected a floating point or complex tensor as input. Got {name}",
 }
 
+# The operations that PyTorch does not promote: their tensors must have one dtype.
+SAME_DTYPE = frozenset({"matmul", "dot"})
+
 # PyTorch's names of the dtypes, for messages that read like PyTorch's.
 _TORCH_NAMES = {
     "float16": "Half",

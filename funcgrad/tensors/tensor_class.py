@@ -32,6 +32,7 @@ from funcgrad.tensors.devices import _already_on, device_of, parse_device, parse
 from funcgrad.tensors.dtypes import (
     FLOATING,
     REFUSES_INTEGERS,
+    SAME_DTYPE,
     default_float_dtype,
     parse_type_name,
     result_dtype,
@@ -833,7 +834,8 @@ def _promote_operands(fn, args, unwrapped: list, kwargs) -> list:
         funcgrad.errors.OpError: For integer or bool input to an operation PyTorch
             refuses it to (`REFUSES_INTEGERS`: mean, var, softmax ...).
     """
-    name = getattr(fn, "name", None)  # a primitive's name (None for a composition)
+    # a primitive's name, or a function's (`funcgrad.numpy.dot`)
+    name = getattr(fn, "name", None) or getattr(fn, "__name__", None)
     start = 1 if name == "where" else 0  # the condition stays bool
     operands = []
     tensors = False  # whether a tensor is among the operands
@@ -854,6 +856,8 @@ def _promote_operands(fn, args, unwrapped: list, kwargs) -> list:
     target = result_dtype(operands)
     if target is None or not (tensors or start):
         return unwrapped
+    if name in SAME_DTYPE:
+        _check_same_dtype(name, [v for v in operands if hasattr(v, "dtype")])
     if target.kind in "biu":
         if name in FLOATING:
             target = default_float_dtype()
@@ -877,6 +881,19 @@ def _promote_operands(fn, args, unwrapped: list, kwargs) -> list:
             unwrapped[i] = np.asarray(unwrapped[i], dtype=target)
             tensors = True
     return unwrapped
+
+
+def _check_same_dtype(name: str, values: list) -> None:
+    """Refuse operands of different dtypes, as PyTorch's `matmul`/`dot` do (they do not promote)."""
+    for v in values[1:]:
+        if v.dtype != values[0].dtype:
+            a, b = values[0], v
+            raise OpError(
+                f"funcgrad.{name}: expected both operands to have the same dtype, but found "
+                f"{torch_name(a.dtype)} and {torch_name(b.dtype)} (shapes {list(a.shape)} and "
+                f"{list(b.shape)}); PyTorch does not promote here: convert one first, e.g. "
+                f"b.to(a.dtype)"
+            )
 
 
 # References to a constant's array while `_graph_constant` looks at it: the

@@ -144,6 +144,12 @@ CASES = {
     "clamp(i, min=1)": lambda o, lib: lib.clamp(o["i"], min=1),
     "clamp(f, min=z64)": lambda o, lib: lib.clamp(o["f"], min=o["z64"]),
     "clamp_min(i, i32)": lambda o, lib: lib.clamp_min(o["i"], o["i32"]),
+    # products: matmul and dot do not promote (PyTorch refuses mixed dtypes), outer does
+    "dot(f, d)": lambda o, lib: lib.dot(o["f"], o["d"]),
+    "dot(i, i)": lambda o, lib: lib.dot(o["i"], o["i"]),
+    "f @ d": lambda o, lib: o["f"] @ o["d"],
+    "matmul(outer(f, f), i)": lambda o, lib: lib.matmul(lib.outer(o["f"], o["f"]), o["i"]),
+    "outer(i, f)": lambda o, lib: lib.outer(o["i"], o["f"]),
     # comparisons keep bool
     "i < f": lambda o, lib: o["i"] < o["f"],
 }
