@@ -1,8 +1,12 @@
 """Dtypes of the imperative layer, with PyTorch's names and defaults.
 
 Python floats become float32 in tensors (settable with
-`set_default_dtype`); NumPy arrays keep their dtype. The names
-(`funcgrad.float32`, `funcgrad.long` ...) are NumPy dtypes.
+`set_default_dtype`), Python complex numbers complex64; NumPy arrays keep
+their dtype. The names (`funcgrad.float32`, `funcgrad.long` ...) are NumPy
+dtypes. Operations on tensors choose their result dtype by PyTorch's type
+promotion (`result_dtype`, used by the Tensor layer's `_apply`), not
+NumPy's: `float32 * int64` is float32, `int64 + 2.5` and `int64 / int64`
+the default float dtype. The functional API keeps NumPy's rules.
 """
 
 from __future__ import annotations
