@@ -233,8 +233,15 @@ def rand(*size, dtype=None, device=None, requires_grad: bool = False, generator=
 
 def randint(low, high=None, size=(), dtype=None, device=None) -> Tensor:
     """Return a tensor of random integers in [low, high)."""
+    if isinstance(high, (tuple, list)):  # randint(high, size), PyTorch's other overload
+        high, size = None, high
     if high is None:
         low, high = 0, low
+    if not low < high:  # as PyTorch, also for an empty size (NumPy checks only when it draws)
+        raise OpError(
+            f"funcgrad.randint: random_ expects 'from' to be less than 'to', but got "
+            f"from={low} >= to={high}; integers are drawn from [low, high)"
+        )
     dt = to_dtype(dtype) if dtype else np.dtype(np.int64)
     where = _device(device)
     module_for(where, op="funcgrad.randint")  # raises clearly without CuPy or a GPU

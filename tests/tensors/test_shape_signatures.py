@@ -297,3 +297,17 @@ def test_integer_tensor_to_a_negative_integer_power_raises(shape, dtype):
     _same_error(lambda lib: lib.ones(shape, dtype=getattr(lib, dtype)) ** -1, "pow")
     _same_error(lambda lib: lib.ones(shape, dtype=getattr(lib, dtype)).pow_(-2), "pow")
     _same_values(lambda lib: lib.ones(shape, dtype=getattr(lib, dtype)) ** 2)
+
+
+@pytest.mark.parametrize("args", [(2, 2, (0,)), (3, 2, (2,)), (0, (2,)), (-1, (0,))])
+def test_randint_refuses_an_empty_range(args):
+    _same_error(lambda lib: lib.randint(*args), "randint")
+
+
+@pytest.mark.parametrize("args", [(5, (3, 2)), (2, 4, (6,)), (3, [2])])
+def test_randint_takes_high_and_size(args):
+    ref, got = _both(lambda lib: lib.randint(*args))
+    assert tuple(got.shape) == tuple(ref.shape) and str(got.dtype).endswith("int64")
+    low, high = (0, args[0]) if len(args) == 2 else args[:2]
+    v = got.numpy()
+    assert ((v >= low) & (v < high)).all()
