@@ -44,6 +44,17 @@ TORCH_ITEMS = {
     "Tensor.norm": "diff-singular-value-norms",
     "torch.logsumexp": "diff-logsumexp-empty-dim",
     "Tensor.logsumexp": "diff-logsumexp-empty-dim",
+    **{
+        name: "diff-pow-edges"
+        for name in (
+            "torch.pow",
+            "Tensor.pow",
+            "Tensor.pow_",
+            "Tensor.__pow__",
+            "Tensor.__ipow__",
+            "Tensor.__rpow__",
+        )
+    },
 }
 
 # Entries of functional_differences.DIFFERENCES that are funcgrad's choices -> their item.
