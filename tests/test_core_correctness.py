@@ -208,7 +208,7 @@ def test_complex_primals_and_recorded_operations_are_refused():
 
 def test_complex_tensor_times_a_tensor_that_requires_grad_is_refused():
     x = fg.tensor([1.0, 2.0], requires_grad=True)
-    with pytest.raises(fg.DtypeError, match=r"funcgrad.multiply.*complex"):
+    with pytest.raises(fg.DtypeError, match=r"funcgrad\.\w+.*complex"):
         fg.tensor([1 + 2j, 3j]) * x
     with fg.no_grad():  # nothing recorded: plain complex arithmetic
         np.testing.assert_allclose((fg.tensor([1 + 2j, 3j]) * x).numpy(), [1 + 2j, 6j])

@@ -121,10 +121,10 @@ def _copy_from(self: Tensor, src: Any, name: str) -> Tensor:
     out = src
     if device_of(out._value) != device_of(self._value):
         out = out.to(device_of(self._value))
+    if tuple(out.shape) != shape:  # broadcast first: the gradient sums in src's dtype
+        out = F.expand(out, shape)
     if out.dtype != self.dtype:
         out = out._astype(self.dtype)
-    if tuple(out.shape) != shape:
-        out = F.expand(out, shape)
     return out.clone() if out is src else out
 
 

@@ -187,7 +187,7 @@ CASES = [
          fg.OpError, ("funcgrad.expand_dims", "float64[2]", "axis=5")),
     Case("tensor-sum-dim", AXES, "`Tensor.sum(dim)` with a dim out of range",
          "torch.ones(2, 3, requires_grad=True).sum(5)",
-         fg.OpError, ("funcgrad.sum", "float32[2, 3]", "axis=5")),
+         fg.OpError, ("funcgrad.sum", "axis 5", "2 dimension", "[-2, 1]")),
     Case("norm-ord", AXES, "a matrix norm order for a 3-d array without axis",
          "fnp.linalg.norm(fg.leaf(np.ones((2, 2, 2))), ord=1)",
          fg.OpError, ("funcgrad.norm", "ord=1", "3 dimensions", "axis=")),

@@ -322,13 +322,17 @@ def _tensor_ops():
         "cumsum": lambda a, p: (
             flat(a[0]).cumsum(0) if p["axis"] is None else a[0].cumsum(p["axis"])
         ),
-        "logsumexp": lambda a, p: torch.logsumexp(a[0], dim=p["axis"], keepdim=p["keepdims"]),
+        "logsumexp": lambda a, p: torch.logsumexp(
+            a[0],
+            dim=tuple(range(a[0].dim())) if p["axis"] is None else p["axis"],
+            keepdim=p["keepdims"],
+        ),
         "softmax": lambda a, p: torch.softmax(a[0], p["axis"]),
         "log_softmax": lambda a, p: torch.log_softmax(a[0], p["axis"]),
         "matmul": lambda a, p: a[0] @ a[1],
         "reshape": lambda a, p: a[0].reshape(*p["shape"]),
         "transpose": lambda a, p: (
-            a[0].permute(*reversed(range(a[0].dim())))
+            a[0].permute(tuple(reversed(range(a[0].dim()))))
             if p["axes"] is None
             else a[0].permute(*p["axes"])
         ),
