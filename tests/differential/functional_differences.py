@@ -214,21 +214,7 @@ REFERENCES = {
     },
 }
 
-# NOTE: not funcgrad bugs. The output is float64 as NumPy's (geomspace computes in at
-# least float64; the heaviside case draws its constant x1 in float64), so forward-mode
-# tangents are float64, the output's dtype; test_jvp and test_jacobian (jacfwd) expect
-# the drawn dtype. Fix there: compare a tangent's dtype with its output's.
-_TANGENT_DTYPE = (
-    "NumPy's output is float64 for float32 input: the tangent has the output's dtype, "
-    "the check expects the input's"
-)
-
-KNOWN_MISMATCHES: dict[tuple[str, str], str] = {
-    ("geomspace", "jvp"): _TANGENT_DTYPE,
-    ("geomspace", "jacobian"): _TANGENT_DTYPE,
-    ("heaviside[x2 at x1 = 0]", "jvp"): _TANGENT_DTYPE,
-    ("heaviside[x2 at x1 = 0]", "jacobian"): _TANGENT_DTYPE,
-}
+KNOWN_MISMATCHES: dict[tuple[str, str], str] = {}
 
 
 def difference(case, kind) -> str | None:
