@@ -193,6 +193,7 @@ _TORCH_NAMES = {
 
 def torch_name(dtype) -> str:
     """Return PyTorch's name of a dtype (`'Long'` for int64), or NumPy's if it has none."""
+    dtype = np.dtype(dtype)
     return _TORCH_NAMES.get(dtype.name, dtype.name)
 
 

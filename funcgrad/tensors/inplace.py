@@ -30,32 +30,11 @@ import numpy as np
 from funcgrad import numpy as fnp
 from funcgrad.errors import InPlaceError
 from funcgrad.tensors import grad_mode
+from funcgrad.tensors.dtypes import torch_name as torch_dtype_name
 from funcgrad.tensors.engine import track
 from funcgrad.tensors.tensor_class import Tensor, _apply
 
 _P = ParamSpec("_P")
-
-
-# PyTorch's names of the dtypes, for messages that read like PyTorch's.
-_TORCH_NAMES = {
-    "float16": "Half",
-    "float32": "Float",
-    "float64": "Double",
-    "int8": "Char",
-    "int16": "Short",
-    "int32": "Int",
-    "int64": "Long",
-    "uint8": "Byte",
-    "bool": "Bool",
-    "complex64": "ComplexFloat",
-    "complex128": "ComplexDouble",
-}
-
-
-def torch_dtype_name(dtype) -> str:
-    """Return PyTorch's name of a dtype (`Float` for float32), or NumPy's if it has none."""
-    dtype = np.dtype(dtype)
-    return _TORCH_NAMES.get(dtype.name, dtype.name)
 
 
 def can_cast(from_dtype, to_dtype) -> bool:
