@@ -21,8 +21,10 @@ public names with no case, each with its reason. The tests are in
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable
+from pathlib import Path
 
 import attrs
 import numpy as np
@@ -1305,3 +1307,10 @@ def _stop_gradient(g):
 NOT_IN_AUTOGRAD = {
     "stop_gradient": "autograd has no stop_gradient: its value is x and its derivative is 0",
 }
+
+
+# Each area's further cases live in a module of its own (`functional_cases_<area>.py`, which
+# imports `case`, `Example`, `CASES`, `EXEMPT` and `NOT_IN_AUTOGRAD` from here), so areas can
+# grow without editing one file; importing them registers their cases.
+for _path in sorted(Path(__file__).parent.glob("functional_cases_*.py")):
+    importlib.import_module(f"{__package__}.{_path.stem}")
