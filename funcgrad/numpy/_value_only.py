@@ -29,6 +29,7 @@ from numpy import broadcast_shapes, ndindex
 
 from funcgrad.errors import NotProvidedError as _NotProvidedError
 from funcgrad.graph import Node as _Node
+from funcgrad.numpy import _kinds
 from funcgrad.numpy._creation import linspace as _linspace
 from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import reduce as _reduce
@@ -141,7 +142,7 @@ def _value_only(name: str, what: str) -> Callable[..., Any]:
         f"The result is integer or boolean: it has no gradient."
     )
     function.__wrapped__ = numpy_function  # type: ignore[attr-defined]  # inspect.signature shows NumPy's
-    return function
+    return _kinds.value_only(function)
 
 
 def _zero_gradient(name: str, what: str) -> Callable[..., Any]:
@@ -165,7 +166,7 @@ def _zero_gradient(name: str, what: str) -> Callable[..., Any]:
         f"gradient is zero (as in HIPS autograd and JAX), so the graph is not cut."
     )
     function.__wrapped__ = numpy_function  # type: ignore[attr-defined]
-    return function
+    return _kinds.zero_gradient(function)
 
 
 # --- rounding: piecewise constant, zero gradient -----------------------------------
