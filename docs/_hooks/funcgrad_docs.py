@@ -9,6 +9,10 @@ the site shows is computed by the library itself and cannot drift from it:
   `fg.to_mermaid(y, names={x: "x"})`, is evaluated in their namespace.
 * `<!-- primitives-table -->` becomes the table of every primitive in the
   registry (name, one-line doc, parameters, the forms of its rules).
+* `<!-- names-table -->` becomes, for each NumPy and SciPy namespace funcgrad
+  mirrors, the table of its names: differentiable (by a primitive or a
+  composition), zero gradient, value-only, NumPy's own object, or not
+  provided and why (`names_catalog`).
 
 The same module gives the doc tests their Sybil configuration
 (`make_sybil`), so pages are tested and built by one set of parsers.
@@ -29,6 +33,7 @@ if str(ROOT) not in sys.path:
 
 DRAW = re.compile(r"^(?P<indent>[ \t]*)<!--\s*draw:\s*(?P<expr>.+?)\s*-->[ \t]*$", re.MULTILINE)
 PRIMITIVES_TABLE = re.compile(r"^<!--\s*primitives-table\s*-->[ \t]*$", re.MULTILINE)
+NAMES_TABLE = re.compile(r"^<!--\s*names-table\s*-->[ \t]*$", re.MULTILINE)
 DOCTEST_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
@@ -141,6 +146,115 @@ def grad_fn_name(prim) -> str:
     return declared_name(prim)
 
 
+# --- the names page ---------------------------------------------------------------
+
+# What a user gets from each kind of name, in the order the tables list them.
+KINDS = {
+    "primitive": "differentiable: applies one primitive (its VJP and JVP rules)",
+    "composition": "differentiable: a composition of primitives",
+    "zero gradient": "floats with a zero derivative: piecewise constant, or constant",
+    "value-only": "an integer, boolean, shape or text result, read from values: no gradient",
+    "random": "draws from funcgrad's generators",
+    "namespace": "a namespace, listed on its own",
+    "object": "NumPy's own constant, dtype or class",
+    "not provided": "not provided: the name raises NotProvidedError",
+}
+
+
+def _public(module) -> set[str]:
+    return {n for n in dir(module) if not n.startswith("_")}
+
+
+def _surfaces():
+    """`(title, funcgrad module or None, scope, not-provided reasons)` of each mirrored namespace.
+
+    The scope of `funcgrad.numpy` is issue #13's (`funcgrad/numpy/_scope.py`:
+    jax.numpy and autograd.numpy); of a submodule, NumPy's own submodule; of
+    `funcgrad.scipy`'s, what HIPS autograd's `autograd.scipy` wraps from
+    SciPy, with what funcgrad adds.
+    """
+    import importlib
+
+    import funcgrad.numpy as fnp
+    from funcgrad.numpy import _scope
+
+    reasons = dict(getattr(_scope, "NOT_PROVIDED_REASONS", {}))
+    yield "funcgrad.numpy", fnp, set(_scope.SCOPE), reasons
+    for sub in ("linalg", "fft", "random"):
+        numpy_module = importlib.import_module(f"numpy.{sub}")
+        scope = {n for n in _public(numpy_module) if n not in ("test", "mtrand", "bit_generator")}
+        module = getattr(fnp, sub, None)
+        yield f"funcgrad.numpy.{sub}", module, scope | (_public(module) if module else set()), {}
+    for sub in ("special", "stats", "linalg", "signal", "integrate"):
+        autograd_module = importlib.import_module(f"autograd.scipy.{sub}")
+        scipy_module = importlib.import_module(f"scipy.{sub}")
+        scope = {n for n in _public(autograd_module) if hasattr(scipy_module, n)}
+        try:
+            module = importlib.import_module(f"funcgrad.scipy.{sub}")
+        except ImportError:
+            module = None
+        yield f"funcgrad.scipy.{sub}", module, scope | (_public(module) if module else set()), {}
+
+
+def name_kind(module, name: str, surface: str) -> tuple[str, str]:
+    """Return `(kind, detail)` of `surface.name`: a key of `KINDS` and what to add."""
+    import types
+
+    import numpy as np
+
+    from funcgrad.numpy._kinds import kind_of
+    from funcgrad.ops import registry
+
+    obj = getattr(module, name, None) if module is not None else None
+    if obj is None:
+        return "not provided", "not provided yet (issue #13)"
+    if isinstance(obj, types.ModuleType) and surface.endswith(".stats"):
+        functions = sorted(n for n in _public(obj) if callable(getattr(obj, n)))
+        return "composition", "distribution: " + ", ".join(f"`{n}`" for n in functions)
+    if isinstance(obj, types.ModuleType):
+        return "namespace", ""
+    if isinstance(obj, type) or not callable(obj):
+        return "object", ""
+    prefix = surface.split(".", 2)[2] + "." if surface.count(".") > 1 else ""
+    declared = f"{prefix}{name}"
+    for prim in registry.primitives():
+        if declared in prim.names.numpy or declared in prim.names.scipy:
+            return "primitive", f"`{prim.name}`"
+    kind = kind_of(obj)
+    if kind is not None:
+        return kind, ""
+    if surface.endswith(".random"):
+        return "random", ""
+    if obj is getattr(np, name, object()):
+        return "value-only", "NumPy's own function"
+    return "composition", ""
+
+
+def names_tables() -> str:
+    """Return the Markdown of the names page: one table per mirrored namespace."""
+    import funcgrad  # noqa: F401  (registers every primitive)
+
+    order = list(KINDS)
+    out = []
+    for surface, module, scope, reasons in _surfaces():
+        rows = []
+        for name in sorted(scope):
+            kind, detail = name_kind(module, name, surface)
+            if kind == "not provided" and name in reasons:
+                detail = reasons[name]
+            rows.append((order.index(kind), name, kind, detail))
+        counts = ", ".join(
+            f"{sum(r[2] == k for r in rows)} {k}" for k in order if any(r[2] == k for r in rows)
+        )
+        out += [f"## `{surface}`", "", f"{len(rows)} names: {counts}.", ""]
+        out += ["| name | kind | detail |", "|---|---|---|"]
+        for _, name, kind, detail in sorted(rows):
+            detail = html.escape(detail).replace("|", "\\|")
+            out.append(f"| `{name}` | {kind} | {detail} |")
+        out.append("")
+    return "\n".join(out)
+
+
 # --- MkDocs events -----------------------------------------------------------------
 
 _CACHE: dict[tuple[str, float], list[str]] = {}
@@ -156,6 +270,8 @@ def _diagrams_of(path: str) -> list[str]:
 def on_page_markdown(markdown: str, page, config, files) -> str:
     if PRIMITIVES_TABLE.search(markdown):
         markdown = PRIMITIVES_TABLE.sub(lambda m: primitives_table(), markdown)
+    if NAMES_TABLE.search(markdown):
+        markdown = NAMES_TABLE.sub(lambda m: names_tables(), markdown)
     if DRAW.search(markdown):
         diagrams = iter(_diagrams_of(page.file.abs_src_path))
 

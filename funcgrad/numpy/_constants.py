@@ -92,6 +92,7 @@ from numpy import (
 )
 from numpy.exceptions import ComplexWarning
 
+from funcgrad.numpy import _kinds
 from funcgrad.ops._util import value_of as _value_of
 
 __all__ = [
@@ -186,6 +187,7 @@ float_ = float64
 complex_ = complex128
 
 
+@_kinds.value_only
 def result_type(*arrays_and_dtypes: Any) -> _np.dtype:
     """Return the dtype NumPy's promotion gives the arguments (arrays, nodes, dtypes, numbers).
 
@@ -197,6 +199,7 @@ def result_type(*arrays_and_dtypes: Any) -> _np.dtype:
     return _np.result_type(*(_value_of(a) for a in arrays_and_dtypes))
 
 
+@_kinds.value_only
 def min_scalar_type(a: Any) -> _np.dtype:
     """Return the smallest dtype that holds the value `a` (an array, a node or a number).
 
@@ -208,6 +211,7 @@ def min_scalar_type(a: Any) -> _np.dtype:
     return _np.min_scalar_type(_value_of(a))
 
 
+@_kinds.value_only
 def mintypecode(typechars: Any, typeset: str = "GDFgdf", default: str = "d") -> str:
     """Return the character of the smallest type of `typeset` to which `typechars` cast safely.
 
@@ -219,6 +223,7 @@ def mintypecode(typechars: Any, typeset: str = "GDFgdf", default: str = "d") -> 
     return _np.mintypecode(typechars, typeset, default)
 
 
+@_kinds.value_only
 def common_type(*arrays: Any) -> type:
     """Return the inexact scalar type common to the arrays or nodes (integers count as float64).
 
@@ -230,6 +235,7 @@ def common_type(*arrays: Any) -> type:
     return _np.common_type(*(_value_of(a) for a in arrays))
 
 
+@_kinds.value_only
 def iscomplexobj(x: Any) -> _builtins.bool:
     """Return whether `x` (an array, a node or a number) has a complex dtype.
 
@@ -241,6 +247,7 @@ def iscomplexobj(x: Any) -> _builtins.bool:
     return _np.iscomplexobj(_value_of(x))
 
 
+@_kinds.value_only
 def isrealobj(x: Any) -> _builtins.bool:
     """Return whether `x` (an array, a node or a number) does not have a complex dtype.
 

@@ -38,6 +38,7 @@ from numpy import (
 
 from funcgrad.backend import is_inexact as _is_inexact
 from funcgrad.graph import Node as _Node
+from funcgrad.numpy import _kinds
 from funcgrad.numpy._adapters import shape as _as_shape
 from funcgrad.numpy._shape import concatenate as _concatenate
 from funcgrad.numpy._shape import moveaxis as _moveaxis
@@ -262,6 +263,7 @@ def _like(a: Any, dtype: Any, shape: Any) -> tuple[Any, tuple[int, ...]]:
     )
 
 
+@_kinds.zero_gradient
 def zeros_like(a: Any, dtype: Any = None, order: Any = "K", subok: bool = True, shape: Any = None):
     """Return zeros shaped and typed like `a` (an array or a node): plain values, no gradient.
 
@@ -274,6 +276,7 @@ def zeros_like(a: Any, dtype: Any = None, order: Any = "K", subok: bool = True, 
     return _np.zeros(shape, dtype=dtype)
 
 
+@_kinds.zero_gradient
 def ones_like(a: Any, dtype: Any = None, order: Any = "K", subok: bool = True, shape: Any = None):
     """Return ones shaped and typed like `a` (an array or a node): plain values, no gradient.
 
@@ -286,6 +289,7 @@ def ones_like(a: Any, dtype: Any = None, order: Any = "K", subok: bool = True, s
     return _np.ones(shape, dtype=dtype)
 
 
+@_kinds.zero_gradient
 def empty_like(a: Any, dtype: Any = None, order: Any = "K", subok: bool = True, shape: Any = None):
     """Return an uninitialized array shaped and typed like `a` (an array or a node).
 

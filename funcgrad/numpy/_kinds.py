@@ -8,9 +8,10 @@ what a user gets from its gradient:
 
 * `value_only`: the result is an integer, a boolean, a shape or text,
   computed from the values of nodes: nothing flows back (`argmax`, `isclose`).
-* `zero_gradient`: the result is piecewise constant floats: with a node in,
-  it is a node whose gradient is zero (`floor`, `round`), so a graph is
-  not cut.
+* `zero_gradient`: the result is floating point with a zero derivative:
+  piecewise constant (`floor`, `round`: with a node in, it is a node whose
+  gradient is zero, so a graph is not cut), or not depending on the values
+  of its input at all (`zeros_like`).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def value_only(function: _F) -> _F:
 
 
 def zero_gradient(function: _F) -> _F:
-    """Mark `function` as piecewise constant: a node in gives a node whose gradient is zero."""
+    """Mark `function` as having a zero derivative: its floats are piecewise constant or constant."""
     setattr(function, ATTRIBUTE, ZERO_GRADIENT)
     return function
 
