@@ -205,8 +205,9 @@ def name_kind(module, name: str, surface: str) -> tuple[str, str]:
     from funcgrad.numpy._kinds import kind_of
     from funcgrad.ops import registry
 
-    obj = getattr(module, name, None) if module is not None else None
-    if obj is None:
+    missing = object()
+    obj = getattr(module, name, missing) if module is not None else missing
+    if obj is missing:
         return "not provided", "not provided yet (issue #13)"
     if isinstance(obj, types.ModuleType) and surface.endswith(".stats"):
         functions = sorted(n for n in _public(obj) if callable(getattr(obj, n)))
