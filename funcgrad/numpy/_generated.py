@@ -56,6 +56,7 @@ __all__ = [
     "var",
     "std",
     "cumsum",
+    "cumprod",
     "tril",
     "triu",
     "matmul",
@@ -790,6 +791,25 @@ def cumsum(x, axis=None):
                [ 0.7,  2.3]])
     """
     return _reduce.cumsum(x, axis=_as_axes(axis))
+
+
+def cumprod(x, axis=None):
+    """Return the running product along an axis (exact gradients where entries are 0).
+
+    Args:
+        x: An array, a number, or a graph node.
+        axis: None (all axes), an int or a tuple of ints.
+
+    Returns:
+        An array, or a node if `x` is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.cumprod(np.array([[0.8, 1.0], [-1.1, -1.3]]), axis=-1)
+        array([[ 0.8 ,  0.8 ],
+               [-1.1 ,  1.43]])
+    """
+    return _reduce.cumprod(x, axis=_as_axes(axis))
 
 
 def tril(x, k=0):

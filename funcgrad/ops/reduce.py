@@ -31,7 +31,7 @@ from funcgrad.ops.registry import (
     Sample,
     register,
 )
-from funcgrad.ops.shape import broadcast_to, flip, reshape
+from funcgrad.ops.shape import broadcast_to, expand_dims, flip, reshape
 
 
 def _by_axis(full: str, along: str) -> GradFnRule:
@@ -484,6 +484,125 @@ cumsum = register(
 )
 
 
+# --- cumulative products -------------------------------------------------------------
+
+
+def _cumprod_forward(xp: ModuleType, x: Array, *, axis: Axis) -> Array:
+    x = xp.asarray(x)
+    if x.ndim == 0 and axis is not None:
+        normalize_axis(axis, 0, "cumprod")  # a 0-d array stays 0-d, as in cumsum
+        return x.copy()
+    return xp.cumprod(x, axis=axis)
+
+
+def _cumprod_flat(x: Array, axis: Axis) -> tuple[Array, int]:
+    # the operand and the axis the running product goes along (axis None: flattened)
+    if axis is None:
+        return reshape(x, shape=(-1,)), 0
+    return x, normalize_axis(axis, len(shape_of(x)), "cumprod")[0]
+
+
+def _cumprod_all_terms(x: Array, along: int) -> Array:
+    """Return C[..., k, i, ...] = prod_{j <= i, j != k} x_j for i >= k, else 0 (k at `along`).
+
+    The exact partial derivatives d out_i / d x_k, zeros in `x` included, as a
+    polynomial in `x` (no division): O(n^2) per slice, used where `x` has zeros
+    and is being differentiated again (PyTorch does the same).
+    """
+    xp = xp_of(value_of(x))
+    n = shape_of(x)[along]
+    ndim = len(shape_of(x))
+    place = (1,) * along + (n, n) + (1,) * (ndim - along - 1)
+    k = xp.arange(n).reshape(n, 1)
+    i = xp.arange(n).reshape(1, n)
+    others = where((k == i).reshape(place), 1.0, expand_dims(x, axis=along))
+    return where((i >= k).reshape(place), cumprod(others, axis=along + 1), 0.0)
+
+
+def _cumprod_zero_split(x: Array, along: int) -> tuple[Array, Array, Array, Array]:
+    """Return the masks and products of the O(n) rule for slices with zeros.
+
+    `before` marks entries before the slice's first zero, `first` the first
+    zero; `head` is the product of the entries before it, and `tail_i` the
+    product of the entries after it up to i (1 up to the first zero).
+    """
+    x_v = value_of(x)
+    seen = x_v == 0
+    zeros_so_far = seen.cumsum(axis=along)
+    before = zeros_so_far == 0
+    first = seen & (zeros_so_far == 1)
+    head = prod(where(before, x, 1.0), axis=along, keepdims=True)
+    tail = cumprod(where(before | first, 1.0, x), axis=along)
+    return before, first, head, tail
+
+
+def _cumprod_vjp(ct: Array, out: Array, x: Array, *, axis: Axis) -> Array:
+    # d out_i / d x_k = prod_{j <= i, j != k} x_j for i >= k
+    if not shape_of(x) and axis is not None:
+        return ct
+    shape = shape_of(x)
+    x, along = _cumprod_flat(x, axis)
+    if axis is None:
+        ct, out = reshape(ct, shape=shape_of(x)), reshape(out, shape=shape_of(x))
+    if not (value_of(x) == 0).any():  # sum_{i >= k} ct_i out_i / x_k
+        grad = flip(cumsum(flip(ct * out, axis=along), axis=along), axis=along) / x
+    elif type(x) is Node:  # differentiated again: the exact polynomial
+        terms = expand_dims(ct, axis=along) * _cumprod_all_terms(x, along)
+        grad = sum_(terms, axis=along + 1, keepdims=False)
+    else:
+        # NOTE: as PyTorch, O(n): entries after a slice's first zero get 0, the
+        # first zero gets head * sum_{i >= z} ct_i tail_i, the ones before it
+        # the no-zero formula over the entries before the zero.
+        before, first, head, tail = _cumprod_zero_split(x, along)
+        upto = flip(cumsum(flip(where(before, ct * out, 0.0), axis=along), axis=along), axis=along)
+        at_zero = head * sum_(where(before, 0.0, ct * tail), axis=along, keepdims=True)
+        grad = where(before, upto / where(before, x, 1.0), where(first, at_zero, 0.0))
+    return reshape(grad, shape=shape) if axis is None else grad
+
+
+def _cumprod_jvp(x_t: Array, out: Array, x: Array, *, axis: Axis) -> Array:
+    # out_t_i = sum_{k <= i} x_t_k prod_{j <= i, j != k} x_j
+    if not shape_of(x) and axis is not None:
+        return x_t
+    x, along = _cumprod_flat(x, axis)
+    if axis is None:
+        x_t, out = reshape(x_t, shape=shape_of(x)), reshape(out, shape=shape_of(x))
+    if not (value_of(x) == 0).any():
+        return out * cumsum(x_t / x, axis=along)
+    if type(x) is Node:
+        terms = expand_dims(x_t, axis=along + 1) * _cumprod_all_terms(x, along)
+        return sum_(terms, axis=along, keepdims=False)
+    before, first, head, tail = _cumprod_zero_split(x, along)
+    upto = out * cumsum(where(before, x_t / where(before, x, 1.0), 0.0), axis=along)
+    at_zero = head * sum_(where(first, x_t, 0.0), axis=along, keepdims=True) * tail
+    return where(before, upto, at_zero)
+
+
+def _cumprod_sample(g: Draw) -> Drawn:
+    shape = g.shape(min_dims=0, max_dims=3, min_side=0)
+    axis = None if not shape or g.boolean() else g.integers(-len(shape), len(shape) - 1)
+    x = g.array(shape, 0.5, 1.5) * _signs(g, shape)
+    if x.size and g.boolean():  # one or two zeros: the exact rules at zeros
+        flat = x.reshape(-1)
+        for _ in range(g.integers(1, 2)):
+            flat[g.integers(0, flat.size - 1)] = 0.0
+    return (x,), {"axis": axis}
+
+
+cumprod = register(
+    Primitive(
+        name="cumprod",
+        forward=_cumprod_forward,
+        vjp=(_cumprod_vjp,),
+        jvp=(_cumprod_jvp,),
+        params=("axis",),
+        sample=Sample(_cumprod_sample),
+        doc="running product along an axis (exact gradients where entries are 0)",
+        names=Names(numpy="cumprod"),
+    )
+)
+
+
 # --- norms -------------------------------------------------------------------------
 
 _INF = float("inf")
@@ -648,6 +767,11 @@ def _cumsum_method(self: Node, axis: Axis = None) -> Array:
     return cumsum(self, axis=axis)
 
 
+def _cumprod_method(self: Node, axis: Axis = None) -> Array:
+    """Return `funcgrad.numpy.cumprod` of this node along `axis`."""
+    return cumprod(self, axis=axis)
+
+
 attach(
     {
         "mean": _method(mean),
@@ -657,5 +781,6 @@ attach(
         "var": _moment_method(var),
         "std": _moment_method(std),
         "cumsum": _cumsum_method,
+        "cumprod": _cumprod_method,
     }
 )
