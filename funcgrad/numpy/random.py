@@ -18,9 +18,16 @@ Differences from NumPy, on purpose:
   `permutation(x)` of a node pick its entries differentiably. Any other
   distribution refuses a node parameter (`TypeError`) rather than cut the
   graph.
-* Draws are made when called, not recorded: inside `jit` a draw is a
-  constant of the traced plan (issue #13 asks for recorded draws).
-* `shuffle` (in place) is left out: use `permutation`, which returns a copy.
+* Draws are made when called, not recorded as operations of the graph:
+  `checkpoint` replays them (it restores the generator's state), and
+  recorded draws come with `jit` (#18) and `vmap` (#20), the transforms
+  that replay a graph.
+* `shuffle` shuffles a plain array in place, as NumPy's; a node cannot be
+  changed in place (the graph is immutable): use `permutation`, which
+  returns the shuffled copy and is differentiable.
+* `get_state` returns the state of funcgrad's PCG64 generator (a dict, as
+  `numpy.random.Generator.bit_generator.state` gives), not NumPy's legacy
+  MT19937 tuple; `set_state` takes such a dict.
 """
 
 from __future__ import annotations
@@ -34,9 +41,44 @@ from funcgrad.graph import Node as _Node
 from funcgrad.ops import elementwise as _ew
 from funcgrad.ops.index import getitem as _getitem
 
+# NumPy's bit generators, re-exported: `default_rng(PCG64(0))` works as in NumPy.
+BitGenerator = _np.random.BitGenerator
+MT19937 = _np.random.MT19937
+PCG64 = _np.random.PCG64
+PCG64DXSM = _np.random.PCG64DXSM
+Philox = _np.random.Philox
+SFC64 = _np.random.SFC64
+SeedSequence = _np.random.SeedSequence
+
 __all__ = [
+    "MT19937",
+    "PCG64",
+    "PCG64DXSM",
+    "SFC64",
+    "BitGenerator",
     "Generator",
+    "Philox",
     "RandomState",
+    "SeedSequence",
+    "f",
+    "get_bit_generator",
+    "get_state",
+    "hypergeometric",
+    "logseries",
+    "negative_binomial",
+    "noncentral_chisquare",
+    "noncentral_f",
+    "pareto",
+    "power",
+    "random_integers",
+    "rayleigh",
+    "set_state",
+    "shuffle",
+    "triangular",
+    "vonmises",
+    "wald",
+    "weibull",
+    "zipf",
     "beta",
     "binomial",
     "bytes",
@@ -260,6 +302,18 @@ class Generator:
             "gumbel", lambda s: self._numpy().gumbel(0.0, 1.0, s), loc, scale, size
         )
 
+    def rayleigh(self, scale: Any = 1.0, size: Any = None) -> Any:
+        """Return Rayleigh numbers of mode `scale` (`scale * rayleigh(1)` for a node).
+
+        Examples:
+            >>> import funcgrad.numpy as fnp
+            >>> bool((fnp.random.default_rng(0).rayleigh(2.0, size=3) > 0).all())
+            True
+        """
+        if _is_node(scale):
+            return scale * self._numpy().rayleigh(1.0, _shape_of(scale, size=size))
+        return self._numpy().rayleigh(scale, size)
+
     def lognormal(self, mean: Any = 0.0, sigma: Any = 1.0, size: Any = None) -> Any:
         """Return log-normal numbers (`exp(mean + sigma * standard_normal())` for nodes).
 
@@ -316,6 +370,28 @@ class Generator:
             return _getitem(x, index=(slice(None),) * (axis % x.ndim) + (order,))
         return self._numpy().permutation(x, axis)
 
+    def shuffle(self, x: Any, axis: int = 0) -> None:
+        """Shuffle the plain array `x` in place along `axis`, as NumPy's `shuffle`.
+
+        Raises:
+            TypeError: If `x` is a graph node, which cannot change in place:
+                `permutation(x)` returns the shuffled copy, differentiably.
+
+        Examples:
+            >>> import numpy as np, funcgrad.numpy as fnp
+            >>> x = np.arange(5)
+            >>> fnp.random.default_rng(0).shuffle(x)
+            >>> sorted(x.tolist())
+            [0, 1, 2, 3, 4]
+        """
+        if _is_node(x):
+            raise TypeError(
+                f"funcgrad.numpy.random.shuffle: x is a graph node of shape {x.shape}, and a "
+                f"node cannot change in place (the graph is immutable); use "
+                f"funcgrad.numpy.random.permutation(x), which returns the shuffled copy"
+            )
+        self._numpy().shuffle(x, axis)
+
     # --- distributions drawn from plain parameters ------------------------------------
 
     beta = _passthrough("beta")
@@ -332,6 +408,19 @@ class Generator:
     standard_exponential = _passthrough("standard_exponential")
     standard_gamma = _passthrough("standard_gamma")
     standard_t = _passthrough("standard_t")
+    f = _passthrough("f")
+    hypergeometric = _passthrough("hypergeometric")
+    logseries = _passthrough("logseries")
+    negative_binomial = _passthrough("negative_binomial")
+    noncentral_chisquare = _passthrough("noncentral_chisquare")
+    noncentral_f = _passthrough("noncentral_f")
+    pareto = _passthrough("pareto")
+    power = _passthrough("power")
+    triangular = _passthrough("triangular")
+    vonmises = _passthrough("vonmises")
+    wald = _passthrough("wald")
+    weibull = _passthrough("weibull")
+    zipf = _passthrough("zipf")
 
 
 class RandomState(Generator):
@@ -412,6 +501,44 @@ class RandomState(Generator):
     sample = random_sample
     ranf = random_sample
 
+    def random_integers(self, low: Any, high: Any = None, size: Any = None) -> Any:
+        """Return random integers in [`low`, `high`] (both ends; [1, `low`] without `high`).
+
+        NumPy's legacy function (deprecated there in favour of `randint`).
+
+        Examples:
+            >>> import funcgrad.numpy as fnp
+            >>> sorted(set(fnp.random.RandomState(0).random_integers(1, 2, size=50).tolist()))
+            [1, 2]
+        """
+        if high is None:
+            low, high = 1, low
+        return self.integers(low, high, size, endpoint=True)
+
+    def get_state(self) -> dict[str, Any]:
+        """Return the state of the generator: its PCG64 bit generator's state, a dict.
+
+        Not NumPy's legacy MT19937 tuple: funcgrad's streams are PCG64's.
+
+        Examples:
+            >>> import funcgrad.numpy as fnp
+            >>> rs = fnp.random.RandomState(0)
+            >>> state = rs.get_state()
+            >>> a = rs.rand(2)
+            >>> rs.set_state(state)
+            >>> bool((rs.rand(2) == a).all())
+            True
+        """
+        return self._numpy().bit_generator.state
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Restore a state `get_state` returned (a bit generator's state dict)."""
+        self._numpy().bit_generator.state = state
+
+    def get_bit_generator(self) -> Any:
+        """Return the NumPy bit generator the draws come from (funcgrad's PCG64)."""
+        return self._numpy().bit_generator
+
 
 def default_rng(seed: Any = None) -> Generator:
     """Return a new `Generator` seeded with `seed` (a `Generator` is returned as it is).
@@ -460,3 +587,22 @@ standard_cauchy = _default.standard_cauchy
 standard_exponential = _default.standard_exponential
 standard_gamma = _default.standard_gamma
 standard_t = _default.standard_t
+f = _default.f
+hypergeometric = _default.hypergeometric
+logseries = _default.logseries
+negative_binomial = _default.negative_binomial
+noncentral_chisquare = _default.noncentral_chisquare
+noncentral_f = _default.noncentral_f
+pareto = _default.pareto
+power = _default.power
+rayleigh = _default.rayleigh
+triangular = _default.triangular
+vonmises = _default.vonmises
+wald = _default.wald
+weibull = _default.weibull
+zipf = _default.zipf
+shuffle = _default.shuffle
+random_integers = _default.random_integers
+get_state = _default.get_state
+set_state = _default.set_state
+get_bit_generator = _default.get_bit_generator

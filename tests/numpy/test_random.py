@@ -31,7 +31,6 @@ def test_module_functions_have_numpys_shapes_and_ranges():
     assert set(fnp.random.choice([1, 2, 3], size=10)) <= {1, 2, 3}
     assert fnp.random.random_sample(3).shape == (3,)
     assert fnp.random.gamma(2.0, size=3).shape == (3,)
-    assert not hasattr(fnp.random, "shuffle")
 
 
 def test_random_state_and_default_rng_are_independent_and_reproducible():
@@ -88,3 +87,71 @@ def test_choice_and_permutation_of_nodes_pick_entries():
 def test_distributions_refuse_node_parameters():
     with pytest.raises(TypeError, match="gamma"):
         fg.grad(lambda k: fnp.sum(fnp.random.gamma(k, size=2)))(2.0)
+
+
+# Each distribution drawn from plain parameters, with the arguments NumPy's Generator takes.
+PLAIN_DRAWS = {
+    "f": (3.0, 4.0),
+    "hypergeometric": (5, 7, 6),
+    "logseries": (0.6,),
+    "negative_binomial": (3, 0.4),
+    "noncentral_chisquare": (3.0, 1.5),
+    "noncentral_f": (3.0, 4.0, 1.5),
+    "pareto": (2.5,),
+    "power": (2.5,),
+    "rayleigh": (1.5,),
+    "triangular": (0.0, 0.3, 1.0),
+    "vonmises": (0.5, 2.0),
+    "wald": (1.0, 2.0),
+    "weibull": (1.5,),
+    "zipf": (2.5,),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PLAIN_DRAWS))
+def test_every_distribution_draws_numpys_stream(name):
+    args = PLAIN_DRAWS[name]
+    expected = getattr(np.random.default_rng(7), name)(*args, size=5)
+    np.testing.assert_array_equal(getattr(fnp.random.default_rng(7), name)(*args, size=5), expected)
+    fnp.random.seed(7)
+    np.testing.assert_array_equal(getattr(fnp.random, name)(*args, size=5), expected)
+
+
+def test_the_whole_numpy_random_api_is_there():
+    public = {n for n in dir(np.random) if not n.startswith("_")}
+    # NumPy's own submodules and test runner, and the legacy global's bit-generator swap
+    missing = public - set(dir(fnp.random)) - {"bit_generator", "mtrand", "test"}
+    assert missing == {"set_bit_generator"}
+
+
+def test_rayleigh_is_differentiable_in_its_scale():
+    z = np.random.default_rng(3).rayleigh(1.0, size=4)
+    g = fg.grad(lambda s: fnp.sum(fnp.random.default_rng(3).rayleigh(s, size=4)))(2.0)
+    np.testing.assert_allclose(g, z.sum())
+
+
+def test_shuffle_shuffles_plain_arrays_in_place_and_refuses_nodes():
+    x = np.arange(6)
+    expected = x.copy()
+    np.random.default_rng(4).shuffle(expected)
+    fnp.random.default_rng(4).shuffle(x)
+    np.testing.assert_array_equal(x, expected)
+    with pytest.raises(TypeError, match=r"shuffle: x is a graph node of shape \(3,\).*permutation"):
+        fnp.random.shuffle(fg.leaf(np.ones(3)))
+
+
+def test_get_and_set_state_replay_the_stream():
+    fnp.random.seed(11)
+    state = fnp.random.get_state()
+    a = fnp.random.randn(3)
+    fnp.random.set_state(state)
+    np.testing.assert_array_equal(fnp.random.randn(3), a)
+    assert isinstance(fnp.random.get_bit_generator(), np.random.PCG64)
+    g = fnp.random.default_rng(fnp.random.PCG64(5))
+    np.testing.assert_array_equal(g.random(3), np.random.default_rng(np.random.PCG64(5)).random(3))
+
+
+def test_random_integers_includes_both_ends():
+    draws = fnp.random.RandomState(0).random_integers(1, 3, size=200)
+    assert set(draws.tolist()) == {1, 2, 3}
+    assert set(fnp.random.RandomState(0).random_integers(2, size=50).tolist()) == {1, 2}
