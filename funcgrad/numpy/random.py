@@ -32,6 +32,7 @@ Differences from NumPy, on purpose:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as _np
@@ -515,7 +516,7 @@ class RandomState(Generator):
             low, high = 1, low
         return self.integers(low, high, size, endpoint=True)
 
-    def get_state(self) -> dict[str, Any]:
+    def get_state(self) -> Mapping[str, Any]:
         """Return the state of the generator: its PCG64 bit generator's state, a dict.
 
         Not NumPy's legacy MT19937 tuple: funcgrad's streams are PCG64's.
@@ -531,7 +532,7 @@ class RandomState(Generator):
         """
         return self._numpy().bit_generator.state
 
-    def set_state(self, state: dict[str, Any]) -> None:
+    def set_state(self, state: Mapping[str, Any]) -> None:
         """Restore a state `get_state` returned (a bit generator's state dict)."""
         self._numpy().bit_generator.state = state
 
