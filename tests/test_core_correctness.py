@@ -184,32 +184,48 @@ def test_vjp_and_jvp_of_tensors_match_torch_func():
     np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-12)
 
 
-# --- complex values are refused in recorded operations (until issue #13) ---------
+# --- complex values are differentiated (issue #13; was refused before) --------------
 
 
-def test_complex_primals_and_recorded_operations_are_refused():
-    # Was (-1.78-2.06j); PyTorch gives 2.718+0j. Until #13 funcgrad refuses.
-    with pytest.raises(fg.DtypeError, match=r"funcgrad.grad: argument 0.*complex128.*#13"):
-        fg.grad(lambda z: fnp.abs(fnp.exp(z)))(1 + 2j)
-    with pytest.raises(fg.DtypeError, match=r"funcgrad.multiply.*complex128\[2\].*#13"):
-        fg.grad(lambda x: fnp.sum(fnp.abs(x * np.array([1j, 2.0]))))(np.ones(2))
-    with pytest.raises(fg.DtypeError, match=r"funcgrad.leaf.*complex"):
-        fg.leaf(np.ones(2) * 1j)
-    with pytest.raises(fg.DtypeError, match=r"funcgrad.jvp: a.*complex"):
-        fg.jvp(fnp.exp, (np.ones(2) * 1j,), (np.ones(2) * 1j,))
-    # A complex cotangent or tangent of a real function gave zeros.
-    with pytest.raises(fg.DtypeError, match=r"funcgrad.vjp \(vjp_fn\): a cotangent.*complex"):
+def test_complex_primals_and_recorded_operations_are_differentiated():
+    autograd = pytest.importorskip("autograd")
+    anp = pytest.importorskip("autograd.numpy")
+    # Was (-1.78-2.06j) before the refusal; |exp(z)| = e^x: the gradient is e + 0j.
+    g = fg.grad(lambda z: fnp.abs(fnp.exp(z)))(1 + 2j)
+    assert type(g) is complex
+    np.testing.assert_allclose(g, autograd.grad(lambda z: anp.abs(anp.exp(z)))(1 + 2j))
+    np.testing.assert_allclose(g, np.e, rtol=1e-12)
+    # A real input meeting a complex factor gets a real gradient (the real part).
+    gx = fg.grad(lambda x: fnp.sum(fnp.abs(x * np.array([1j, 2.0]))))(np.ones(2))
+    assert gx.dtype == np.float64
+    np.testing.assert_allclose(gx, [1.0, 2.0])
+    z = fg.leaf(np.ones(2) * 1j)
+    np.testing.assert_allclose(fg.backward(fnp.sum(fnp.abs(z * z)), wrt=[z])[z], [-2j, -2j])
+    out, t = fg.jvp(fnp.exp, (np.ones(2) * 1j,), (np.ones(2) * 1j,))
+    np.testing.assert_allclose(t, np.exp(1j) * 1j)
+
+
+def test_complex_cotangents_and_tangents_of_real_values_are_refused():
+    # A real output's cotangent, a real primal's tangent, are real (JAX refuses too).
+    with pytest.raises(fg.DtypeError, match=r"funcgrad.vjp \(vjp_fn\): a complex cotangent"):
         fg.vjp(lambda x: x * 2.0, np.ones(2))[1](np.ones(2) * 1j)
-    with pytest.raises(fg.DtypeError, match=r"funcgrad.jvp: a tangent.*complex"):
+    with pytest.raises(fg.DtypeError, match=r"funcgrad.jvp: a complex tangent"):
         fg.jvp(lambda x: x * 2.0, (np.ones(2),), (np.ones(2) * 1j,))
-    with pytest.raises(fg.DtypeError, match=r"funcgrad.backward: the cotangent.*complex"):
+    with pytest.raises(fg.DtypeError, match=r"funcgrad.backward: a complex cotangent"):
         fg.backward(fg.leaf(np.ones(2)) * 2.0, np.ones(2) * 1j)
+    with pytest.raises(fg.DtypeError, match=r"funcgrad.grad: f must return a real-valued"):
+        fg.grad(lambda z: z * z)(1 + 1j)
 
 
-def test_complex_tensor_times_a_tensor_that_requires_grad_is_refused():
-    x = fg.tensor([1.0, 2.0], requires_grad=True)
-    with pytest.raises(fg.DtypeError, match=r"funcgrad\.\w+.*complex"):
-        fg.tensor([1 + 2j, 3j]) * x
+def test_complex_tensor_times_a_tensor_that_requires_grad_is_differentiated():
+    torch = pytest.importorskip("torch")
+    grads = []
+    for lib in (torch, fg):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        (lib.tensor([1 + 2j, 3j]) * x).abs().sum().backward()
+        grads.append(x.grad.numpy())
+    assert grads[1].dtype == np.float32
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-6)
     with fg.no_grad():  # nothing recorded: plain complex arithmetic
         np.testing.assert_allclose((fg.tensor([1 + 2j, 3j]) * x).numpy(), [1 + 2j, 6j])
 

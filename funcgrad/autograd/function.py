@@ -36,6 +36,7 @@ from funcgrad.errors import ShapeError, _with_link
 from funcgrad.graph import Node, make_node
 from funcgrad.tensors import grad_fn as _grad_fn
 from funcgrad.tensors import grad_mode
+from funcgrad.tensors.engine import torch_convention
 from funcgrad.tensors.grad_fn import BackwardFunction
 from funcgrad.tensors.tensor_class import Tensor, _any_volatile, _new_like
 from funcgrad.transforms.calls import Call, call_primitive
@@ -292,8 +293,8 @@ def _call_backward(call: _Call, ct, out, inputs, index: int) -> tuple:
     ctx = call.ctx
     grads: list[Tensor | None] = []
     for p, kind in enumerate(call.out_kinds):
-        if p == index:
-            grads.append(_wrap(call.out_classes[p], ct))
+        if p == index:  # backward sees PyTorch's complex convention (torch_convention)
+            grads.append(_wrap(call.out_classes[p], torch_convention(ct)))
         elif kind is _OTHER or not ctx._materialize_grads:
             grads.append(None)
         else:
@@ -359,7 +360,7 @@ def _check_result(call: _Call, result, inputs, graph: bool) -> tuple:
                 f"{list(g_shape)} but expected shape compatible with {list(shape)} (the "
                 f"shape of argument {p} of forward)"
             )
-        cts.append(g._node if graph and g._node is not None else g._value)
+        cts.append(torch_convention(g._node if graph and g._node is not None else g._value))
     return tuple(cts)
 
 

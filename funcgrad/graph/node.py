@@ -204,20 +204,21 @@ _set_seq = Node.__dict__["seq"].__set__
 
 
 def complex_message(op: str, value: Any) -> str:
-    """The `DtypeError` message for a complex value entering a differentiated operation.
+    """The `DtypeError` message for a complex value recorded by a primitive that refuses it.
 
-    NOTE: until complex differentiation is supported (issue #13, "funcgrad.numpy
-    is NumPy, funcgrad.scipy is SciPy"), a complex value in a recorded graph is
-    refused rather than given a wrong gradient; plain complex computation works.
+    Complex values are differentiated (see `docs/concepts/complex.md`) by the
+    primitives whose rules were checked on complex inputs
+    (`funcgrad.ops.registry.Sample.complex`); the others refuse a complex
+    value in a recorded graph rather than give a wrong gradient.
     """
     shape = getattr(value, "shape", ())
     return (
-        f"{op}: a complex value ({value.dtype}{list(shape)}) cannot enter a "
-        f"differentiated (recorded) operation: differentiating complex functions is "
-        f"not supported yet (it comes with issue #13's scope) and would give wrong "
-        f"gradients. Differentiate real and imaginary parts as separate real inputs "
-        f"(z = x + 1j * y with real x, y, applied outside the recorded function), or "
-        f"compute on plain values (node.value) for a result that is not differentiated"
+        f"{op}: a complex value ({value.dtype}{list(shape)}) cannot be differentiated "
+        f"through this operation: its derivative rules are not defined (or not checked) "
+        f"for complex inputs, and funcgrad refuses rather than give a wrong gradient. "
+        f"Differentiate the real and imaginary parts as separate real inputs "
+        f"(z = x + 1j * y), or compute on plain values (node.value) for a result "
+        f"that is not differentiated"
     )
 
 
@@ -252,14 +253,14 @@ def leaf(value: Any) -> Node:
     copied; the node's copy is read-only). Python floats become float64.
 
     Args:
-        value: A floating-point array, scalar or nested list.
+        value: A floating-point or complex array, scalar or nested list
+            (complex gradients follow `docs/concepts/complex.md`).
 
     Returns:
         A new leaf node.
 
     Raises:
-        DtypeError: If the value is not real floating point (complex
-            differentiation is not supported yet, issue #13).
+        DtypeError: If the value is not floating point or complex.
 
     Examples:
         >>> import funcgrad as fg
@@ -268,11 +269,9 @@ def leaf(value: Any) -> Node:
         np.float64(4.0)
     """
     value = freeze(value)
-    if value.dtype.kind == "c":
-        raise DtypeError(complex_message("funcgrad.leaf", value))
     if not is_inexact(value.dtype):
         raise DtypeError(
-            f"funcgrad.leaf: a leaf must hold floating-point values, got dtype "
+            f"funcgrad.leaf: a leaf must hold floating-point (or complex) values, got dtype "
             f"{value.dtype} with shape {value.shape}. Convert it first, e.g. "
             f"x.astype(float) or 3.0 instead of 3."
         )

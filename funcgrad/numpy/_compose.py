@@ -4,9 +4,7 @@ Each one computes NumPy's function from funcgrad's primitives, so it works
 on plain values (giving NumPy's values, up to rounding for the math
 functions) and on graph nodes (giving gradients of every order). The
 array-API spellings (`acos`, `pow`, `concat` ...) are the same functions
-under a second name. Complex values cannot enter a recorded operation yet,
-so `real`, `conj` and `conjugate` of a node are the node, and `imag` of a
-node is zeros.
+under a second name.
 """
 
 from __future__ import annotations
@@ -40,6 +38,7 @@ from funcgrad.ops.index import getitem as _getitem
 
 __all__ = [
     "acos",
+    "angle",
     "asin",
     "asinh",
     "atan",
@@ -47,8 +46,6 @@ __all__ = [
     "average",
     "column_stack",
     "concat",
-    "conj",
-    "conjugate",
     "cross",
     "deg2rad",
     "degrees",
@@ -65,7 +62,6 @@ __all__ = [
     "fmod",
     "hsplit",
     "hypot",
-    "imag",
     "kron",
     "log10",
     "log2",
@@ -83,7 +79,6 @@ __all__ = [
     "ptp",
     "rad2deg",
     "radians",
-    "real",
     "remainder",
     "repeat",
     "roll",
@@ -136,40 +131,23 @@ def positive(x: Any) -> Any:
     return x if _is_node(x) else _np.positive(x)
 
 
-def real(val: Any) -> Any:
-    """Return the real part of `val` (a real node is its own real part).
+def angle(z: Any, deg: bool = False) -> Any:
+    """Return the counterclockwise angle of complex `z` from the positive real axis.
+
+    Differentiable in `z` (see the complex numbers page of the docs); the
+    angle of a real number (0 or pi) has a zero gradient.
+
+    Args:
+        z: A complex (or real) array.
+        deg: Return degrees instead of radians.
 
     Examples:
         >>> import funcgrad.numpy as fnp
-        >>> fnp.real([1 + 2j])
-        array([1.])
+        >>> fnp.angle([1j, -1.0])
+        array([1.57079633, 3.14159265])
     """
-    return val if _is_node(val) else _np.real(val)
-
-
-def imag(val: Any) -> Any:
-    """Return the imaginary part of `val` (zeros, with no gradient, for a real node).
-
-    Examples:
-        >>> import funcgrad.numpy as fnp
-        >>> fnp.imag([1 + 2j])
-        array([2.])
-    """
-    return _np.zeros(val.shape, val.dtype) if _is_node(val) else _np.imag(val)
-
-
-def conjugate(x: Any) -> Any:
-    """Return the complex conjugate of `x` (a real node is its own conjugate).
-
-    Examples:
-        >>> import funcgrad.numpy as fnp
-        >>> fnp.conjugate([1 + 2j])
-        array([1.-2.j])
-    """
-    return x if _is_node(x) else _np.conjugate(x)
-
-
-conj = conjugate
+    a = _ew.angle(z)
+    return _ew.multiply(a, 180.0 / _math.pi) if deg else a
 
 
 # --- elementwise math -------------------------------------------------------------------

@@ -27,6 +27,10 @@ __all__ = [
     "absolute",
     "abs",
     "sign",
+    "real",
+    "imag",
+    "conjugate",
+    "conj",
     "sin",
     "cos",
     "tan",
@@ -259,7 +263,7 @@ def sqrt(x):
 
 
 def absolute(x):
-    """Return `|x|` (gradient 0 at 0).
+    """Return `|x|` (gradient 0 at 0; conj(z) / |z| for complex z).
 
     Args:
         x: An array, a number, or a graph node.
@@ -279,7 +283,7 @@ abs = absolute
 
 
 def sign(x):
-    """Return `-1`, 0 or 1 (zero gradient).
+    """Return `-1`, 0 or 1 (zero gradient); z / |z| for complex z.
 
     Args:
         x: An array, a number, or a graph node.
@@ -293,6 +297,60 @@ def sign(x):
         array([-1.,  1.])
     """
     return _elementwise.sign(x)
+
+
+def real(x):
+    """Return the real part (Re z; x itself for real x).
+
+    Args:
+        x: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if `x` is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.real(np.array([-1.1, 1.6]))
+        array([-1.1,  1.6])
+    """
+    return _elementwise.real(x)
+
+
+def imag(x):
+    """Return the imaginary part (Im z; zeros with no gradient for real x).
+
+    Args:
+        x: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if `x` is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.imag(np.array([-1.1, 1.6]))
+        array([0., 0.])
+    """
+    return _elementwise.imag(x)
+
+
+def conjugate(x):
+    """Return the complex conjugate (x itself for real x).
+
+    Args:
+        x: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if `x` is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.conjugate(np.array([-1.1, 1.6]))
+        array([-1.1,  1.6])
+    """
+    return _elementwise.conjugate(x)
+
+
+conj = conjugate
 
 
 def sin(x):

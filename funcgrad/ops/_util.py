@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cmath
 import math
 import operator
 from collections.abc import Iterable, Mapping
@@ -20,6 +21,8 @@ Axis = int | tuple[int, ...] | None
 _ndarray = numpy.ndarray
 _vdot = numpy.vdot
 _isfinite = math.isfinite
+_cisfinite = cmath.isfinite
+_COMPLEX_SCALARS = (complex, numpy.complex64, numpy.complex128)
 
 
 def value_of(x: Any) -> Array:
@@ -46,6 +49,8 @@ def all_finite(v: Array) -> bool:
     """
     if type(v) is _ndarray:
         return _isfinite(_vdot(v, v).real)  # vdot flattens; .real: complex arrays too
+    if type(v) in _COMPLEX_SCALARS:
+        return _cisfinite(v)
     try:
         return _isfinite(v)  # Python and NumPy scalars
     except TypeError:  # a CuPy array, or anything else with an array interface

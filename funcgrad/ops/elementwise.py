@@ -39,8 +39,22 @@ from funcgrad.ops.registry import (
 
 
 # fmt: off
-def _unary(low: float = -3.0, high: float = 3.0, **kw: Any) -> Sample:
-    return Sample(lambda g: ((g.array(g.shape(), low, high),), {}), **kw)
+def _unary(
+    low: float = -3.0, high: float = 3.0, imag: tuple[float, float] | None = None, **kw: Any
+) -> Sample:
+    """A sample of one array in `[low, high]`; `imag`: the imaginary parts' range when complex."""
+    def make(g: Draw) -> Drawn:
+        x = g.array(g.shape(), low, high)
+        return (x if imag is None else _imag_in(x, low, high, *imag),), {}
+    return Sample(make, **kw)
+
+
+def _imag_in(x: Array, low: float, high: float, lo: float, hi: float) -> Array:
+    """A complex `x` with its imaginary parts moved from `[low, high]` to `[lo, hi]`."""
+    if x.dtype.kind != "c":
+        return x
+    imag = lo + (x.imag - low) * ((hi - lo) / (high - low))
+    return (x.real + 1j * imag).astype(x.dtype)
 
 
 def _binary(
@@ -147,7 +161,7 @@ add = register(
         forward=lambda xp, x, y: xp.add(x, y),
         vjp=(lambda ct, out, x, y: ct, lambda ct, out, x, y: ct),
         jvp=LINEAR,
-        sample=_binary(),
+        sample=_binary(complex=True),
         doc="x + y",
         names=Names(numpy="add", torch="add", method="add", inplace="add_", grad_fn="AddBackward0"),
     )
@@ -169,7 +183,7 @@ subtract = register(
         forward=lambda xp, x, y: xp.subtract(x, y),
         vjp=(lambda ct, out, x, y: ct, lambda ct, out, x, y: -ct),
         jvp=LINEAR,
-        sample=_binary(),
+        sample=_binary(complex=True),
         doc="x - y",
         names=Names(
             numpy="subtract", torch="sub", method="sub", inplace="sub_", grad_fn=_subtract_grad_fn
@@ -184,7 +198,7 @@ multiply = register(
         forward=lambda xp, x, y: xp.multiply(x, y),
         vjp=(lambda ct, out, x, y: ct * y, lambda ct, out, x, y: ct * x),
         jvp=ELEMENTWISE,
-        sample=_binary(),
+        sample=_binary(complex=True),
         doc="x * y",
         keeps_zeros="elementwise",
         names=Names(
@@ -210,7 +224,7 @@ divide = register(
         forward=lambda xp, x, y: xp.divide(x, y),
         vjp=(lambda ct, out, x, y: ct / y, lambda ct, out, x, y: -ct * out / y),
         jvp=ELEMENTWISE,
-        sample=_binary(low2=0.5, high2=3.0),
+        sample=_binary(low2=0.5, high2=3.0, complex=True),
         doc="x / y",
         keeps_zeros="elementwise",
         names=Names(
@@ -229,7 +243,7 @@ negative = register(
         forward=lambda xp, x: xp.negative(x),
         vjp=(lambda ct, out, x: -ct,),
         jvp=LINEAR,
-        sample=_unary(),
+        sample=_unary(complex=True),
         doc="-x",
         names=Names(
             numpy="negative", torch="neg", method="neg", inplace="neg_", grad_fn="NegBackward0"
@@ -262,6 +276,12 @@ def _power_vjp_exponent(ct: Array, out: Array, x: Array, y: Array) -> Array:
     # d/dy x**y = log(x) * x**y, as PyTorch's pow_backward_exponent: 0 where x == 0
     # and y >= 0, -inf where x == 0 and y < 0 (log 0 * inf), NaN where x < 0 (not real)
     x_v = value_of(x)
+    if _is_complex(x_v) or _is_complex(value_of(y)):
+        # the principal log, holomorphic: d/dy x**y = log(x) * x**y (0 at x == 0, as above)
+        at_zero = x_v == 0
+        if not numpy.any(at_zero):
+            return ct * (log(x) * out)
+        return ct * where(at_zero, 0.0, log(where(at_zero, 1.0, x)) * out)
     inside = (x_v > 0) | (x_v != x_v)
     if inside is True or (type(inside) is not bool and inside.all()):
         log_x = log(x)
@@ -286,7 +306,7 @@ power = register(
         forward=lambda xp, x, y: xp.power(x, y),
         vjp=(_power_vjp_base, _power_vjp_exponent),
         jvp=ELEMENTWISE,
-        sample=_binary(low=0.5, high=2.0, low2=-2.0, high2=2.0),
+        sample=_binary(low=0.5, high=2.0, low2=-2.0, high2=2.0, complex=True),
         doc="x ** y (d/dx taken as 0 where y == 0; d/dy as PyTorch's: 0 where x == 0 <= y)",
         keeps_zeros="elementwise",
         names=Names(
@@ -304,7 +324,7 @@ exp = register(
         forward=lambda xp, x: xp.exp(x),
         vjp=(lambda ct, out, x: ct * out,),
         jvp=ELEMENTWISE,
-        sample=_unary(),
+        sample=_unary(complex=True),
         doc="e ** x",
         keeps_zeros="elementwise",
         names=Names(numpy="exp", torch="exp", method="exp", inplace="exp_", grad_fn="ExpBackward0"),
@@ -317,7 +337,7 @@ log = register(
         forward=lambda xp, x: xp.log(x),
         vjp=(lambda ct, out, x: ct / x,),
         jvp=ELEMENTWISE,
-        sample=_unary(0.1, 10.0),
+        sample=_unary(0.1, 10.0, complex=True),
         doc="natural logarithm (gradient inf at 0)",
         keeps_zeros="elementwise",
         names=Names(numpy="log", torch="log", method="log", inplace="log_", grad_fn="LogBackward0"),
@@ -330,7 +350,7 @@ log1p = register(
         forward=lambda xp, x: xp.log1p(x),
         vjp=(lambda ct, out, x: ct / (x + 1.0),),
         jvp=ELEMENTWISE,
-        sample=_unary(-0.9, 3.0),
+        sample=_unary(-0.9, 3.0, complex=True),
         doc="log(1 + x), accurate near 0",
         keeps_zeros="elementwise",
         names=Names(
@@ -345,7 +365,7 @@ expm1 = register(
         forward=lambda xp, x: xp.expm1(x),
         vjp=(lambda ct, out, x: ct * (out + 1.0),),
         jvp=ELEMENTWISE,
-        sample=_unary(),
+        sample=_unary(complex=True),
         doc="exp(x) - 1, accurate near 0",
         keeps_zeros="elementwise",
         names=Names(
@@ -361,7 +381,7 @@ sqrt = register(
         # NOTE: inf at 0 (the math), but 0 where ct is 0: see guard.
         vjp=(lambda ct, out, x: ct / (out * 2.0),),
         jvp=ELEMENTWISE,
-        sample=_unary(0.1, 10.0),
+        sample=_unary(0.1, 10.0, complex=True),
         doc="square root (gradient inf at 0)",
         keeps_zeros="elementwise",
         names=Names(
@@ -379,16 +399,38 @@ def _sign_or_zero(x: Array) -> Array:
     return s if all_finite(s) else where(s != s, 0.0, s)
 
 
+def _unit_conj(x: Array, out: Array) -> Array:
+    # conj(z) / |z| (0 at 0): d|z| = Re(conj(z) dz) / |z|, so JAX's cotangent of z is ct * this
+    at_zero = value_of(out) == 0
+    if not numpy.any(at_zero):
+        return conjugate(x) / out
+    return where(at_zero, 0.0, conjugate(x) / where(at_zero, 1.0, out))
+
+
+def _abs_vjp(ct: Array, out: Array, x: Array) -> Array:
+    v = value_of(x)
+    if _is_complex(v):
+        return ct * _unit_conj(x, out)
+    # NOTE: at 0 the gradient is sign(0) = 0, the subgradient PyTorch and JAX use;
+    # at a NaN it is 0 too, as PyTorch's sgn.
+    return ct * _sign_or_zero(v)
+
+
+def _abs_jvp(x_t: Array, out: Array, x: Array) -> Array:
+    v = value_of(x)
+    if _is_complex(v):  # not holomorphic: d|z| = Re(conj(z) dz) / |z|
+        return real(x_t * _unit_conj(x, out))
+    return x_t * _sign_or_zero(v)
+
+
 absolute = register(
     Primitive(
         name="abs",
         forward=lambda xp, x: xp.abs(x),
-        # NOTE: at 0 the gradient is sign(0) = 0, the subgradient PyTorch and JAX use;
-        # at a NaN it is 0 too, as PyTorch's sgn.
-        vjp=(lambda ct, out, x: ct * _sign_or_zero(value_of(x)),),
-        jvp=ELEMENTWISE,
-        sample=_unary(),
-        doc="|x| (gradient 0 at 0)",
+        vjp=(_abs_vjp,),
+        jvp=(_abs_jvp,),
+        sample=_unary(complex=True),
+        doc="|x| (gradient 0 at 0; conj(z) / |z| for complex z)",
         keeps_zeros="elementwise",
         names=Names(
             numpy=("absolute", "abs"),
@@ -400,17 +442,128 @@ absolute = register(
     )
 )
 
+
+def _sign_vjp(ct: Array, out: Array, x: Array) -> tuple[Array | None]:
+    if not _is_complex(value_of(x)):
+        return (None,)  # piecewise constant: zero gradient
+    # sign(z) = z / |z|: dw = (dz - w**2 conj(dz)) / (2 |z|), not holomorphic (0 at 0)
+    inv = _half_recip_abs(x)
+    return (inv * (ct - conjugate(ct) * conjugate(out * out)),)
+
+
+def _sign_jvp(tangents: tuple[Array | None], out: Array, x: Array) -> Array | None:
+    (x_t,) = tangents
+    if x_t is None or not _is_complex(value_of(x)):
+        return None
+    return _half_recip_abs(x) * (x_t - out * out * conjugate(x_t))
+
+
+def _half_recip_abs(x: Array) -> Array:
+    # 1 / (2 |z|), 0 at z == 0 (where sign's derivative is not defined)
+    r = absolute(x)
+    at_zero = value_of(r) == 0
+    return where(at_zero, 0.0, 0.5 / where(at_zero, 1.0, r))
+
+
 sign: Primitive = register(
     Primitive(
         name="sign",
         forward=lambda xp, x: xp.sign(x),
-        vjp=(None,),  # piecewise constant: zero gradient
-        jvp=(None,),
-        sample=_unary(second_order=False),
-        doc="-1, 0 or 1 (zero gradient)",
+        vjp=_sign_vjp,  # zero gradient for real x (piecewise constant)
+        jvp=_sign_jvp,
+        sample=_unary(second_order=False, complex=True),
+        doc="-1, 0 or 1 (zero gradient); z / |z| for complex z",
         names=Names(
             numpy="sign", torch="sign", method="sign", inplace="sign_", grad_fn="SignBackward0"
         ),
+    )
+)
+
+
+# --- complex parts (see docs/concepts/complex.md for the convention) ---------------
+
+
+def _is_complex(v: Any) -> bool:
+    """Whether a value (array, NumPy or Python number) is complex."""
+    dtype = getattr(v, "dtype", None)
+    return dtype.kind == "c" if dtype is not None else type(v) is complex
+
+
+real: Primitive = register(
+    Primitive(
+        name="real",
+        forward=lambda xp, x: xp.real(x),
+        # Re is R-linear; JAX's cotangent of z for Re(z) is ct itself (as a complex number)
+        vjp=(lambda ct, out, x: ct,),  # the engine casts it to x's dtype
+        jvp=LINEAR,
+        sample=_unary(complex=True),
+        doc="real part (Re z; x itself for real x)",
+        names=Names(numpy="real"),
+    )
+)
+
+
+def _imag_vjp(ct: Array, out: Array, x: Array) -> tuple[Array | None]:
+    # Im(z) = (z - conj(z)) / 2j: JAX's cotangent of z is -1j * ct (0 for real x)
+    return (ct * -1j,) if _is_complex(value_of(x)) else (None,)
+
+
+imag = register(
+    Primitive(
+        name="imag",
+        forward=lambda xp, x: xp.imag(x),
+        vjp=_imag_vjp,
+        jvp=LINEAR,
+        sample=_unary(complex=True),
+        doc="imaginary part (Im z; zeros with no gradient for real x)",
+        names=Names(numpy="imag"),
+    )
+)
+
+conjugate: Primitive = register(
+    Primitive(
+        name="conjugate",
+        forward=lambda xp, x: xp.conjugate(x),
+        vjp=(lambda ct, out, x: conjugate(ct),),  # d conj(z) = conj(dz): not holomorphic
+        jvp=LINEAR,
+        sample=_unary(complex=True),
+        doc="complex conjugate (x itself for real x)",
+        names=Names(numpy=("conjugate", "conj")),
+    )
+)
+
+
+def _recip_or_zero(x: Array) -> Array:
+    # 1 / z, 0 at z == 0
+    at_zero = value_of(x) == 0
+    if not numpy.any(at_zero):
+        return 1.0 / x
+    return where(at_zero, 0.0, 1.0 / where(at_zero, 1.0, x))
+
+
+def _angle_vjp(ct: Array, out: Array, x: Array) -> tuple[Array | None]:
+    # angle(z) = Im(log z): d angle = Im(dz / z), so JAX's cotangent is -1j * ct / z (0 at 0)
+    if not _is_complex(value_of(x)):
+        return (None,)  # 0 or pi: piecewise constant
+    return (ct * (_recip_or_zero(x) * -1j),)
+
+
+def _angle_jvp(tangents: tuple[Array | None], out: Array, x: Array) -> Array | None:
+    (x_t,) = tangents
+    if x_t is None or not _is_complex(value_of(x)):
+        return None
+    return imag(x_t * _recip_or_zero(x))
+
+
+angle = register(
+    Primitive(
+        name="angle",
+        forward=lambda xp, x: xp.angle(x),
+        vjp=_angle_vjp,
+        jvp=_angle_jvp,
+        sample=_unary(imag=(0.2, 3.0), complex=True),
+        doc="counterclockwise angle of complex z from the positive real axis, in radians",
+        keeps_zeros="elementwise",
     )
 )
 
@@ -423,7 +576,7 @@ sin = register(
         forward=lambda xp, x: xp.sin(x),
         vjp=(lambda ct, out, x: ct * cos(x),),
         jvp=ELEMENTWISE,
-        sample=_unary(),
+        sample=_unary(complex=True),
         doc="sine",
         keeps_zeros="elementwise",
         names=Names(numpy="sin", torch="sin", method="sin", inplace="sin_", grad_fn="SinBackward0"),
@@ -436,7 +589,7 @@ cos: Primitive = register(
         forward=lambda xp, x: xp.cos(x),
         vjp=(lambda ct, out, x: -ct * sin(x),),
         jvp=ELEMENTWISE,
-        sample=_unary(),
+        sample=_unary(complex=True),
         doc="cosine",
         keeps_zeros="elementwise",
         names=Names(numpy="cos", torch="cos", method="cos", inplace="cos_", grad_fn="CosBackward0"),
@@ -449,7 +602,7 @@ tan = register(
         forward=lambda xp, x: xp.tan(x),
         vjp=(lambda ct, out, x: ct * (out * out + 1.0),),  # 1 + tan(x)**2
         jvp=ELEMENTWISE,
-        sample=_unary(-1.2, 1.2),
+        sample=_unary(-1.2, 1.2, complex=True),
         doc="tangent",
         keeps_zeros="elementwise",
         names=Names(numpy="tan", torch="tan", method="tan", inplace="tan_", grad_fn="TanBackward0"),
@@ -462,7 +615,7 @@ tanh = register(
         forward=lambda xp, x: xp.tanh(x),
         vjp=(lambda ct, out, x: ct * (1.0 - out * out),),
         jvp=ELEMENTWISE,
-        sample=_unary(),
+        sample=_unary(imag=(-1.2, 1.2), complex=True),
         doc="hyperbolic tangent",
         keeps_zeros="elementwise",
         names=Names(
@@ -477,7 +630,7 @@ sinh = register(
         forward=lambda xp, x: xp.sinh(x),
         vjp=(lambda ct, out, x: ct * cosh(x),),
         jvp=ELEMENTWISE,
-        sample=_unary(),
+        sample=_unary(complex=True),
         doc="hyperbolic sine",
         keeps_zeros="elementwise",
         names=Names(
@@ -492,7 +645,7 @@ cosh: Primitive = register(
         forward=lambda xp, x: xp.cosh(x),
         vjp=(lambda ct, out, x: ct * sinh(x),),
         jvp=ELEMENTWISE,
-        sample=_unary(),
+        sample=_unary(complex=True),
         doc="hyperbolic cosine",
         keeps_zeros="elementwise",
         names=Names(
@@ -507,7 +660,7 @@ arcsin = register(
         forward=lambda xp, x: xp.arcsin(x),
         vjp=(lambda ct, out, x: ct / sqrt(1.0 - x * x),),
         jvp=ELEMENTWISE,
-        sample=_unary(-0.9, 0.9),
+        sample=_unary(-0.9, 0.9, complex=True),
         doc="inverse sine",
         keeps_zeros="elementwise",
         names=Names(
@@ -522,7 +675,7 @@ arccos = register(
         forward=lambda xp, x: xp.arccos(x),
         vjp=(lambda ct, out, x: -ct / sqrt(1.0 - x * x),),
         jvp=ELEMENTWISE,
-        sample=_unary(-0.9, 0.9),
+        sample=_unary(-0.9, 0.9, complex=True),
         doc="inverse cosine",
         keeps_zeros="elementwise",
         names=Names(
@@ -537,7 +690,7 @@ arctan = register(
         forward=lambda xp, x: xp.arctan(x),
         vjp=(lambda ct, out, x: ct / (x * x + 1.0),),
         jvp=ELEMENTWISE,
-        sample=_unary(),
+        sample=_unary(imag=(-0.5, 0.5), complex=True),
         doc="inverse tangent",
         keeps_zeros="elementwise",
         names=Names(
@@ -552,7 +705,7 @@ arcsinh = register(
         forward=lambda xp, x: xp.arcsinh(x),
         vjp=(lambda ct, out, x: ct / sqrt(x * x + 1.0),),
         jvp=ELEMENTWISE,
-        sample=_unary(),
+        sample=_unary(imag=(-0.5, 0.5), complex=True),
         doc="inverse hyperbolic sine",
         keeps_zeros="elementwise",
         names=Names(
@@ -808,7 +961,7 @@ clamp = register(
 
 def _where_sample(g: Draw) -> Drawn:
     s0, s1, s2 = g.broadcast_shapes(3)
-    cond = g.array(s0, -1.0, 1.0) > 0
+    cond = g.array(s0, -1.0, 1.0).real > 0
     return (cond, g.array(s1, -3.0, 3.0), g.array(s2, -3.0, 3.0)), {}
 
 
@@ -828,7 +981,7 @@ where: Primitive = register(
             lambda ct, out, cond, x, y: where(cond, 0.0, ct),
         ),
         jvp=ELEMENTWISE,
-        sample=Sample(_where_sample),
+        sample=Sample(_where_sample, complex=True),
         doc="x where cond is true, else y (cond gets no gradient)",
         names=Names(numpy="where", torch="where", grad_fn=_where_grad_fn),
     )
@@ -837,6 +990,12 @@ where: Primitive = register(
 
 # --- dtype and identity ------------------------------------------------------
 
+
+def _astype_sample(g: Draw) -> Drawn:
+    x = g.array(g.shape(), -3.0, 3.0)
+    return (x,), {"dtype": "complex128" if x.dtype.kind == "c" else "float64"}
+
+
 astype = register(
     Primitive(
         name="astype",
@@ -844,8 +1003,8 @@ astype = register(
         vjp=(lambda ct, out, x, *, dtype: ct,),  # the engine casts back to x's dtype
         jvp=LINEAR,
         params=("dtype",),
-        sample=Sample(lambda g: ((g.array(g.shape(), -3.0, 3.0),), {"dtype": "float64"})),
-        doc="x converted to a floating-point dtype",
+        sample=Sample(_astype_sample, complex=True),
+        doc="x converted to a floating-point (or complex) dtype",
         names=Names(grad_fn="ToCopyBackward0"),
     )
 )
@@ -856,7 +1015,7 @@ identity = register(
         forward=lambda xp, x: x,
         vjp=(lambda ct, out, x: ct,),
         jvp=LINEAR,
-        sample=_unary(),
+        sample=_unary(complex=True),
         doc="x itself as a new node (a fresh variable for nested transforms)",
         # NOTE: no torch name: PyTorch's clone owns its values (`copy`, in shape.py)
         names=Names(grad_fn="CloneBackward0"),
@@ -869,7 +1028,7 @@ stop_gradient = register(
         forward=lambda xp, x: x,
         vjp=(None,),
         jvp=(None,),
-        sample=_unary(second_order=False),
+        sample=_unary(second_order=False, complex=True),
         doc="x, with no gradient flowing through",
         names=Names(numpy="stop_gradient"),
     )

@@ -119,11 +119,22 @@ class Sample:
         tol: Relative tolerance of the finite-difference check (float64).
         second_order: Whether the second-order check applies (false for
             rules that are piecewise constant, such as `sign`).
+        complex: Whether the primitive takes complex inputs (where NumPy
+            does) with rules that are correct for them, in the convention of
+            `docs/concepts/complex.md` (JAX's: a holomorphic rule is the real
+            one unchanged). When true, the generic tests also draw complex
+            arrays (`g.array` gives complex values, real and imaginary parts in
+            `[low, high]`) and check both rules against finite differences in
+            the real and the imaginary direction. It is also what lets a
+            complex value into the primitive's recorded nodes: a primitive
+            without it refuses a complex output in a graph (`DtypeError`)
+            rather than risk a wrong gradient.
     """
 
     make: Callable[[Draw], Drawn]
     tol: float = 1e-6
     second_order: bool = True
+    complex: bool = False
 
 
 def _names(value: str | tuple[str, ...] | None) -> tuple[str, ...]:
@@ -261,7 +272,7 @@ class Primitive:
                 t = type(a)
                 if t is Node:
                     values.append(a.value)
-                elif t is float or t is int:
+                elif t is float or t is int or t is complex:
                     values.append(a)  # kept weak: float32 * 2.0 stays float32 (NEP 50)
                 else:
                     args = tuple(x if type(x) is Node else _constant(x) for x in args)
@@ -278,7 +289,9 @@ class Primitive:
             out.setflags(write=False)  # a fresh result: locking it is enough
         elif not isinstance(out, _generic):
             out = freeze_result(out)  # a CuPy result: the graph's own, no copy
-        if out.dtype.kind == "c":  # TODO(#13): complex differentiation; refused until then
+        if out.dtype.kind == "c" and not (self.sample is not None and self.sample.complex):
+            # NOTE: only primitives whose rules were checked on complex inputs may record
+            # a complex value (`Sample.complex`); the others refuse, never a wrong gradient
             raise DtypeError(complex_message(f"funcgrad.{self.name}", out))
         node = _new(Node)
         _set_prim(node, self)
@@ -302,7 +315,7 @@ def _constant(a: Any) -> Any:
 
 _ndarray = _numpy.ndarray
 _generic = _numpy.generic
-_PY_SCALARS = (float, int, bool)
+_PY_SCALARS = (float, int, bool, complex)
 _modules = sys.modules
 _Frozen = MappingProxyType
 

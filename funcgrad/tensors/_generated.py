@@ -172,7 +172,7 @@ def sqrt(input: Tensor) -> Tensor:
 
 
 def abs(input: Tensor) -> Tensor:
-    """Return `|x|` (gradient 0 at 0).
+    """Return `|x|` (gradient 0 at 0; conj(z) / |z| for complex z).
 
     Args:
         input: A tensor (`x` above).
@@ -190,7 +190,7 @@ def abs(input: Tensor) -> Tensor:
 
 
 def sign(input: Tensor) -> Tensor:
-    """Return `-1`, 0 or 1 (zero gradient).
+    """Return `-1`, 0 or 1 (zero gradient); z / |z| for complex z.
 
     Args:
         input: A tensor (`x` above).

@@ -8,7 +8,11 @@ only translates between tensors and nodes:
   walk runs on the hooked graph (`funcgrad.with_hooks`);
 * after the walk, gradients go to `.grad`: the documented order is tensor
   hooks, then `retain_grad`, then accumulation into leaves, then
-  post-accumulate hooks.
+  post-accumulate hooks;
+* complex gradients: the walk uses the functional API's (JAX's) convention,
+  the tensors PyTorch's, and `torch_convention` converts between them
+  wherever a gradient crosses (seeds, hooks, `.grad`, `autograd.grad`,
+  `autograd.Function`).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import numpy
 
 from funcgrad.backend import xp_of
 from funcgrad.graph import Node, toposort
+from funcgrad.ops.elementwise import conjugate
 from funcgrad.tensors.base import TensorBase, _new_like, owner_of
 from funcgrad.transforms.hooks import checked_hook
 from funcgrad.transforms.reverse import walk
@@ -39,6 +44,27 @@ _HOOKED: dict[int, weakref.ref] = {}
 _ids = itertools.count()
 # Held while gradients are accumulated into `.grad` (see run_backward).
 _ACCUMULATING = threading.Lock()
+
+
+def torch_convention(g):
+    """Convert a complex (co)tangent between JAX's convention and PyTorch's (both ways).
+
+    The one conversion between the two layers' conventions (see
+    `docs/concepts/complex.md`): the functional walk represents the gradient
+    of a real loss `L` at `z = x + iy` as `dL/dx - i dL/dy` (JAX, HIPS
+    autograd), PyTorch as `dL/dx + i dL/dy` (the conjugate Wirtinger
+    derivative, times 2). A seed (`backward(gradient=)`) is converted on its
+    way in, a gradient on its way out (`.grad`, `autograd.grad`, what a hook
+    or `autograd.Function.backward` sees), and what a hook or a `backward`
+    returns on its way back in. Both directions are the complex conjugate;
+    real values (arrays or nodes) pass unchanged, at no cost.
+    """
+    if g is None:
+        return g
+    dtype = getattr(g, "dtype", None)
+    if dtype is None or dtype.kind != "c":
+        return g
+    return conjugate(g)
 
 
 def track(t: TensorBase) -> None:
@@ -104,10 +130,10 @@ def _run_tensor_hooks(t: TensorBase, g):
 
 def _as_graph_hook(fn, cls):
     def graph_hook(ct):
-        result = fn(_wrap_grad(ct, cls))
+        result = fn(_wrap_grad(torch_convention(ct), cls))
         if result is None:
             return None
-        return (
+        return torch_convention(
             result._node
             if isinstance(result, TensorBase) and result._node is not None
             else (result._value if isinstance(result, TensorBase) else result)
@@ -162,6 +188,12 @@ def _roots_and_seeds(tensors, grad_tensors, create_graph, op):
                 f"array; set requires_grad=True on the inputs (the leaves), not on the result"
             )
         if g is None:
+            if t._value.dtype.kind == "c":
+                raise RuntimeError(
+                    f"grad can be implicitly created only for real scalar outputs (element "
+                    f"{k} is complex, {t._value.dtype}); take .real, .abs() or "
+                    f".abs() ** 2 first, or pass gradient="
+                )
             if t._value.size != 1:
                 raise RuntimeError(
                     f"grad can be implicitly created only for scalar outputs (element {k} "
@@ -184,6 +216,7 @@ def _roots_and_seeds(tensors, grad_tensors, create_graph, op):
             seed = g_node if (create_graph and g_node is not None) else g_value
             if not create_graph and seed.dtype != t._value.dtype:
                 seed = seed.astype(t._value.dtype)
+            seed = torch_convention(seed)  # PyTorch's convention in, the walk's inside
         roots.append(t._node)
         seeds.append(seed)
     return tuple(roots), tuple(seeds)
@@ -276,10 +309,12 @@ def run_backward(tensors, grad_tensors, inputs=None, create_graph: bool = False)
         if t.is_leaf:
             if t._hooks:
                 g = _run_tensor_hooks(t, g)
+            g = torch_convention(g)
+            if t._hooks:
                 seen.add(id(g))  # maybe the user's array: `.grad` gets a copy
             leaves.append((t, g))
         else:
-            retained.append((t, g))
+            retained.append((t, torch_convention(g)))
     # NOTE: `.grad += g` is a read-modify-write (NumPy releases the GIL inside
     # the add): concurrent backward passes take turns here, as PyTorch's do.
     # Both loops hold each gradient the same way (see _PRIVATE_REFS).
@@ -443,5 +478,5 @@ def grad(
         g = _sum_grads(grads, nodes)
         if t.is_leaf and t._hooks:
             g = _run_tensor_hooks(t, g)
-        result.append(_wrap_grad(g, type(t)))
+        result.append(_wrap_grad(torch_convention(g), type(t)))
     return tuple(result)

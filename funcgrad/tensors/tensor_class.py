@@ -137,9 +137,9 @@ class Tensor(TensorBase, _Methods):
 
         Raises:
             RuntimeError: On a non-leaf tensor (use `.detach()` first), or
-                for a non-floating-point dtype.
-            funcgrad.errors.DtypeError: For a complex dtype: complex gradients
-                are not supported yet (issue #13 adds them).
+                for a dtype that is neither floating point nor complex (complex
+                gradients follow PyTorch's convention: see the complex numbers
+                page of the docs).
         """
         if requires_grad == self.requires_grad:
             return self
@@ -150,9 +150,7 @@ class Tensor(TensorBase, _Methods):
                 "differentiation use var_no_grad = var.detach()."
             )
         if requires_grad:
-            if self._value.dtype.kind == "c":
-                raise DtypeError(_complex_leaf_message("requires_grad_", self._value))
-            if self._value.dtype.kind != "f":
+            if self._value.dtype.kind not in "fc":
                 raise RuntimeError(
                     f"only Tensors of floating point and complex dtype can require "
                     f"gradients (got dtype {self._value.dtype} for a tensor of shape "
@@ -326,8 +324,6 @@ class Tensor(TensorBase, _Methods):
         node = self._node
         if node is not None:
             if node.prim is None:
-                if value.dtype.kind == "c":
-                    raise DtypeError(_complex_leaf_message("data", value))
                 node = _own_leaf(self, value)
             else:  # keep the history, with the new value
                 node = make_node(node.prim, node.inputs, node.params, value)
@@ -658,17 +654,6 @@ class Tensor(TensorBase, _Methods):
         accumulated in place, so `x.grad.clone()` must stay as it was).
         """
         return _apply(_copy, self)
-
-
-def _complex_leaf_message(op: str, value) -> str:
-    # TODO(#13): complex differentiation (PyTorch's conjugate Wirtinger gradients)
-    return (
-        f"funcgrad.Tensor.{op}: a complex tensor (dtype {value.dtype}, shape "
-        f"{list(value.shape)}) cannot require grad yet: complex gradients are not "
-        f"supported until issue #13 adds them, and funcgrad refuses rather than give "
-        f"wrong ones. Write the computation on the real and imaginary parts as two real "
-        f"tensors that require grad, or leave requires_grad off for complex values"
-    )
 
 
 def _rebuild(cls, value, requires_grad: bool, volatile: bool = False):

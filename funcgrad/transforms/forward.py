@@ -17,8 +17,9 @@ from typing import Any
 from funcgrad.backend import as_value, xp_of
 from funcgrad.errors import DtypeError, ShapeError
 from funcgrad.graph import Node, toposort
-from funcgrad.graph.node import Array, complex_message
+from funcgrad.graph.node import Array
 from funcgrad.ops import astype, broadcast_to, guard
+from funcgrad.ops.elementwise import real
 from funcgrad.ops.registry import ELEMENTWISE, LINEAR, Primitive
 from funcgrad.transforms import _trace
 from funcgrad.transforms.gradients import _strip, _trace_call, _wrap_like, graph_output
@@ -76,7 +77,12 @@ def apply_jvp(
     if result.shape != out_value.shape:
         result = broadcast_to(result, shape=out_value.shape)
     if result.dtype != out_value.dtype:
-        result = astype(result, dtype=out_value.dtype)
+        # NOTE: a real output's tangent is the real part of a complex one (the JAX
+        # convention, docs/concepts/complex.md: as reverse mode does for cotangents)
+        if result.dtype.kind == "c" and out_value.dtype.kind != "c":
+            result = real(result)
+        if result.dtype != out_value.dtype:
+            result = astype(result, dtype=out_value.dtype)
     return result
 
 
@@ -144,13 +150,27 @@ def _check_tangent(p: Any, t: Any, op: str) -> None:
         p_shape = as_value(p).shape
     t_shape = t.shape if hasattr(t, "shape") else as_value(t).shape
     if getattr(getattr(t, "dtype", None), "kind", "") == "c" or type(t) is complex:
-        # TODO(#13): complex differentiation; a complex tangent of a real primal
-        raise DtypeError(complex_message(f"{op}: a tangent", as_value(t)))
+        p = graph_output(p)  # a tensor: its node, or its value
+        p_dtype = p.dtype if type(p) is Node else as_value(p).dtype
+        if p_dtype.kind != "c":
+            raise DtypeError(
+                f"{op}: a complex tangent ({as_value(getattr(t, 'value', t)).dtype}) was "
+                f"given for a real primal ({p_dtype}); a real input moves only along "
+                f"real directions. Pass the tangent's real part, or make the primal complex"
+            )
     if t_shape != p_shape:
         raise ShapeError(
             f"{op}: a tangent has shape {t_shape}, but its primal has shape "
             f"{p_shape}; each tangent must match its primal's shape"
         )
+
+
+def _seed(v: Node, t: Any) -> Any:
+    """The tangent `t` of the fresh variable `v`; a real one of a complex `v` made complex."""
+    t = t if type(t) is Node else as_value(t)
+    if v.dtype.kind == "c" and t.dtype.kind != "c":
+        t = astype(t, dtype=v.dtype)
+    return t
 
 
 def _tangent_out(o: Any, tangents: dict[int, Any], create: bool) -> Any:
@@ -203,9 +223,7 @@ def jvp(
     fresh = [v for vs, _ in variables for v in vs]
     t_leaves = [graph_output(t) for t in t_leaves]  # a tensor: its node, or its value
     create = nested or any(type(t) is Node for t in t_leaves)
-    seeds = {
-        id(v): (t if type(t) is Node else as_value(t)) for v, t in zip(fresh, t_leaves, strict=True)
-    }
+    seeds = {id(v): _seed(v, t) for v, t in zip(fresh, t_leaves, strict=True)}
     o_leaves, o_def = tree_flatten(out)
     roots = tuple(o for o in o_leaves if type(o) is Node)
     tangents_map = push_tangents(roots, seeds, create_graph=create)
@@ -260,10 +278,7 @@ def linearize(f: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., 
         for p, t in zip(p_leaves, t_leaves, strict=True):
             _check_tangent(p, t, op)
         create = nested or _trace.depth() > 0 or any(type(t) is Node for t in t_leaves)
-        seeds = {
-            id(v): (t if type(t) is Node else as_value(t))
-            for v, t in zip(fresh, t_leaves, strict=True)
-        }
+        seeds = {id(v): _seed(v, t) for v, t in zip(fresh, t_leaves, strict=True)}
         tangents_map = push_tangents(roots, seeds, create_graph=create)
         return tree_unflatten(o_def, [_tangent_out(o, tangents_map, create) for o in o_leaves])
 

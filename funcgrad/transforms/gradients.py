@@ -31,8 +31,8 @@ import numpy
 from funcgrad.backend import as_value, is_inexact, xp_of
 from funcgrad.errors import DtypeError, NonScalarOutputError, ShapeError
 from funcgrad.graph import Node, leaf
-from funcgrad.graph.node import Array, complex_message
-from funcgrad.ops import identity
+from funcgrad.graph.node import Array
+from funcgrad.ops import astype, identity
 from funcgrad.transforms import _trace
 from funcgrad.transforms.pytree import (
     TreeDef,
@@ -41,7 +41,7 @@ from funcgrad.transforms.pytree import (
     tree_map,
     tree_unflatten,
 )
-from funcgrad.transforms.reverse import GradMap, walk
+from funcgrad.transforms.reverse import GradMap, check_cotangent_dtype, walk
 
 _ndarray = numpy.ndarray
 
@@ -55,12 +55,10 @@ def _variable(x: Any, op: str, where: str) -> Node:
         fresh: Node = identity(x)
         return fresh
     value = as_value(x)
-    if value.dtype.kind == "c":  # TODO(#13): complex differentiation
-        raise DtypeError(complex_message(f"{op}: {where}", value))
     if not is_inexact(value.dtype):
         raise DtypeError(
             f"{op}: {where} has dtype {value.dtype} (shape {value.shape}); "
-            f"gradients are defined only for floating-point inputs. Pass "
+            f"gradients are defined only for floating-point (or complex) inputs. Pass "
             f"floats (3.0, not 3) or convert with x.astype(float)"
         )
     return leaf(value)
@@ -77,6 +75,8 @@ def _as_output(g: Any, primal: Any, nested: bool, seen: set[int]) -> Any:
             g = _owned(g.value, seen)
     elif type(primal) is float:
         return float(g)
+    elif type(primal) is complex:
+        return complex(g)
     else:
         g = _owned(g, seen)
     wrap = getattr(type(primal), "__funcgrad_wrap__", None)
@@ -245,9 +245,8 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[An
         ct_leaves = [graph_output(c) for c in ct_leaves]  # a tensor: its node, or its value
         check_same_structure(out_def, ct_def, f"{op} (vjp_fn)", ("output", "cotangent"))
         for o, c in zip(out_leaves, ct_leaves, strict=True):
-            if getattr(getattr(c, "dtype", None), "kind", "") == "c" or type(c) is complex:
-                # TODO(#13): complex differentiation; a complex cotangent of a real output
-                raise DtypeError(complex_message(f"{op} (vjp_fn): a cotangent", as_value(c)))
+            if type(c) is complex or getattr(getattr(c, "dtype", None), "kind", "") == "c":
+                check_cotangent_dtype(as_value(_value_of(c)).dtype, _dtype(o), f"{op} (vjp_fn)")
             if getattr(c, "shape", ()) != getattr(o, "shape", ()):
                 raise ShapeError(
                     f"{op} (vjp_fn): a cotangent has shape {getattr(c, 'shape', ())}, "
@@ -256,7 +255,7 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[An
         create = nested or _trace.depth() > 0 or any(type(c) is Node for c in ct_leaves)
         grads = walk(
             tuple(o for _, o in roots),
-            tuple(_cotangent(ct_leaves[i]) for i, _ in roots),
+            tuple(_cotangent(ct_leaves[i], o) for i, o in roots),
             wrt,
             create_graph=create,
         )
@@ -267,12 +266,26 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[An
     return primal_out, vjp_fn
 
 
-def _cotangent(c: Any) -> Array:
-    return c if type(c) is Node else as_value(c)
+def _cotangent(c: Any, out: Any) -> Array:
+    c = c if type(c) is Node else as_value(c)
+    if c.dtype.kind != "c" and _dtype(out).kind == "c":
+        c = astype(c, dtype=_dtype(out))  # a real cotangent of a complex output
+    return c
+
+
+def _value_of(x: Any) -> Any:
+    return x.value if type(x) is Node else x
+
+
+def _dtype(x: Any) -> Any:
+    return x.dtype if type(x) is Node else as_value(x).dtype
 
 
 def value_and_grad(
-    f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+    f: Callable[..., Any],
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
 ) -> Callable[..., Any]:
     """Return a function that computes `f` and its gradient together.
 
@@ -281,6 +294,8 @@ def value_and_grad(
         argnums: Position(s) of the argument(s) to differentiate.
         has_aux: If true, `f` returns `(value, aux)`; only `value` is
             differentiated and `aux` is passed through.
+        holomorphic: If true, `f` is holomorphic: complex inputs, a complex
+            output, and the gradient is its complex derivative (as in JAX).
 
     Returns:
         A function with `f`'s signature returning `(value, gradient)` (or
@@ -289,17 +304,22 @@ def value_and_grad(
 
     Raises:
         NonScalarOutputError: If `f` does not return a scalar.
+        DtypeError: If `f` returns a complex value (without `holomorphic`).
 
     Examples:
         >>> import funcgrad as fg
         >>> fg.value_and_grad(lambda x, y: x * y, argnums=(0, 1))(2.0, 5.0)
         (np.float64(10.0), (5.0, 2.0))
     """
-    return _value_and_grad(f, argnums, has_aux, "funcgrad.value_and_grad")
+    return _value_and_grad(f, argnums, has_aux, "funcgrad.value_and_grad", holomorphic)
 
 
 def _value_and_grad(
-    f: Callable[..., Any], argnums: int | Sequence[int], has_aux: bool, op: str
+    f: Callable[..., Any],
+    argnums: int | Sequence[int],
+    has_aux: bool,
+    op: str,
+    holomorphic: bool = False,
 ) -> Callable[..., Any]:
     """`value_and_grad`, with `op` (the transform the user called) named in errors."""
 
@@ -328,12 +348,7 @@ def _value_and_grad(
                     f"(dtype {out.dtype}). Reduce it (out.sum()), or use "
                     f"funcgrad.vjp or funcgrad.jacobian for non-scalar outputs"
                 )
-            if out.dtype.kind not in "fiub":
-                raise DtypeError(
-                    f"{op}: f must return a real scalar, but returned dtype {out.dtype}; "
-                    f"take the real part, abs or abs**2 first (JAX: grad requires "
-                    f"real-valued outputs), or use funcgrad.vjp for complex outputs"
-                )
+            _check_grad_dtypes(out, variables, holomorphic, op)
             seed = xp_of(out.value).ones((), dtype=out.dtype)
             grads = walk((out,), (seed,), wrt, create_graph=nested)
             value = _wrap_like(out if nested else out.value, given)
@@ -347,6 +362,32 @@ def _value_and_grad(
         return value, g
 
     return value_and_grad_f
+
+
+def _check_grad_dtypes(out: Node, variables: Variables, holomorphic: bool, op: str) -> None:
+    """JAX's rule: `grad` needs a real output, or complex ones throughout with `holomorphic`."""
+    if holomorphic:
+        for fresh, _ in variables:
+            for v in fresh:
+                if v.dtype.kind != "c":
+                    raise DtypeError(
+                        f"{op}: with holomorphic=True, the differentiated inputs must be "
+                        f"complex, but one has dtype {v.dtype} (shape {v.shape}); convert "
+                        f"it (x.astype(complex)) or drop holomorphic=True"
+                    )
+        if out.dtype.kind != "c":
+            raise DtypeError(
+                f"{op}: with holomorphic=True, f must return a complex scalar, but "
+                f"returned dtype {out.dtype}"
+            )
+    elif out.dtype.kind not in "fiub":
+        raise DtypeError(
+            f"{op}: f must return a real-valued scalar (a floating-point dtype), but "
+            f"returned dtype {out.dtype}. As in JAX, grad requires real-valued outputs: "
+            f"take the real part, abs or abs**2 first; for the complex derivative of a "
+            f"holomorphic f pass holomorphic=True; for other complex outputs use "
+            f"funcgrad.vjp directly"
+        )
 
 
 def _check_constant_output(out: Any, op: str) -> Any:
@@ -372,7 +413,10 @@ def _check_constant_output(out: Any, op: str) -> Any:
 
 
 def grad(
-    f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+    f: Callable[..., Any],
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
 ) -> Callable[..., Any]:
     """Return a function that computes the gradient of `f`.
 
@@ -381,16 +425,23 @@ def grad(
         argnums: Position(s) of the argument(s) to differentiate.
         has_aux: If true, `f` returns `(value, aux)`; only `value` is
             differentiated and the function returns `(gradient, aux)`.
+        holomorphic: If true, `f` is holomorphic: complex inputs, a complex
+            output, and the gradient is its complex derivative `f'(z)` (as in
+            JAX).
 
     Returns:
         A function with `f`'s signature returning gradients shaped like the
         selected arguments (pytrees if they are pytrees). A Python float
         argument gets a Python float gradient; an argument the output does
-        not depend on gets zeros.
+        not depend on gets zeros. For a complex argument of a real `f`, the
+        gradient is the conjugate of the direction of steepest ascent,
+        `df/dx - 1j * df/dy` (JAX's and HIPS autograd's convention; see the
+        complex numbers page of the docs).
 
     Raises:
         NonScalarOutputError: If `f` does not return a scalar.
-        DtypeError: If a differentiated argument is not floating point.
+        DtypeError: If a differentiated argument is not floating point or
+            complex, or `f` returns a complex value (without `holomorphic`).
 
     Examples:
         >>> import funcgrad as fg
@@ -398,8 +449,12 @@ def grad(
         6.0
         >>> fg.grad(fg.grad(lambda x: x ** 3))(2.0)
         12.0
+        >>> fg.grad(lambda z: abs(z) ** 2)(1 + 1j)
+        (2-2j)
+        >>> fg.grad(lambda z: z * z, holomorphic=True)(1 + 1j)
+        (2+2j)
     """
-    vg = _value_and_grad(f, argnums, has_aux, "funcgrad.grad")
+    vg = _value_and_grad(f, argnums, has_aux, "funcgrad.grad", holomorphic)
 
     @functools.wraps(f)
     def grad_f(*args: Any, **kwargs: Any) -> Any:

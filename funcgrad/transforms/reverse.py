@@ -32,8 +32,9 @@ from funcgrad.backend import as_value, xp_of
 from funcgrad.backend.versions import write_checker
 from funcgrad.errors import DtypeError, NonScalarOutputError, ShapeError
 from funcgrad.graph import Node, toposort
-from funcgrad.graph.node import Array, complex_message
+from funcgrad.graph.node import Array
 from funcgrad.ops import astype, broadcast_to, guard, observe, reshape, sum_
+from funcgrad.ops.elementwise import real
 from funcgrad.ops.registry import Primitive
 from funcgrad.transforms.hooks import Hook, checked_hook, hook_scope
 
@@ -201,17 +202,42 @@ def _seed(out: Node, cotangent: Array | None, op: str) -> Array:
                 f"(out.sum()), pass a cotangent of shape {out.shape}, or use "
                 f"funcgrad.jacobian for the full Jacobian"
             )
+        if out.dtype.kind == "c":
+            raise DtypeError(
+                f"{op}: the output is complex ({out.dtype}, shape {out.shape}), and a "
+                f"gradient can be implicitly created only for a real scalar output. Take "
+                f"the real part, abs or abs**2 first, or pass a cotangent (1.0 "
+                f"differentiates the real part)"
+            )
         return xp_of(out.value).ones((), dtype=out.dtype)
     if type(cotangent) is not Node:
         cotangent = as_value(cotangent)
-    if cotangent.dtype.kind == "c":  # TODO(#13): complex differentiation
-        raise DtypeError(complex_message(f"{op}: the cotangent", cotangent))
+    check_cotangent_dtype(cotangent.dtype, out.dtype, op)
     if cotangent.shape != out.shape:
         raise ShapeError(
             f"{op}: the cotangent has shape {cotangent.shape}, but the output "
             f"has shape {out.shape}; they must match"
         )
+    if out.dtype.kind == "c" and cotangent.dtype.kind != "c":
+        cotangent = astype(cotangent, dtype=out.dtype)  # zero imaginary parts
     return cotangent
+
+
+def check_cotangent_dtype(ct_dtype: Any, out_dtype: Any, op: str) -> None:
+    """Refuse a complex cotangent for a real output (JAX refuses it too).
+
+    A real cotangent of a complex output is fine: it is a complex one with
+    zero imaginary parts (the engine casts it).
+
+    Raises:
+        DtypeError: If `ct_dtype` is complex and `out_dtype` is not.
+    """
+    if ct_dtype.kind == "c" and out_dtype.kind != "c":
+        raise DtypeError(
+            f"{op}: a complex cotangent ({ct_dtype}) was given for a real output "
+            f"({out_dtype}); a real output's cotangent is real (see the complex numbers "
+            f"page of the docs). Pass its real part, or make the output complex"
+        )
 
 
 def walk(
@@ -335,7 +361,13 @@ def walk(
             if c.shape != value.shape:
                 c = _fit(c, value.shape, prim.name)
             if c.dtype is not value.dtype and c.dtype != value.dtype:
-                c = astype(c, dtype=value.dtype)
+                # NOTE: the one place where a real input meets a complex cotangent
+                # (x * 1j with real x): its cotangent is the real part (the JAX
+                # convention, docs/concepts/complex.md), so rules never take it
+                if c.dtype.kind == "c" and value.dtype.kind != "c":
+                    c = real(c)
+                if c.dtype != value.dtype:
+                    c = astype(c, dtype=value.dtype)
             key = id(inp)
             prev = pop(key, None)
             cts[key] = c if prev is None else prev + c

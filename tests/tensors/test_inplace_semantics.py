@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import funcgrad
-from funcgrad.errors import DtypeError, FuncgradError
+from funcgrad.errors import FuncgradError
 from tests.references import requires
 
 
@@ -608,7 +608,7 @@ def test_variable_copies_keep_volatile():
         assert type(c) is Variable and c.volatile and not c.requires_grad
 
 
-# --- item 7: complex leaves -------------------------------------------------------------
+# --- item 7: complex leaves (differentiated since issue #13) ----------------------------
 
 
 @pytest.mark.parametrize(
@@ -616,18 +616,19 @@ def test_variable_copies_keep_volatile():
     [
         lambda: funcgrad.tensor(1 + 2j, requires_grad=True),
         lambda: funcgrad.tensor([1j, 2.0]).requires_grad_(),
-        lambda: setattr(funcgrad.tensor([1j]), "requires_grad", True),
+        lambda: funcgrad.tensor([1j]).requires_grad_(True),
     ],
 )
-def test_a_complex_tensor_cannot_require_grad_yet(make):
-    with pytest.raises(DtypeError, match="complex gradients are not supported until issue #13"):
-        make()
+def test_a_complex_tensor_can_require_grad(make):
+    t = make()
+    assert t.requires_grad and t.is_leaf and t.dtype == funcgrad.complex64
+    (t.abs() ** 2).sum().backward()  # PyTorch's convention: 2 z
+    np.testing.assert_allclose(t.grad.numpy(), 2 * t.detach().numpy(), rtol=1e-6)
 
 
-def test_complex_values_cannot_be_put_into_a_leaf_that_requires_grad():
+def test_complex_values_can_be_put_into_a_leaf_that_requires_grad():
     x = funcgrad.ones(2, requires_grad=True)
-    with pytest.raises(DtypeError, match="issue #13"):
-        x.data = funcgrad.tensor([1j, 2j])
-    assert x.dtype == funcgrad.float32 and x.requires_grad
+    x.data = funcgrad.tensor([1j, 2j])  # as in PyTorch, .data may change the dtype
+    assert x.dtype == funcgrad.complex64 and x.requires_grad and x.is_leaf
     plain = funcgrad.tensor([1j, 2j])  # complex values without gradients work
     assert (plain * 2).tolist() == [2j, 4j]
