@@ -5,7 +5,7 @@ such as `grad` and `vjp`) under a PyTorch-style imperative layer. Import the
 NumPy-like namespace as `import funcgrad.numpy as fnp`.
 """
 
-from funcgrad import autograd, nn, numpy, tree
+from funcgrad import autograd, extend, nn, numpy, tree
 from funcgrad.backend import freeze
 from funcgrad.errors import (
     ArgumentTypeError,
@@ -70,6 +70,7 @@ from funcgrad.transforms import (
     vjp,
     with_hooks,
 )
+from funcgrad.transforms.checking import check_grads
 
 __version__ = "0.1.0"
 
@@ -116,9 +117,11 @@ __all__ = [
     "ShapeError",
     "TreeStructureError",
     "backward",
+    "check_grads",
     "checkpoint",
     "custom_jvp",
     "custom_vjp",
+    "extend",
     "freeze",
     "grad",
     "hessian",
