@@ -25,14 +25,24 @@ from funcgrad.numpy._creation import *  # noqa: F403
 from funcgrad.numpy._creation import __all__ as _creation_all
 from funcgrad.numpy._elementwise import *  # noqa: F403
 from funcgrad.numpy._elementwise import __all__ as _elementwise_all
+from funcgrad.numpy._functional import *  # noqa: F403
+from funcgrad.numpy._functional import __all__ as _functional_all
 from funcgrad.numpy._generated import *  # noqa: F403
 from funcgrad.numpy._generated import __all__ as _generated_all
 from funcgrad.numpy._linalg import *  # noqa: F403
 from funcgrad.numpy._linalg import __all__ as _linalg_all
+from funcgrad.numpy._misc import *  # noqa: F403
+from funcgrad.numpy._misc import __all__ as _misc_all
+from funcgrad.numpy._polynomial import *  # noqa: F403
+from funcgrad.numpy._polynomial import __all__ as _polynomial_all
 from funcgrad.numpy._shape import *  # noqa: F403
 from funcgrad.numpy._shape import __all__ as _shape_all
+from funcgrad.numpy._statistics import *  # noqa: F403
+from funcgrad.numpy._statistics import __all__ as _statistics_all
 from funcgrad.numpy._value_only import *  # noqa: F403
 from funcgrad.numpy._value_only import __all__ as _value_only_all
+from funcgrad.numpy._windows import *  # noqa: F403
+from funcgrad.numpy._windows import __all__ as _windows_all
 
 __all__ = [
     "linalg",
@@ -45,11 +55,22 @@ __all__ = [
     *_creation_all,
     *_value_only_all,
     *_compose_all,
+    *_statistics_all,
+    *_functional_all,
+    *_misc_all,
+    *_polynomial_all,
+    *_windows_all,
 ]
 
 
 def __getattr__(name: str) -> object:
     """Raise `NotProvidedError` for a name of NumPy's API not provided yet, else `AttributeError`."""
+    if name in _scope.NOT_PROVIDED_REASONS:
+        error = _NotProvidedError(
+            f"funcgrad.numpy.{name} is not provided, by design: {_scope.NOT_PROVIDED_REASONS[name]}"
+        )
+        error.name, error.obj = name, __name__
+        raise error
     if name in _scope.NOT_PROVIDED:
         error = _NotProvidedError(
             f"funcgrad.numpy.{name} is not provided yet: it is a name of jax.numpy or "

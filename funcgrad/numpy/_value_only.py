@@ -9,14 +9,12 @@ Two kinds, both accepting graph nodes (their values are read):
   `trunc`, `rint`, `fix`, `floor_divide`, `spacing`) are nodes when a node
   goes in, with a zero gradient (`where(False, x, value)`: the value, and an
   exact zero cotangent for `x`), so `x - floor(x)` stays differentiable and
-  forward mode gives zero tangents. `heaviside(x1, x2)` is piecewise
-  constant in `x1` only: it is `x2` where `x1 == 0`, and passes the
-  gradient to `x2` there.
+  forward mode gives zero tangents. (`heaviside`, piecewise constant in
+  `x1` only, is a primitive: `funcgrad.ops.ufuncs`.)
 
 `unique` is differentiable in its values (they are entries of the input):
-with a node it returns `x[first occurrences]`. `bincount` and `histogram`
-take a node as data; with node `weights`, or `density=True`, their results
-depend differentiably on the weights and are not provided yet.
+with a node it returns `x[first occurrences]`. `bincount` and `histogram`,
+differentiable in their `weights`, are in `_statistics.py`.
 """
 
 from __future__ import annotations
@@ -51,7 +49,6 @@ __all__ = [
     "around",
     "array_equal",
     "array_equiv",
-    "bincount",
     "bitwise_and",
     "bitwise_count",
     "bitwise_invert",
@@ -70,8 +67,6 @@ __all__ = [
     "floor",
     "floor_divide",
     "gcd",
-    "heaviside",
-    "histogram",
     "histogram_bin_edges",
     "invert",
     "iscomplex",
@@ -182,30 +177,6 @@ floor_divide = _zero_gradient("floor_divide", "`floor(x1 / x2)`")
 spacing = _zero_gradient("spacing", "the distance from `x` to the next larger float")
 
 
-def heaviside(x1: Any, x2: Any, **kwargs: Any) -> Any:
-    """Return the Heaviside step of `x1`: 0 below 0, 1 above, `x2` at 0 (NumPy's `heaviside`).
-
-    The result is piecewise constant in `x1` (zero gradient) and equal to
-    `x2` where `x1 == 0`, so the gradient of `x2` is 1 there and 0 elsewhere.
-
-    Examples:
-        >>> import funcgrad as fg, funcgrad.numpy as fnp
-        >>> fnp.heaviside([-1.0, 0.0, 2.0], 0.5)
-        array([0. , 0.5, 1. ])
-        >>> fg.grad(lambda b: fnp.sum(fnp.heaviside(fnp.array([-1.0, 0.0, 0.0]), b)))(0.5)
-        2.0
-    """
-    v1 = _value(x1)
-    out = _np.heaviside(v1, _value(x2), **kwargs)
-    if _np.dtype(out.dtype).kind not in "fc":
-        return out
-    if type(x2) is _Node:
-        out = _ew.where(_np.equal(v1, 0), x2, out)  # x2 where x1 == 0: gradient 1 there
-    if type(x1) is _Node:
-        out = _ew.where(_np.False_, x1, out)  # piecewise constant in x1: a zero gradient
-    return out
-
-
 # --- indices of entries -----------------------------------------------------------
 
 argmax = _value_only("argmax", "the indices of the maxima along `axis`")
@@ -286,23 +257,6 @@ def _not_provided(what: str) -> _NotProvidedError:
     )
 
 
-def bincount(x: Any, weights: Any = None, minlength: int = 0):
-    """Return how many times each non-negative integer occurs in `x` (NumPy's `bincount`).
-
-    The counts have no gradient. With `weights` the result is the sum of
-    the weights in each bin; with a graph node as `weights` that sum is
-    differentiable, and funcgrad does not provide it yet.
-
-    Examples:
-        >>> import funcgrad.numpy as fnp
-        >>> fnp.bincount([0, 1, 1, 3])
-        array([1, 2, 0, 1])
-    """
-    if type(weights) is _Node:
-        raise _not_provided("bincount(weights=<node>)")
-    return _np.bincount(_value(x), weights=_value(weights), minlength=minlength)
-
-
 def _data_edges(a: Any, bins: Any, range: Any) -> bool:  # noqa: A002
     """Whether the bin edges of a histogram of node `a` come from its data (its min and max).
 
@@ -340,36 +294,6 @@ def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None, weights: Any 
     if _data_edges(a, bins, range):
         return _edges_from_data(a, bins)
     return _np.histogram_bin_edges(_value(a), _value(bins), range, _value(weights))
-
-
-def histogram(
-    a: Any,
-    bins: Any = 10,
-    range: Any = None,  # noqa: A002
-    density: Any = None,
-    weights: Any = None,
-):
-    """Return the counts of `a` in bins, and the bin edges (NumPy's `histogram`).
-
-    The counts have no gradient. The edges, with a node `a` and a number of
-    bins, are differentiable (see `histogram_bin_edges`). With node
-    `weights`, or `density=True` on node data, the counts depend
-    differentiably on them: not provided yet.
-
-    Examples:
-        >>> import funcgrad.numpy as fnp
-        >>> counts, edges = fnp.histogram([0.0, 1.0, 4.0], bins=2)
-        >>> counts, edges
-        (array([2, 1]), array([0., 2., 4.]))
-    """
-    if type(weights) is _Node:
-        raise _not_provided("histogram(weights=<node>)")
-    if density and type(a) is _Node:
-        raise _not_provided("histogram(<node>, density=True)")
-    counts, edges = _np.histogram(_value(a), _value(bins), range, density, _value(weights))
-    if _data_edges(a, bins, range):
-        edges = _edges_from_data(a, bins)
-    return counts, edges
 
 
 # --- unique values: entries of the input, so differentiable -------------------------
