@@ -8,6 +8,18 @@ with another signature (`concatenate` and `stack` take a sequence,
 helpers. `split` returns several arrays while a graph node holds one value,
 so it is one `getitem` (a slice) per piece: the pieces are independent
 nodes, and each one's gradient flows back into its own slab of the input.
+
+The functions that only select, repeat or rearrange entries (`append`,
+`insert`, `delete`, `choose`, `select`, `compress`, `extract`, `resize`,
+`block`, the `put` family) are one `getitem` each: NumPy's own function is
+run on integer *labels* of the entries of the inputs, and the labels it
+returns say which entry of the concatenated inputs goes where (see
+`_gathered`). So their values and errors are NumPy's, and each output
+entry's gradient flows back to the entry it came from. Nodes are immutable:
+the functions NumPy writes in place with (`put`, `put_along_axis`, `place`,
+`putmask`, `copyto`, `fill_diagonal`) take `inplace=False` to return the
+updated copy instead, as in `jax.numpy`; on plain arrays `inplace=True`
+(the default) writes in place as NumPy does, and on a node it is refused.
 """
 
 from __future__ import annotations
@@ -16,16 +28,38 @@ from itertools import pairwise as _pairwise
 
 import numpy as _np
 
+from funcgrad.backend import freeze as _freeze
 from funcgrad.errors import OpError as _OpError
+from funcgrad.errors import ReadOnlyError as _ReadOnlyError
 from funcgrad.graph import Node as _Node
 from funcgrad.numpy._adapters import axes as _axes
+from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import shape as _sh
 from funcgrad.ops._util import normalize_axis as _normalize_axis
 from funcgrad.ops.index import getitem as _getitem
 from funcgrad.ops.index import normalize_index as _normalize_index
 
 __all__ = [
+    "append",
     "array_split",
+    "block",
+    "broadcast",
+    "broadcast_arrays",
+    "choose",
+    "compress",
+    "copyto",
+    "delete",
+    "extract",
+    "fill_diagonal",
+    "insert",
+    "place",
+    "put",
+    "put_along_axis",
+    "putmask",
+    "resize",
+    "select",
+    "trim_zeros",
+    "unstack",
     "atleast_1d",
     "atleast_2d",
     "atleast_3d",
@@ -403,3 +437,399 @@ def pad(array, pad_width, mode="constant", constant_values=0):
     if not positions:
         return _sh.reshape(array, shape=())
     return _getitem(array, index=_normalize_index(_np.ix_(*positions)))
+
+
+# --- selecting entries: NumPy's function on labels, then one gather --------------------------
+
+
+def _value(a):
+    return a.value if type(a) is _Node else a
+
+
+def _labels(values):
+    """Return integer labels for the entries of each value: 0.. for the first, on from there."""
+    labels, offset = [], 0
+    for v in values:
+        shape = _np.shape(v)
+        size = int(_np.prod(shape, dtype=_np.int64))
+        labels.append(_np.arange(offset, offset + size, dtype=_np.intp).reshape(shape))
+        offset += size
+    return labels
+
+
+def _flat_as(a, dtype):
+    """Return `a` (a node or a value) flattened, in `dtype`: differentiable for a node."""
+    if type(a) is not _Node:
+        return _np.asarray(a, dtype=dtype).reshape(-1)
+    if a.dtype != dtype:
+        a = _ew.astype(a, dtype=dtype)
+    return _sh.reshape(a, shape=(-1,))
+
+
+def _gathered(numpy_function, arrays):
+    """Return `numpy_function(*arrays)` for a function that only selects entries of `arrays`.
+
+    On plain values it is NumPy's result. With graph nodes among `arrays`,
+    the function runs once on the values (NumPy's result, dtype and errors)
+    and once on integer labels of the entries; the labels it returns pick
+    the output's entries from the inputs, flattened and concatenated, in
+    one `getitem`. An integer or boolean result has no gradient: plain values.
+    """
+    values = [_value(a) for a in arrays]
+    result = numpy_function(*values)
+    if not any(type(a) is _Node for a in arrays):
+        return result
+    dtype = _np.asarray(result).dtype
+    if dtype.kind not in "fc":
+        return result  # piecewise constant: no gradient
+    index = _np.asarray(numpy_function(*_labels(values)))
+    flat = [_flat_as(a, dtype) for a in arrays]
+    source = flat[0] if len(flat) == 1 else _sh.concatenate(*flat, axis=0)
+    return _getitem(source, index=(_freeze(index.astype(_np.intp)),))
+
+
+def append(arr, values, axis=None):
+    """Return `arr` with `values` appended (along `axis`, or both flattened if None).
+
+    Examples:
+        >>> import funcgrad as fg, funcgrad.numpy as fnp
+        >>> fnp.append([1.0, 2.0], [[3.0]])
+        array([1., 2., 3.])
+        >>> x = fg.leaf([1.0, 2.0])
+        >>> fg.backward(fnp.sum(fnp.append(x, x * 3.0)))[x]
+        array([4., 4.])
+    """
+    return _gathered(lambda a, v: _np.append(a, v, axis=axis), [arr, values])
+
+
+def insert(arr, obj, values, axis=None):
+    """Return `arr` with `values` inserted before the indices `obj` (NumPy's `insert`).
+
+    `obj` (an int, a slice or a sequence of ints) is an index: no gradient.
+    `values` are broadcast and cast to `arr`'s dtype as in NumPy, and the
+    gradient of a broadcast value is the sum over its copies.
+
+    Examples:
+        >>> import funcgrad.numpy as fnp
+        >>> fnp.insert([1.0, 2.0, 3.0], 1, 9.0)
+        array([1., 9., 2., 3.])
+    """
+    obj = _value(obj)
+    return _gathered(lambda a, v: _np.insert(a, obj, v, axis=axis), [arr, values])
+
+
+def delete(arr, obj, axis=None):
+    """Return `arr` without the entries (or slabs along `axis`) at the indices `obj`.
+
+    Examples:
+        >>> import funcgrad.numpy as fnp
+        >>> fnp.delete([1.0, 2.0, 3.0], [0, 2])
+        array([2.])
+    """
+    obj = _value(obj)
+    return _gathered(lambda a: _np.delete(a, obj, axis=axis), [arr])
+
+
+def resize(a, new_shape):
+    """Return `a` with the shape `new_shape`, repeating its entries cyclically to fill it.
+
+    Examples:
+        >>> import funcgrad.numpy as fnp
+        >>> fnp.resize([1.0, 2.0, 3.0], (2, 2))
+        array([[1., 2.],
+               [3., 1.]])
+    """
+    return _gathered(lambda x: _np.resize(x, new_shape), [a])
+
+
+def choose(a, choices, out=None, mode="raise"):
+    """Return the entries of `choices[a]`, entry by entry (NumPy's `choose`).
+
+    `a` (integers) has no gradient; each output entry's gradient flows back
+    to the choice it came from.
+
+    Examples:
+        >>> import funcgrad.numpy as fnp
+        >>> fnp.choose([0, 1, 0], [[1.0, 2.0, 3.0], [10.0, 20.0, 30.0]])
+        array([ 1., 20.,  3.])
+    """
+    if out is not None:
+        raise _OpError("funcgrad.numpy.choose: out= is not supported; use the returned array")
+    a = _value(a)
+    if type(choices) is list or type(choices) is tuple:
+        return _gathered(lambda *c: _np.choose(a, c, mode=mode), list(choices))
+    return _gathered(lambda c: _np.choose(a, c, mode=mode), [choices])
+
+
+def select(condlist, choicelist, default=0):
+    """Return, entry by entry, the choice of the first true condition, else `default`.
+
+    The conditions have no gradient; the choices and `default` have.
+
+    Examples:
+        >>> import funcgrad.numpy as fnp
+        >>> x = fnp.array([-1.0, 0.5, 2.0])
+        >>> fnp.select([x < 0, x > 1], [-x, x * 10.0], default=x)
+        array([ 1. ,  0.5, 20. ])
+    """
+    conds = [_value(c) for c in condlist]
+    return _gathered(lambda d, *c: _np.select(conds, list(c), d), [default, *choicelist])
+
+
+def compress(condition, a, axis=None, out=None):
+    """Return the slabs of `a` along `axis` where `condition` is true (NumPy's `compress`).
+
+    Examples:
+        >>> import funcgrad.numpy as fnp
+        >>> fnp.compress([True, False, True], [1.0, 2.0, 3.0])
+        array([1., 3.])
+    """
+    if out is not None:
+        raise _OpError("funcgrad.numpy.compress: out= is not supported; use the returned array")
+    condition = _value(condition)
+    return _gathered(lambda x: _np.compress(condition, x, axis=axis), [a])
+
+
+def extract(condition, arr):
+    """Return the entries of `arr` (flattened) where `condition` is true.
+
+    Examples:
+        >>> import funcgrad.numpy as fnp
+        >>> fnp.extract([[True, False], [False, True]], [[1.0, 2.0], [3.0, 4.0]])
+        array([1., 4.])
+    """
+    condition = _value(condition)
+    return _gathered(lambda x: _np.extract(condition, x), [arr])
+
+
+def _block_leaves(arrays, leaves):
+    """Return `arrays` (nested lists) with each leaf replaced by its position in `leaves`."""
+    if type(arrays) is list:
+        return [_block_leaves(a, leaves) for a in arrays]
+    leaves.append(arrays)
+    return len(leaves) - 1
+
+
+def _block_rebuild(structure, leaves):
+    if type(structure) is list:
+        return [_block_rebuild(s, leaves) for s in structure]
+    return leaves[structure]
+
+
+def block(arrays):
+    """Return an array assembled from nested lists of blocks (NumPy's `block`).
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.block([[np.eye(2), np.zeros((2, 1))], [np.ones((1, 2)), np.ones((1, 1))]])
+        array([[1., 0., 0.],
+               [0., 1., 0.],
+               [1., 1., 1.]])
+    """
+    leaves: list = []
+    structure = _block_leaves(arrays, leaves)
+    return _gathered(lambda *xs: _np.block(_block_rebuild(structure, xs)), leaves)
+
+
+# --- writing entries: in place on plain arrays, out of place on nodes --------------------------
+
+
+def _written(name, numpy_function, arr, values, inplace):
+    """Return `arr` with entries written by `numpy_function(out, values)`, or write in place."""
+    if inplace:
+        if type(arr) is _Node or type(values) is _Node:
+            raise _ReadOnlyError(
+                f"funcgrad.numpy.{name}: graph nodes are immutable and cannot be written in "
+                f"place (got {arr!r} and values {values!r}); pass inplace=False to get the "
+                f"updated array as a new one (differentiable, as jax.numpy's {name})"
+            )
+        numpy_function(arr, values)  # NumPy's in-place write: returns None
+        return None
+
+    def updated(a, v):
+        out = _np.array(a, copy=True)
+        numpy_function(out, v)
+        return out
+
+    return _gathered(updated, [arr, values])
+
+
+def put_along_axis(arr, indices, values, axis, inplace=True):
+    """Write `values` into `arr` at `indices` along `axis` (NumPy's `put_along_axis`).
+
+    NumPy writes in place and returns None: so does this function on plain
+    arrays (`inplace=True`, the default). With `inplace=False` it returns
+    the updated array as a new one and leaves `arr` unchanged, as
+    `jax.numpy.put_along_axis`; a graph node (immutable) takes only that
+    form. Where an index repeats, the last write wins, as in NumPy, and only
+    that value gets a gradient; the overwritten entries of `arr` get none.
+
+    Raises:
+        ReadOnlyError: If `arr` or `values` is a node and `inplace` is true.
+
+    Examples:
+        >>> import funcgrad.numpy as fnp
+        >>> fnp.put_along_axis(fnp.zeros((2, 2)), [[1], [0]], 5.0, axis=1, inplace=False)
+        array([[0., 5.],
+               [5., 0.]])
+    """
+    indices = _value(indices)
+    return _written(
+        "put_along_axis",
+        lambda out, v: _np.put_along_axis(out, indices, v, axis),
+        arr,
+        values,
+        inplace,
+    )
+
+
+def put(a, ind, v, mode="raise", *, inplace=True):
+    """Write `v` into `a` (flattened) at the indices `ind` (NumPy's `put`).
+
+    In place on plain arrays by default; `inplace=False` returns the
+    updated array (the only form a graph node takes; see `put_along_axis`).
+
+    Examples:
+        >>> import funcgrad.numpy as fnp
+        >>> fnp.put(fnp.zeros(3), [0, 2], [1.0, 2.0], inplace=False)
+        array([1., 0., 2.])
+    """
+    ind = _value(ind)
+    return _written("put", lambda out, vals: _np.put(out, ind, vals, mode), a, v, inplace)
+
+
+def place(arr, mask, vals, *, inplace=True):
+    """Write `vals` (repeated cyclically) where `mask` is true (NumPy's `place`).
+
+    In place on plain arrays by default; `inplace=False` returns the
+    updated array (the only form a graph node takes; see `put_along_axis`).
+
+    Examples:
+        >>> import funcgrad.numpy as fnp
+        >>> fnp.place(fnp.zeros(3), [True, False, True], [7.0], inplace=False)
+        array([7., 0., 7.])
+    """
+    mask = _value(mask)
+    return _written("place", lambda out, v: _np.place(out, mask, v), arr, vals, inplace)
+
+
+def putmask(a, mask, values, *, inplace=True):
+    """Write `values[i % len(values)]` at each position `i` where `mask` is true.
+
+    NumPy's `putmask` (in place); `inplace=False`, a funcgrad addition,
+    returns the updated array (the only form a graph node takes; see
+    `put_along_axis`).
+
+    Examples:
+        >>> import funcgrad.numpy as fnp
+        >>> fnp.putmask(fnp.zeros(3), [True, False, True], [1.0, 2.0, 3.0], inplace=False)
+        array([1., 0., 3.])
+    """
+    mask = _value(mask)
+    return _written("putmask", lambda out, v: _np.putmask(out, mask, v), a, values, inplace)
+
+
+def copyto(dst, src, casting="same_kind", where=True, *, inplace=True):
+    """Copy `src` (broadcast) into `dst` where `where` is true (NumPy's `copyto`).
+
+    NumPy's `copyto` writes in place; `inplace=False`, a funcgrad addition,
+    returns the updated array (the only form a graph node takes; see
+    `put_along_axis`), which is `where(where, src, dst)` with NumPy's
+    casting check.
+
+    Examples:
+        >>> import funcgrad.numpy as fnp
+        >>> fnp.copyto(fnp.zeros(3), 2.0, where=[True, False, True], inplace=False)
+        array([2., 0., 2.])
+    """
+    where = _value(where)
+    return _written(
+        "copyto",
+        lambda out, v: _np.copyto(out, v, casting=casting, where=where),
+        dst,
+        src,
+        inplace,
+    )
+
+
+def fill_diagonal(a, val, wrap=False, *, inplace=True):
+    """Write `val` (repeated cyclically) on the main diagonal of `a` (NumPy's `fill_diagonal`).
+
+    In place on plain arrays by default; `inplace=False` returns the
+    updated array (the only form a graph node takes; see `put_along_axis`).
+
+    Examples:
+        >>> import funcgrad.numpy as fnp
+        >>> fnp.fill_diagonal(fnp.zeros((2, 2)), 3.0, inplace=False)
+        array([[3., 0.],
+               [0., 3.]])
+    """
+    return _written(
+        "fill_diagonal", lambda out, v: _np.fill_diagonal(out, v, wrap=wrap), a, val, inplace
+    )
+
+
+# --- broadcasting, unstacking, trimming ----------------------------------------------------
+
+broadcast = _np.broadcast
+
+
+def broadcast_arrays(*args, subok=False):
+    """Return the arguments broadcast to their common shape (a tuple, as NumPy 2's).
+
+    Examples:
+        >>> import funcgrad.numpy as fnp
+        >>> a, b = fnp.broadcast_arrays([1.0, 2.0], [[3.0], [4.0]])
+        >>> a.shape, b.shape
+        ((2, 2), (2, 2))
+    """
+    if not any(type(a) is _Node for a in args):
+        return tuple(_np.broadcast_arrays(*args, subok=subok))
+    args = tuple(_array(a) for a in args)
+    shape = _np.broadcast_shapes(*(tuple(a.shape) for a in args))
+    return tuple(_sh.broadcast_to(a, shape=shape) if tuple(a.shape) != shape else a for a in args)
+
+
+def unstack(x, /, *, axis=0):
+    """Return the slices of `x` along `axis`, as a tuple (the inverse of `stack`).
+
+    Examples:
+        >>> import funcgrad.numpy as fnp
+        >>> fnp.unstack([[1.0, 2.0], [3.0, 4.0]], axis=1)
+        (array([1., 3.]), array([2., 4.]))
+    """
+    if type(x) is not _Node:
+        return _np.unstack(_np.asarray(x), axis=axis)
+    ax = _normalize_axis(axis, len(x.shape), "unstack")[0]
+    lead = (slice(None),) * ax
+    return tuple(_getitem(x, index=(*lead, i)) for i in range(x.shape[ax]))
+
+
+def trim_zeros(filt, trim="fb", axis=None):
+    """Return `filt` without its leading (`"f"`) and/or trailing (`"b"`) zeros.
+
+    With a graph node the result is a slice of it (its gradient flows back
+    to the kept entries); which zeros are trimmed is read from the values.
+
+    Examples:
+        >>> import funcgrad.numpy as fnp
+        >>> fnp.trim_zeros([0.0, 1.0, 2.0, 0.0])
+        array([1., 2.])
+    """
+    if type(filt) is not _Node:
+        return _np.trim_zeros(filt, trim, axis)
+    v = filt.value
+    result = _np.trim_zeros(v, trim, axis)
+    ndim = v.ndim
+    axes = (
+        range(ndim)
+        if axis is None
+        else [_normalize_axis(a, ndim, "trim_zeros")[0] for a in _np.atleast_1d(axis)]
+    )
+    index = [slice(None)] * ndim
+    for ax in axes:
+        others = tuple(i for i in range(ndim) if i != ax)
+        nonzero = _np.flatnonzero(_np.any(v != 0, axis=others))
+        start = int(nonzero[0]) if "f" in trim.lower() and nonzero.size else 0
+        index[ax] = slice(start, start + result.shape[ax])
+    return _getitem(filt, index=tuple(index))
