@@ -423,8 +423,9 @@ def defjvp(fun: primitive, *rules: JvpRule | None, argnums: tuple[int, ...] | No
         >>> from funcgrad.extend import primitive, defjvp
         >>> sin = primitive(np.sin, name="my_sin")
         >>> defjvp(sin, lambda g, ans, x: g * fnp.cos(x))
-        >>> fg.jvp(sin, (0.0,), (2.0,))
-        (0.0, 2.0)
+        >>> out, tangent = fg.jvp(sin, (0.0,), (2.0,))
+        >>> float(tangent)
+        2.0
     """
     _check_primitive(fun, "defjvp")
     fun.defjvp(*rules, argnums=argnums)

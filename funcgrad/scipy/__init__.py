@@ -1,6 +1,6 @@
 """A SciPy-compatible namespace over funcgrad's primitives (`import funcgrad.scipy.special as fsp`).
 
-`funcgrad.scipy.special` and `funcgrad.scipy.stats` have SciPy's names and
+`funcgrad.scipy.special`, `funcgrad.scipy.stats` and `funcgrad.scipy.signal` have SciPy's names and
 call signatures; on graph nodes they return nodes, so they can be
 differentiated (like `jax.scipy` and `autograd.scipy`). The forwards call
 SciPy on plain arrays, so SciPy is an optional dependency:
@@ -14,6 +14,6 @@ except ImportError as _e:  # pragma: no cover - exercised in a subprocess by the
         "funcgrad.scipy needs SciPy, which is not installed: pip install funcgrad[scipy]"
     ) from _e
 
-from funcgrad.scipy import special, stats
+from funcgrad.scipy import integrate, signal, special, stats
 
-__all__ = ["special", "stats"]
+__all__ = ["integrate", "signal", "special", "stats"]

@@ -1,0 +1,91 @@
+"""funcgrad.scipy.integrate.odeint: values against SciPy, adjoint gradients against HIPS autograd.
+
+Tolerances: both solvers run at rtol = atol = 1e-10; values and gradients
+are compared at rtol 1e-6 (the adjoint is solved numerically, so it agrees
+with autograd's, which is the same adjoint, to about the solver's accuracy,
+and with central differences to about 1e-6).
+"""
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.errors import NotDifferentiableError
+from tests.references import requires
+
+ag = requires("autograd")
+si = requires("scipy.integrate")
+from funcgrad.scipy.integrate import odeint  # noqa: E402  (after the SciPy check)
+
+KW = {"rtol": 1e-10, "atol": 1e-10}
+Y0 = np.array([1.0, 0.5])
+T = np.array([0.0, 0.4, 1.0, 1.7])
+A = np.array([0.7, 1.3])
+B = 0.8
+W = np.arange(1.0, 9.0).reshape(4, 2)
+
+
+def dynamics(np_):
+    def f(y, t, a, b):
+        return -a * y + b * np_.sin(t) * y[::-1]
+
+    return f
+
+
+def loss(y0, t, a, b):
+    return fnp.sum(odeint(dynamics(fnp), y0, t, a, b, **KW) * W)
+
+
+def test_values_match_scipy():
+    ys = odeint(dynamics(fnp), Y0, T, A, B, **KW)
+    want = si.odeint(dynamics(np), Y0, T, args=(A, B), **KW)
+    np.testing.assert_allclose(ys, want, rtol=1e-12)
+
+
+def test_gradients_match_autograd():
+    import autograd
+    import autograd.numpy as anp
+    from autograd.scipy.integrate import odeint as a_odeint
+
+    f = dynamics(anp)
+
+    def a_loss(y0, t, args):
+        return anp.sum(a_odeint(f, y0, t, args, **KW) * W)
+
+    got = fg.grad(loss, argnums=(0, 1, 2, 3))(Y0, T, A, B)
+    want_y0, want_t, (want_a, want_b) = (autograd.grad(a_loss, i)(Y0, T, (A, B)) for i in range(3))
+    for g, w in zip(got, (want_y0, want_t, want_a, want_b), strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-9)
+
+
+def test_gradients_match_central_differences():
+    fg.check_grads(loss, (Y0, T, A, B), order=1, modes=("rev",), atol=1e-6, rtol=1e-6)
+
+
+def test_a_pytree_state_and_pytree_parameters():
+    def f(state, t, p):
+        return {"x": state["v"], "v": -p["k"] * state["x"] - p["c"] * state["v"]}
+
+    def flat_f(y, t, k, c):
+        return fnp.stack([y[1], -k * y[0] - c * y[1]])
+
+    p = {"k": 2.0, "c": 0.3}
+    out = odeint(f, {"x": 1.0, "v": 0.0}, T, p, **KW)
+    ref = odeint(flat_f, np.array([1.0, 0.0]), T, 2.0, 0.3, **KW)
+    np.testing.assert_allclose(out["x"], ref[:, 0], rtol=1e-12)
+    np.testing.assert_allclose(out["v"], ref[:, 1], rtol=1e-12)
+    g = fg.grad(lambda p: fnp.sum(odeint(f, {"x": 1.0, "v": 0.0}, T, p, **KW)["x"]))(p)
+    g_ref = fg.grad(
+        lambda k, c: fnp.sum(odeint(flat_f, np.array([1.0, 0.0]), T, k, c, **KW)[:, 0]),
+        argnums=(0, 1),
+    )(2.0, 0.3)
+    assert g["k"] == pytest.approx(g_ref[0], rel=1e-6)
+    assert g["c"] == pytest.approx(g_ref[1], rel=1e-6)
+
+
+def test_forward_mode_and_second_order_are_refused():
+    with pytest.raises(NotDifferentiableError, match="odeint.*first-order reverse mode"):
+        fg.jvp(lambda b: loss(Y0, T, A, b), (B,), (1.0,))
+    with pytest.raises(NotDifferentiableError, match="odeint.*first-order reverse mode"):
+        fg.grad(fg.grad(lambda b: loss(Y0, T, A, b)))(B)
