@@ -1066,8 +1066,13 @@ def unwrap(p: Any, discont: Any = None, axis: int = -1, *, period: float = 2 * _
 # --- convolution ---------------------------------------------------------------------------
 
 
-def _full_convolution(a: Any, v: Any, starts: tuple[int, ...], sizes: tuple[int, ...]) -> Any:
+def _full_convolution(
+    a: Any, v: Any, starts: tuple[int, ...], sizes: tuple[int, ...], correlate: bool = False
+) -> Any:
     """Return the part `[starts, starts + sizes)` of the full N-d convolution of `a` and `v`.
+
+    With `correlate`, of `a` and `v` flipped along every axis: the full
+    cross-correlation.
 
     A composition: `a` padded with zeros (`pad`), its sliding windows
     (`getitem` with broadcast integer indices, shape `sizes + v.shape`), and
@@ -1089,7 +1094,7 @@ def _full_convolution(a: Any, v: Any, starts: tuple[int, ...], sizes: tuple[int,
         )
     windows = _getitem(padded, index=tuple(index))
     k = int(_np.prod(kernel, dtype=_np.int64))
-    flipped = _sh.flip(v, axis=tuple(range(ndim))) if ndim else v
+    flipped = v if correlate or not ndim else _sh.flip(v, axis=tuple(range(ndim)))
     size = int(_np.prod(sizes, dtype=_np.int64))
     out = _matmul(_sh.reshape(windows, shape=(size, k)), _sh.reshape(flipped, shape=(k,)))
     return _sh.reshape(out, shape=tuple(sizes))
@@ -1106,8 +1111,6 @@ def _convolve1d(name: str, a: Any, v: Any, mode: str, flip: bool) -> Any:
     n, m = a.shape[0], v.shape[0]
     if n == 0 or m == 0:
         raise _OpError(f"funcgrad.numpy.{name}: {'a' if n == 0 else 'v'} cannot be empty")
-    if flip:
-        v = _sh.flip(v, axis=(0,))
     short = min(n, m)
     if mode == "full":
         start, size = 0, n + m - 1
@@ -1122,7 +1125,7 @@ def _convolve1d(name: str, a: Any, v: Any, mode: str, flip: bool) -> Any:
         raise _OpError(
             f"funcgrad.numpy.{name}: mode must be 'full', 'same' or 'valid', got {mode!r}"
         )
-    return _full_convolution(a, v, (start,), (size,))
+    return _full_convolution(a, v, (start,), (size,), correlate=flip)
 
 
 def convolve(a: Any, v: Any, mode: str = "full"):
