@@ -16,7 +16,6 @@ import numpy as _np
 
 from funcgrad.graph import Node as _Node
 from funcgrad.numpy._adapters import axes as _as_axes
-from funcgrad.numpy._generated import absolute as _absolute
 from funcgrad.numpy._generated import (
     arccos,
     arcsin,
@@ -47,45 +46,29 @@ __all__ = [
     "column_stack",
     "concat",
     "cross",
-    "deg2rad",
-    "degrees",
     "diag",
     "diagflat",
     "diagonal",
     "diff",
     "dsplit",
     "dstack",
-    "exp2",
-    "fabs",
     "fliplr",
     "flipud",
-    "fmod",
     "hsplit",
-    "hypot",
     "kron",
-    "log10",
-    "log2",
-    "logaddexp",
-    "logaddexp2",
     "matrix_transpose",
-    "mod",
     "nan_to_num",
     "nanmax",
     "nanmean",
     "nanmin",
     "nansum",
-    "positive",
     "pow",
     "ptp",
-    "rad2deg",
-    "radians",
-    "remainder",
     "repeat",
     "roll",
     "rollaxis",
     "rot90",
     "row_stack",
-    "sinc",
     "sort",
     "take",
     "take_along_axis",
@@ -120,17 +103,6 @@ def _zero_gradient(x: Any, value: Any) -> Any:
     return _ew.where(_np.False_, x, value) if _is_node(x) else value
 
 
-def positive(x: Any) -> Any:
-    """Return `+x` (the node itself for a node).
-
-    Examples:
-        >>> import funcgrad.numpy as fnp
-        >>> fnp.positive([1.0, -2.0])
-        array([ 1., -2.])
-    """
-    return x if _is_node(x) else _np.positive(x)
-
-
 def angle(z: Any, deg: bool = False) -> Any:
     """Return the counterclockwise angle of complex `z` from the positive real axis.
 
@@ -151,193 +123,6 @@ def angle(z: Any, deg: bool = False) -> Any:
 
 
 # --- elementwise math -------------------------------------------------------------------
-
-
-def fabs(x: Any) -> Any:
-    """Return `|x|` for real `x` (gradient 0 at 0, as `abs`).
-
-    Examples:
-        >>> import funcgrad.numpy as fnp
-        >>> fnp.fabs([-1.5])
-        array([1.5])
-    """
-    return _absolute(x)
-
-
-def deg2rad(x: Any) -> Any:
-    """Return the angles `x` (degrees) in radians.
-
-    Examples:
-        >>> import funcgrad.numpy as fnp
-        >>> fnp.deg2rad([180.0])
-        array([3.14159265])
-    """
-    return _ew.multiply(x, _math.pi / 180.0)
-
-
-radians = deg2rad
-
-
-def rad2deg(x: Any) -> Any:
-    """Return the angles `x` (radians) in degrees.
-
-    Examples:
-        >>> import funcgrad.numpy as fnp
-        >>> fnp.rad2deg([fnp.pi])
-        array([180.])
-    """
-    return _ew.multiply(x, 180.0 / _math.pi)
-
-
-degrees = rad2deg
-
-
-def exp2(x: Any) -> Any:
-    """Return `2 ** x`, elementwise.
-
-    Examples:
-        >>> import funcgrad.numpy as fnp
-        >>> fnp.exp2([3.0])
-        array([8.])
-    """
-    return _ew.power(2.0, x)
-
-
-def log2(x: Any) -> Any:
-    """Return the base-2 logarithm of `x`, elementwise.
-
-    Examples:
-        >>> import funcgrad.numpy as fnp
-        >>> fnp.log2([8.0])
-        array([3.])
-    """
-    return _ew.divide(_ew.log(x), _math.log(2.0))
-
-
-def log10(x: Any) -> Any:
-    """Return the base-10 logarithm of `x`, elementwise.
-
-    Examples:
-        >>> import funcgrad.numpy as fnp
-        >>> fnp.log10([100.0])
-        array([2.])
-    """
-    return _ew.divide(_ew.log(x), _math.log(10.0))
-
-
-def _shift(x1: Any, x2: Any) -> Any:
-    """Return max(x1, x2) as a constant (no gradient), 0 where it is infinite: a safe shift."""
-    m = _np.maximum(getattr(x1, "value", x1), getattr(x2, "value", x2))
-    return _np.where(_np.isfinite(m), m, 0.0)
-
-
-def logaddexp(x1: Any, x2: Any) -> Any:
-    """Return `log(exp(x1) + exp(x2))` without overflow; its gradient is the softmax of the two.
-
-    Examples:
-        >>> import funcgrad.numpy as fnp
-        >>> fnp.logaddexp([1000.0], [1000.0])
-        array([1000.69314718])
-    """
-    m = _shift(x1, x2)
-    return _ew.add(_ew.log(_ew.add(_ew.exp(_ew.subtract(x1, m)), _ew.exp(_ew.subtract(x2, m)))), m)
-
-
-def logaddexp2(x1: Any, x2: Any) -> Any:
-    """Return `log2(2 ** x1 + 2 ** x2)` without overflow.
-
-    Examples:
-        >>> import funcgrad.numpy as fnp
-        >>> fnp.logaddexp2([3.0], [3.0])
-        array([4.])
-    """
-    m = _shift(x1, x2)
-    total = _ew.add(exp2(_ew.subtract(x1, m)), exp2(_ew.subtract(x2, m)))
-    return _ew.add(log2(total), m)
-
-
-def hypot(x1: Any, x2: Any) -> Any:
-    """Return `sqrt(x1 ** 2 + x2 ** 2)`, elementwise.
-
-    Examples:
-        >>> import funcgrad.numpy as fnp
-        >>> fnp.hypot([3.0], [4.0])
-        array([5.])
-    """
-    return _ew.sqrt(_ew.add(_square(x1), _square(x2)))
-
-
-def _square(x: Any) -> Any:
-    """Return `x * x`; a Python number stays one (weak in NumPy's promotion: float32 stays float32)."""
-    return x * x if isinstance(x, (int, float)) else _ew.multiply(x, x)
-
-
-def sinc(x: Any) -> Any:
-    """Return `sin(pi x) / (pi x)`, 1 at 0, with accurate derivatives of every order there.
-
-    Near 0 (`|x| < 0.1`) the value comes from sinc's Taylor series,
-    `1 - y**2 / 6 + y**4 / 120 - ...` with `y = pi x` (terms up to `y**16`):
-    the quotient's derivatives would cancel there (and be 0 / 0 at 0), the
-    series' are exact at 0 (`-pi**2 / 3` for the second) and accurate nearby.
-
-    Examples:
-        >>> import funcgrad as fg, funcgrad.numpy as fnp
-        >>> fnp.sinc([0.0, 0.5])
-        array([1.        , 0.63661977])
-        >>> round(float(fg.grad(fg.grad(fnp.sinc))(0.0)), 6)  # -pi**2 / 3
-        -3.289868
-    """
-    near = _np.less(_np.abs(getattr(x, "value", x)), 0.1)
-    safe = _ew.multiply(_ew.where(near, 1.0, x), _math.pi)  # no 0/0 in either branch
-    quotient = _ew.divide(_ew.sin(safe), safe)
-    if not _np.any(near):
-        return quotient
-    y = _ew.multiply(_ew.where(near, x, 0.0), _math.pi)  # no overflow in the unused entries
-    y2 = _ew.multiply(y, y)
-    # Horner's rule: 1 - y2 / (2 * 3) * (1 - y2 / (4 * 5) * (1 - ...)), up to y**16
-    series = 1.0
-    for k in range(16, 0, -2):
-        series = _ew.subtract(1.0, _ew.multiply(_ew.divide(y2, float(k * (k + 1))), series))
-    return _ew.where(near, series, quotient)
-
-
-def _floor_quotient(x1: Any, x2: Any, numpy_function: Any) -> Any:
-    """Return `numpy_function(x1 / x2)` as a constant of the values (it has no gradient)."""
-    return numpy_function(_np.divide(getattr(x1, "value", x1), getattr(x2, "value", x2)))
-
-
-def mod(x1: Any, x2: Any) -> Any:
-    """Return the remainder of `x1 / x2` with the sign of `x2` (`x1 - floor(x1 / x2) * x2`).
-
-    The gradient is 1 in `x1` and `-floor(x1 / x2)` in `x2`, as in HIPS
-    autograd and JAX. On plain values the result is NumPy's.
-
-    Examples:
-        >>> import funcgrad.numpy as fnp
-        >>> fnp.mod([5.0, -5.0], 3.0)
-        array([2., 1.])
-    """
-    if not (_is_node(x1) or _is_node(x2)):
-        return _np.mod(x1, x2)
-    q = _floor_quotient(x1, x2, _np.floor)
-    return _ew.subtract(x1, _ew.multiply(q, x2))
-
-
-remainder = mod
-
-
-def fmod(x1: Any, x2: Any) -> Any:
-    """Return the remainder of `x1 / x2` with the sign of `x1` (`x1 - trunc(x1 / x2) * x2`).
-
-    Examples:
-        >>> import funcgrad.numpy as fnp
-        >>> fnp.fmod([5.0, -5.0], 3.0)
-        array([ 2., -2.])
-    """
-    if not (_is_node(x1) or _is_node(x2)):
-        return _np.fmod(x1, x2)
-    q = _floor_quotient(x1, x2, _np.trunc)
-    return _ew.subtract(x1, _ew.multiply(q, x2))
 
 
 def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: Any = None, neginf: Any = None):

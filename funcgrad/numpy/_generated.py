@@ -10,6 +10,7 @@ from funcgrad.ops import elementwise as _elementwise
 from funcgrad.ops import linalg as _linalg
 from funcgrad.ops import reduce as _reduce
 from funcgrad.ops import shape as _shape
+from funcgrad.ops import ufuncs as _ufuncs
 
 __all__ = [
     "add",
@@ -64,6 +65,34 @@ __all__ = [
     "tril",
     "triu",
     "matmul",
+    "log2",
+    "log10",
+    "exp2",
+    "logaddexp",
+    "logaddexp2",
+    "cbrt",
+    "square",
+    "reciprocal",
+    "positive",
+    "hypot",
+    "sinc",
+    "arccosh",
+    "acosh",
+    "arctanh",
+    "atanh",
+    "deg2rad",
+    "radians",
+    "rad2deg",
+    "degrees",
+    "fabs",
+    "copysign",
+    "heaviside",
+    "fmod",
+    "remainder",
+    "mod",
+    "fmax",
+    "fmin",
+    "nextafter",
 ]
 
 
@@ -925,3 +954,442 @@ def matmul(x, y):
                [-1.68, -0.72]])
     """
     return _linalg.matmul(x, y)
+
+
+def log2(x):
+    """Return base-2 logarithm (gradient inf at 0).
+
+    Args:
+        x: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if `x` is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.log2(np.array([[3.3, 4.8], [6.2, 7.7]]))
+        array([[1.72246602, 2.26303441],
+               [2.63226822, 2.94485845]])
+    """
+    return _ufuncs.log2(x)
+
+
+def log10(x):
+    """Return base-10 logarithm (gradient inf at 0).
+
+    Args:
+        x: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if `x` is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.log10(np.array([[3.3, 4.8], [6.2, 7.7]]))
+        array([[0.51851394, 0.68124124],
+               [0.79239169, 0.88649073]])
+    """
+    return _ufuncs.log10(x)
+
+
+def exp2(x):
+    """Return `2 ** x`.
+
+    Args:
+        x: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if `x` is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.exp2(np.array([[-1.1, -0.2], [0.7, 1.6]]))
+        array([[0.4665165 , 0.87055056],
+               [1.62450479, 3.03143313]])
+    """
+    return _ufuncs.exp2(x)
+
+
+def logaddexp(x, y):
+    """Return `log(exp(x) + exp(y))`, without overflow.
+
+    Args:
+        x: An array, a number, or a graph node.
+        y: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if an argument is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.logaddexp(np.array([-1.1, 1.6]), np.array([[0.9, 1.8], [-2.7, -1.8]]))
+        array([[ 1.02692801,  2.39813887],
+               [-0.91609926,  1.63282847]])
+    """
+    return _ufuncs.logaddexp(x, y)
+
+
+def logaddexp2(x, y):
+    """Return `log2(2 ** x + 2 ** y)`, without overflow.
+
+    Args:
+        x: An array, a number, or a graph node.
+        y: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if an argument is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.logaddexp2(np.array([-1.1, 1.6]), np.array([[0.9, 1.8], [-2.7, -1.8]]))
+        array([[ 1.22192809,  2.70346296],
+               [-0.68870721,  1.7305781 ]])
+    """
+    return _ufuncs.logaddexp2(x, y)
+
+
+def cbrt(x):
+    """Return the cube root (gradient inf at 0).
+
+    Args:
+        x: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if `x` is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.cbrt(np.array([[1.1, 1.5], [-1.9, -2.4]]))
+        array([[ 1.03228012,  1.14471424],
+               [-1.23856233, -1.3388659 ]])
+    """
+    return _ufuncs.cbrt(x)
+
+
+def square(x):
+    """Return `x * x`.
+
+    Args:
+        x: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if `x` is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.square(np.array([[-1.1, -0.2], [0.7, 1.6]]))
+        array([[1.21, 0.04],
+               [0.49, 2.56]])
+    """
+    return _ufuncs.square(x)
+
+
+def reciprocal(x):
+    """Return `1 / x` (gradient -inf at 0).
+
+    Args:
+        x: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if `x` is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.reciprocal(np.array([[1.2, 1.6], [-2.0, -2.4]]))
+        array([[ 0.83333333,  0.625     ],
+               [-0.5       , -0.41666667]])
+    """
+    return _ufuncs.reciprocal(x)
+
+
+def positive(x):
+    """Return `+x`.
+
+    Args:
+        x: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if `x` is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.positive(np.array([[-1.1, -0.2], [0.7, 1.6]]))
+        array([[-1.1, -0.2],
+               [ 0.7,  1.6]])
+    """
+    return _ufuncs.positive(x)
+
+
+def hypot(x, y):
+    """Return `sqrt(x ** 2 + y ** 2)`, without overflow (gradient 0 at the origin).
+
+    Args:
+        x: An array, a number, or a graph node.
+        y: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if an argument is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.hypot(np.array([-1.1, 1.6]), np.array([[0.9, 1.8], [-2.7, -1.8]]))
+        array([[1.42126704, 2.40831892],
+               [2.91547595, 2.40831892]])
+    """
+    return _ufuncs.hypot(x, y)
+
+
+def sinc(x):
+    """Return `sin(pi x) / (pi x)`, 1 at 0 (derivatives accurate near 0).
+
+    Args:
+        x: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if `x` is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.sinc(np.array([[-1.1, -0.2], [0.7, 1.6]]))
+        array([[-0.08942106,  0.93548928],
+               [ 0.36788301, -0.18920668]])
+    """
+    return _ufuncs.sinc(x)
+
+
+def arccosh(x):
+    """Return the inverse hyperbolic cosine (gradient inf at 1).
+
+    Args:
+        x: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if `x` is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.arccosh(np.array([[2.0, 2.5], [2.9, 3.3]]))
+        array([[1.3169579 , 1.56679924],
+               [1.72671087, 1.86327935]])
+    """
+    return _ufuncs.arccosh(x)
+
+
+acosh = arccosh
+
+
+def arctanh(x):
+    """Return the inverse hyperbolic tangent (gradient inf at -1 and 1).
+
+    Args:
+        x: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if `x` is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.arctanh(np.array([[-0.3, -0.1], [0.2, 0.5]]))
+        array([[-0.3095196 , -0.10033535],
+               [ 0.20273255,  0.54930614]])
+    """
+    return _ufuncs.arctanh(x)
+
+
+atanh = arctanh
+
+
+def deg2rad(x):
+    """Return the angles in degrees to radians.
+
+    Args:
+        x: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if `x` is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.deg2rad(np.array([[-72.0, -12.0], [48.0, 108.0]]))
+        array([[-1.25663706, -0.20943951],
+               [ 0.83775804,  1.88495559]])
+    """
+    return _ufuncs.deg2rad(x)
+
+
+radians = deg2rad
+
+
+def rad2deg(x):
+    """Return the angles in radians to degrees.
+
+    Args:
+        x: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if `x` is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.rad2deg(np.array([[-1.1, -0.2], [0.7, 1.6]]))
+        array([[-63.02535746, -11.4591559 ],
+               [ 40.10704566,  91.67324722]])
+    """
+    return _ufuncs.rad2deg(x)
+
+
+degrees = rad2deg
+
+
+def fabs(x):
+    """Return |x| of real x (gradient 0 at 0).
+
+    Args:
+        x: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if `x` is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.fabs(np.array([[-1.1, -0.2], [0.7, 1.6]]))
+        array([[1.1, 0.2],
+               [0.7, 1.6]])
+    """
+    return _ufuncs.fabs(x)
+
+
+def copysign(x, y):
+    """Return |x| with the sign of y (gradient +-1 in x, 0 at x == 0; none in y).
+
+    Args:
+        x: An array, a number, or a graph node.
+        y: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if an argument is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.copysign(np.array([-1.1, 1.6]), np.array([[0.9, 1.8], [-2.7, -1.8]]))
+        array([[ 1.1,  1.6],
+               [-1.1, -1.6]])
+    """
+    return _ufuncs.copysign(x, y)
+
+
+def heaviside(x1, x2):
+    """Return 0 where x1 < 0, 1 where x1 > 0, x2 where x1 == 0 (no gradient in x1).
+
+    Args:
+        x1: An array, a number, or a graph node.
+        x2: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if an argument is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.heaviside(np.array([-2.0, 0.7]), np.array([[-1.1, -0.2], [0.7, 1.6]]))
+        array([[0., 1.],
+               [0., 1.]])
+    """
+    return _ufuncs.heaviside(x1, x2)
+
+
+def fmod(x, y):
+    """Return the remainder of x / y with the sign of x (gradient 1 in x, -trunc(x / y) in y).
+
+    Args:
+        x: An array, a number, or a graph node.
+        y: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if an argument is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.fmod(np.array([2.2, 0.5]), np.array([[1.0, 1.0], [1.0, 1.0]]))
+        array([[0.2, 0.5],
+               [0.2, 0.5]])
+    """
+    return _ufuncs.fmod(x, y)
+
+
+def remainder(x, y):
+    """Return the remainder of x / y with the sign of y (gradient 1 in x, -floor(x / y) in y).
+
+    Args:
+        x: An array, a number, or a graph node.
+        y: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if an argument is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.remainder(np.array([2.2, 0.5]), np.array([[1.0, 1.0], [1.0, 1.0]]))
+        array([[0.2, 0.5],
+               [0.2, 0.5]])
+    """
+    return _ufuncs.remainder(x, y)
+
+
+mod = remainder
+
+
+def fmax(x, y):
+    """Return the elementwise larger value, ignoring NaNs (the gradient goes to the value returned).
+
+    Args:
+        x: An array, a number, or a graph node.
+        y: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if an argument is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.fmax(np.array([-1.1, 1.6]), np.array([[0.9, 1.8], [-2.7, -1.8]]))
+        array([[ 0.9,  1.8],
+               [-1.1,  1.6]])
+    """
+    return _ufuncs.fmax(x, y)
+
+
+def fmin(x, y):
+    """Return the elementwise smaller value, ignoring NaNs (the gradient goes to the value returned).
+
+    Args:
+        x: An array, a number, or a graph node.
+        y: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if an argument is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.fmin(np.array([-1.1, 1.6]), np.array([[0.9, 1.8], [-2.7, -1.8]]))
+        array([[-1.1,  1.6],
+               [-2.7, -1.8]])
+    """
+    return _ufuncs.fmin(x, y)
+
+
+def nextafter(x, y):
+    """Return the the next float after x towards y (gradient 1 in x, none in y).
+
+    Args:
+        x: An array, a number, or a graph node.
+        y: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if an argument is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.nextafter(np.array([-1.1, 1.6]), np.array([[0.9, 1.8], [-2.7, -1.8]]))
+        array([[-1.1,  1.6],
+               [-1.1,  1.6]])
+    """
+    return _ufuncs.nextafter(x, y)

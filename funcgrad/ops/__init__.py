@@ -2,13 +2,13 @@
 
 Imports `graph` and `backend` only. Importing this package registers every
 primitive (elementwise, reductions, shape, indexing, linear algebra, neural
-network helpers, special functions) and gives `Node` its operators (`+`, `*`, `@`, `x[i]`,
-`x.sum()` ...), which apply primitives.
+network helpers, special functions, NumPy's other float ufuncs) and gives
+`Node` its operators (`+`, `*`, `@`, `x[i]`, `x.sum()` ...), which apply primitives.
 """
 
 # The order of these imports is the registration order (`registry.primitives()`, the docs'
 # tables): the families first, then `to_device`, then the operators that use them all.
-from funcgrad.ops import elementwise, index, linalg, nn, reduce, registry, shape, special
+from funcgrad.ops import elementwise, index, linalg, nn, reduce, registry, shape, special, ufuncs
 
 # isort: split
 from funcgrad.ops import device  # noqa: F401  (registers to_device, after the families it uses)
@@ -40,4 +40,5 @@ __all__ = [
     "shape",
     "special",
     "sum_",
+    "ufuncs",
 ]
