@@ -130,7 +130,35 @@ REFERENCES = {
     "custom_jvp_call": lambda x, *, fn, index: np.tanh(x) * x,
     "checkpoint_call": lambda x, w, *, fn, index: np.tanh(x * w) + x,
     "function_call": lambda x, y, *, fn, index: np.exp(x) * 0.5 + x * y,
+    # the results of NumPy's and SciPy's linalg decompositions, one primitive each (#13)
+    "eigh_vectors": lambda x, *, UPLO: np.linalg.eigh(x, UPLO=UPLO)[1],
+    "svdvals": lambda x, *, hermitian: np.linalg.svd(x, compute_uv=False, hermitian=hermitian),
+    "svd_u": lambda x, *, full_matrices, hermitian: np.linalg.svd(
+        x, full_matrices=full_matrices, hermitian=hermitian
+    )[0],
+    "svd_vh": lambda x, *, full_matrices, hermitian: np.linalg.svd(
+        x, full_matrices=full_matrices, hermitian=hermitian
+    )[2],
+    "qr_q": lambda x, *, complete: np.linalg.qr(x, mode="complete" if complete else "reduced")[0],
+    "qr_r": lambda x, *, complete: np.linalg.qr(x, mode="complete" if complete else "reduced")[1],
+    "expm": lambda x: _scipy_batched("expm", x),
+    "sqrtm": lambda x: _scipy_batched("sqrtm", x),
+    "logm": lambda x: _scipy_batched("logm", x),
+    "solve_sylvester": lambda a, b, q: _scipy_batched("solve_sylvester", a, b, q),
 }
+
+
+def _scipy_batched(name, *args):
+    """SciPy's `scipy.linalg.<name>` on each matrix of broadcast stacks."""
+    import scipy.linalg
+
+    batch = np.broadcast_shapes(*(np.shape(a)[:-2] for a in args))
+    args = [np.broadcast_to(a, (*batch, *np.shape(a)[-2:])) for a in args]
+    first = getattr(scipy.linalg, name)(*(a[(0,) * len(batch)] for a in args))
+    out = np.empty((*batch, *np.shape(first)), dtype=np.asarray(first).dtype)
+    for i in np.ndindex(*batch):
+        out[i] = getattr(scipy.linalg, name)(*(a[i] for a in args))
+    return out
 
 
 def sample_of(prim) -> Sample:

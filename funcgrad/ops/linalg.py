@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from funcgrad.backend import as_value, xp_of
-from funcgrad.errors import NotDifferentiableError, OpError
+from funcgrad.errors import DeviceError, NotDifferentiableError, OpError
 from funcgrad.graph.node import Array
 from funcgrad.ops._util import attach, describe, failure, op_error, shape_of, value_of
 from funcgrad.ops.elementwise import multiply
@@ -38,7 +38,7 @@ from funcgrad.ops.registry import (
     Sample,
     register,
 )
-from funcgrad.ops.shape import broadcast_to, reshape, transpose
+from funcgrad.ops.shape import broadcast_to, concatenate, reshape, transpose
 
 
 def _mT(x: Array) -> Array:
@@ -649,6 +649,718 @@ cholesky = register(
         sample=Sample(lambda g: ((_spd(g, _square_sample(g)),), {})),
         doc="lower Cholesky factor L of a symmetric positive definite x = L L^T",
         names=Names(numpy="linalg.cholesky", grad_fn="LinalgCholeskyExBackward0"),
+    )
+)
+
+
+# --- decompositions: shared helpers ---------------------------------------------------
+#
+# The decompositions with several results (eigh, svd, qr) are one primitive per
+# result (`eigvalsh` and `eigh_vectors`; `svdvals`, `svd_u` and `svd_vh`; `qr_q`
+# and `qr_r`): each forward calls the same LAPACK routine on the same input,
+# which is deterministic, so the results are those of one call (the same signs
+# of the vectors). The rule of each gives the part of the gradient that its
+# cotangent contributes; the engine adds them, which is the whole gradient
+# because the gradient is linear in the cotangents.
+
+
+def _const_like(x: Array, value: Any) -> Array:
+    """`value` (a NumPy array) as a constant in the array module and float dtype of `x`."""
+    v = value_of(x)
+    return xp_of(v).asarray(value, dtype=v.dtype)
+
+
+def _eye_like(x: Array, n: int) -> Array:
+    return _const_like(x, np.eye(n))
+
+
+def _slice(x: Array, *index: Any) -> Array:
+    return getitem(x, index=normalize_index(tuple(index)))
+
+
+def _diag_of(x: Array) -> Array:
+    """The main diagonals of a stack of square matrices, (..., n, n) -> (..., n)."""
+    return einsum(x, subscripts="...ii->...i", optimize=False)
+
+
+def _column(v: Array) -> Array:
+    return reshape(v, shape=(*shape_of(v), 1))
+
+
+def _row(v: Array) -> Array:
+    s = shape_of(v)
+    return reshape(v, shape=(*s[:-1], 1, s[-1]))
+
+
+def _diag_matrix(v: Array) -> Array:
+    """Diagonal matrices from a stack of vectors, (..., n) -> (..., n, n)."""
+    return multiply(_column(v), _eye_like(v, shape_of(v)[-1]))
+
+
+def _inverse_gaps(d: Array) -> Array:
+    """1 / d off the diagonal and 0 on it, for a stack of square matrices of gaps d.
+
+    1 / (d + I) - I: the diagonal (where d is 0) never divides by zero, so
+    the rules stay differentiable; a zero gap off the diagonal (a repeated
+    eigen- or singular value) gives an infinite entry and non-finite
+    gradients, as in PyTorch.
+    """
+    eye = _eye_like(d, shape_of(d)[-1])
+    return 1.0 / (d + eye) - eye
+
+
+def _mirror(x: Array, lower: bool) -> Array:
+    """The symmetric matrix that NumPy's eigh reads from one triangle of x."""
+    if lower:
+        return tril(x, k=0) + _mT(tril(x, k=-1))
+    return triu(x, k=0) + _mT(triu(x, k=1))
+
+
+def _onto_triangle(g: Array, lower: bool) -> Array:
+    """The adjoint of `_mirror`: a gradient in the symmetric matrix, on the triangle read."""
+    if lower:
+        return tril(g, k=0) + tril(_mT(g), k=-1)
+    return triu(g, k=0) + triu(_mT(g), k=1)
+
+
+def _householder(g: Draw, n: int) -> Array:
+    """A random n x n orthogonal matrix I - 2 u u^T / |u|^2 (exactly orthogonal)."""
+    u = g.array((n,), 0.5, 1.5) * np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    return np.eye(n) - 2.0 * np.outer(u, u) / float(u @ u)
+
+
+def _spread(g: Draw, k: int, low: float = 1.0) -> Array:
+    """k well-separated positive values (gaps near 1) in a random order."""
+    base = np.arange(k, dtype=np.float64) + low + g.array((k,), -0.2, 0.2)
+    return base[np.asarray(g.permutation(k), dtype=np.intp)]
+
+
+def _batch(g: Draw) -> tuple[int, ...]:
+    return g.shape(min_dims=0, max_dims=2, max_side=2) if g.boolean() else ()
+
+
+# --- symmetric eigendecomposition ---------------------------------------------------
+
+
+def _lower(uplo: str) -> bool:
+    if uplo not in ("L", "U"):
+        raise OpError(f"funcgrad.linalg.eigh: UPLO={uplo!r} must be 'L' or 'U'")
+    return uplo == "L"
+
+
+def _eigh_sample(g: Draw) -> Drawn:
+    n = g.integers(1, 4)
+    batch = _batch(g)
+    h = _householder(g, n)
+    sym = np.stack(
+        [h @ np.diag(_spread(g, n, -1.0)) @ h.T for _ in range(int(np.prod(batch)))]
+    ).reshape((*batch, n, n))
+    uplo = g.choice(["L", "U"])
+    # the other triangle is not read: fill it with anything
+    noise = g.array((*batch, n, n), -1.0, 1.0)
+    x = np.tril(sym) + np.triu(noise, 1) if uplo == "L" else np.triu(sym) + np.tril(noise, -1)
+    return (x,), {"UPLO": uplo}
+
+
+def _eigvalsh_vjp(ct: Array, out: Array, x: Array, *, UPLO: str) -> Array:  # noqa: N803
+    v = eigh_vectors(x, UPLO=UPLO)
+    return _onto_triangle(matmul(multiply(v, _row(ct)), _mT(v)), _lower(UPLO))
+
+
+def _eigvalsh_jvp(x_t: Array, out: Array, x: Array, *, UPLO: str) -> Array:  # noqa: N803
+    v = eigh_vectors(x, UPLO=UPLO)
+    return sum_(v * matmul(_mirror(x_t, _lower(UPLO)), v), axis=(-2,), keepdims=False)
+
+
+eigvalsh: Primitive = register(
+    Primitive(
+        name="eigvalsh",
+        forward=lambda xp, x, *, UPLO: _in_float32_for_half(
+            xp, lambda a: xp.linalg.eigvalsh(a, UPLO=UPLO), x
+        ),
+        vjp=(_eigvalsh_vjp,),
+        jvp=(_eigvalsh_jvp,),
+        params=("UPLO",),
+        sample=Sample(_eigh_sample),
+        doc="eigenvalues (ascending) of the symmetric matrix read from one triangle",
+        names=Names(numpy="linalg.eigvalsh"),
+    )
+)
+
+
+def _eigh_vectors_vjp(ct: Array, out: Array, x: Array, *, UPLO: str) -> Array:  # noqa: N803
+    w = eigvalsh(x, UPLO=UPLO)
+    f = _inverse_gaps(_row(w) - _column(w))  # 1 / (w_j - w_i)
+    inner = multiply(f, matmul(_mT(out), ct))
+    return _onto_triangle(matmul(out, matmul(inner, _mT(out))), _lower(UPLO))
+
+
+def _eigh_vectors_jvp(x_t: Array, out: Array, x: Array, *, UPLO: str) -> Array:  # noqa: N803
+    w = eigvalsh(x, UPLO=UPLO)
+    f = _inverse_gaps(_row(w) - _column(w))
+    p = matmul(_mT(out), matmul(_mirror(x_t, _lower(UPLO)), out))
+    return matmul(out, multiply(f, p))
+
+
+eigh_vectors: Primitive = register(
+    Primitive(
+        name="eigh_vectors",
+        forward=lambda xp, x, *, UPLO: _in_float32_for_half(
+            xp, lambda a: xp.linalg.eigh(a, UPLO=UPLO)[1], x
+        ),
+        vjp=(_eigh_vectors_vjp,),
+        jvp=(_eigh_vectors_jvp,),
+        params=("UPLO",),
+        sample=Sample(_eigh_sample),
+        doc="eigenvectors (columns) of the symmetric matrix read from one triangle",
+    )
+)
+
+
+# --- singular value decomposition ------------------------------------------------------
+
+
+def _svd_sample(g: Draw, full: bool = True) -> Drawn:
+    m, n = g.integers(1, 4), g.integers(1, 4)
+    hermitian = g.boolean() and g.boolean()
+    if hermitian:
+        n = m
+    k = min(m, n)
+    batch = _batch(g)
+    count = int(np.prod(batch))
+    mats = []
+    for _ in range(count):
+        if hermitian:
+            h = _householder(g, n)
+            signs = np.where(g.array((n,), -1.0, 1.0) < 0, -1.0, 1.0)
+            mats.append(h @ np.diag(_spread(g, n) * signs) @ h.T)
+        else:
+            sigma = np.zeros((m, n))
+            sigma[np.arange(k), np.arange(k)] = _spread(g, k)
+            mats.append(_householder(g, m) @ sigma @ _householder(g, n))
+    x = np.stack(mats).reshape((*batch, m, n))
+    if hermitian:  # the upper triangle is not read
+        x = np.tril(x) + np.triu(g.array(x.shape, -1.0, 1.0), 1)
+    params: dict[str, Any] = {"hermitian": hermitian}
+    if full:  # beyond the reduced part the gradient is refused: square matrices only here
+        params["full_matrices"] = (m == n) and g.boolean()
+    return (x,), params
+
+
+def _svd_parts(x: Array, hermitian: bool) -> tuple[Array, Array, Array, Array]:
+    """(a, u, s, vh): the matrix the SVD is of, and its reduced SVD, as nodes of x."""
+    a = _mirror(x, True) if hermitian else x
+    u = svd_u(x, full_matrices=False, hermitian=hermitian)
+    vh = svd_vh(x, full_matrices=False, hermitian=hermitian)
+    return a, u, svdvals(x, hermitian=hermitian), vh
+
+
+def _svd_finish(g: Array, hermitian: bool) -> Array:
+    return _onto_triangle(g, True) if hermitian else g
+
+
+def _svdvals_vjp(ct: Array, out: Array, x: Array, *, hermitian: bool) -> Array:
+    _, u, _, vh = _svd_parts(x, hermitian)
+    return _svd_finish(matmul(multiply(u, _row(ct)), vh), hermitian)
+
+
+def _svdvals_jvp(x_t: Array, out: Array, x: Array, *, hermitian: bool) -> Array:
+    _, u, _, vh = _svd_parts(x, hermitian)
+    dx = _mirror(x_t, True) if hermitian else x_t
+    return _diag_of(matmul(_mT(u), matmul(dx, _mT(vh))))
+
+
+svdvals: Primitive = register(
+    Primitive(
+        name="svdvals",
+        forward=lambda xp, x, *, hermitian: _in_float32_for_half(
+            xp, lambda a: xp.linalg.svd(a, compute_uv=False, hermitian=hermitian), x
+        ),
+        vjp=(_svdvals_vjp,),
+        jvp=(_svdvals_jvp,),
+        params=("hermitian",),
+        sample=Sample(lambda g: _svd_sample(g, full=False)),
+        doc="singular values (descending) of each matrix in a stack",
+        names=Names(numpy="linalg.svdvals"),
+    )
+)
+
+
+def _square_gaps(s: Array) -> Array:
+    """F with F_ij = 1 / (s_j^2 - s_i^2) off the diagonal, 0 on it."""
+    s2 = s * s
+    return _inverse_gaps(_row(s2) - _column(s2))
+
+
+def _refuse_full(op: str, x: Array, ct: Array, axis: int) -> Array:
+    """The reduced part of a full U's or Vh's (co)tangent; refuse a nonzero rest."""
+    shape = shape_of(x)
+    k = min(shape[-2], shape[-1])
+    rest = (
+        _slice(ct, Ellipsis, slice(k, None))
+        if axis == -1
+        else _slice(ct, Ellipsis, slice(k, None), slice(None))
+    )
+    if bool((value_of(rest) != 0).any()):
+        raise NotDifferentiableError(
+            f"funcgrad.linalg.svd: the gradient of {op} with full_matrices=True is not defined "
+            f"beyond its first min(m, n) = {k} {'columns' if axis == -1 else 'rows'} (input "
+            f"{describe(x)}): those complete an orthonormal basis arbitrarily. Use "
+            f"full_matrices=False, or let only the first {k} reach the result"
+        )
+    return (
+        _slice(ct, Ellipsis, slice(None, k))
+        if axis == -1
+        else _slice(ct, Ellipsis, slice(None, k), slice(None))
+    )
+
+
+def _full_tangent(op: str, x: Array, reduced: Array, axis: int) -> Array:
+    shape = shape_of(x)
+    k, side = min(shape[-2], shape[-1]), shape[-2] if axis == -1 else shape[-1]
+    if side > k:
+        raise NotDifferentiableError(
+            f"funcgrad.linalg.svd: forward-mode derivative of {op} with full_matrices=True is "
+            f"not defined for {describe(x)}: its last {side - k} "
+            f"{'columns' if axis == -1 else 'rows'} complete an orthonormal basis "
+            f"arbitrarily. Use full_matrices=False"
+        )
+    return reduced
+
+
+def _svd_u_vjp(ct: Array, out: Array, x: Array, *, full_matrices: bool, hermitian: bool) -> Array:
+    if full_matrices:
+        ct = _refuse_full("U", x, ct, -1)
+    a, u, s, vh = _svd_parts(x, hermitian)
+    f = _square_gaps(s)
+    uu = matmul(_mT(u), ct)
+    j = multiply(f, uu - _mT(uu))
+    g = matmul(u, matmul(multiply(j, _row(s)), vh))
+    m, n = shape_of(a)[-2:]
+    if m > n:  # (I - U U^T) U_bar S^-1 V^T
+        rest = ct - matmul(u, uu)
+        g = g + matmul(rest / _row(s), vh)
+    return _svd_finish(g, hermitian)
+
+
+def _svd_u_jvp(x_t: Array, out: Array, x: Array, *, full_matrices: bool, hermitian: bool) -> Array:
+    a, u, s, vh = _svd_parts(x, hermitian)
+    dx = _mirror(x_t, True) if hermitian else x_t
+    f = _square_gaps(s)
+    dxv = matmul(dx, _mT(vh))
+    p = matmul(_mT(u), dxv)  # U^T dA V
+    ps = multiply(p, _row(s))
+    du = matmul(u, multiply(f, ps + _mT(ps)))
+    m, n = shape_of(a)[-2:]
+    if m > n:
+        du = du + (dxv - matmul(u, p)) / _row(s)
+    return _full_tangent("U", x, du, -1) if full_matrices else du
+
+
+svd_u: Primitive = register(
+    Primitive(
+        name="svd_u",
+        forward=lambda xp, x, *, full_matrices, hermitian: _in_float32_for_half(
+            xp, lambda a: xp.linalg.svd(a, full_matrices=full_matrices, hermitian=hermitian)[0], x
+        ),
+        vjp=(_svd_u_vjp,),
+        jvp=(_svd_u_jvp,),
+        params=("full_matrices", "hermitian"),
+        sample=Sample(_svd_sample),
+        doc="the left singular vectors U of x = U diag(S) Vh",
+    )
+)
+
+
+def _svd_vh_vjp(ct: Array, out: Array, x: Array, *, full_matrices: bool, hermitian: bool) -> Array:
+    if full_matrices:
+        ct = _refuse_full("Vh", x, ct, -2)
+    a, u, s, vh = _svd_parts(x, hermitian)
+    f = _square_gaps(s)
+    v, v_bar = _mT(vh), _mT(ct)
+    vv = matmul(vh, v_bar)
+    k = multiply(f, vv - _mT(vv))
+    g = matmul(u, matmul(multiply(_column(s), k), vh))
+    m, n = shape_of(a)[-2:]
+    if n > m:  # U S^-1 V_bar^T (I - V V^T)
+        rest = v_bar - matmul(v, vv)
+        g = g + matmul(u, _mT(rest) / _column(s))
+    return _svd_finish(g, hermitian)
+
+
+def _svd_vh_jvp(x_t: Array, out: Array, x: Array, *, full_matrices: bool, hermitian: bool) -> Array:
+    a, u, s, vh = _svd_parts(x, hermitian)
+    dx = _mirror(x_t, True) if hermitian else x_t
+    f = _square_gaps(s)
+    v = _mT(vh)
+    dxtu = matmul(_mT(dx), u)
+    p = _mT(matmul(_mT(v), dxtu))  # U^T dA V
+    sp = multiply(_column(s), p)
+    dv = matmul(v, multiply(f, sp + _mT(sp)))
+    m, n = shape_of(a)[-2:]
+    if n > m:
+        dv = dv + (dxtu - matmul(v, matmul(vh, dxtu))) / _row(s)
+    dvh = _mT(dv)
+    return _full_tangent("Vh", x, dvh, -2) if full_matrices else dvh
+
+
+svd_vh: Primitive = register(
+    Primitive(
+        name="svd_vh",
+        forward=lambda xp, x, *, full_matrices, hermitian: _in_float32_for_half(
+            xp, lambda a: xp.linalg.svd(a, full_matrices=full_matrices, hermitian=hermitian)[2], x
+        ),
+        vjp=(_svd_vh_vjp,),
+        jvp=(_svd_vh_jvp,),
+        params=("full_matrices", "hermitian"),
+        sample=Sample(_svd_sample),
+        doc="the right singular vectors Vh (rows) of x = U diag(S) Vh",
+    )
+)
+
+
+# --- QR ---------------------------------------------------------------------------------
+
+
+def _qr_sample(g: Draw) -> Drawn:
+    m, n = g.integers(1, 4), g.integers(1, 4)
+    batch = _batch(g)
+    x = g.array((*batch, m, n), -0.5, 0.5) + 2.0 * np.eye(m, n)
+    complete = m <= n and g.boolean()  # complete with m > n has no gradient
+    return (x,), {"complete": complete}
+
+
+def _qr_mode(complete: bool) -> str:
+    return "complete" if complete else "reduced"
+
+
+def _refuse_tall_complete(x: Array, complete: bool) -> None:
+    m, n = shape_of(x)[-2:]
+    if complete and m > n:
+        # PyTorch's words: "The QR decomposition is not differentiable when
+        # mode='complete' and nrows > ncols."
+        raise NotDifferentiableError(
+            f"funcgrad.linalg.qr: the QR decomposition is not differentiable when "
+            f"mode='complete' and nrows > ncols (input {describe(x)}, {m} > {n}): the last "
+            f"{m - n} columns of Q complete an orthonormal basis arbitrarily. Use "
+            f"mode='reduced'"
+        )
+
+
+def _copyltu(m: Array) -> Array:
+    """The symmetric matrix with the lower triangle of m (copied to the upper one)."""
+    return tril(m, k=0) + _mT(tril(m, k=-1))
+
+
+def _qr_square_vjp(q: Array, r: Array, q_bar: Array | None, r_bar: Array | None) -> Array:
+    """A_bar for A = Q R with R square (m >= n): (Q_bar + Q copyltu(M)) R^-T, M = R R_bar^T - Q_bar^T Q."""
+    if r_bar is None:
+        m = -matmul(_mT(q_bar), q)
+    elif q_bar is None:
+        m = matmul(r, _mT(r_bar))
+    else:
+        m = matmul(r, _mT(r_bar)) - matmul(_mT(q_bar), q)
+    b = matmul(q, _copyltu(m))
+    if q_bar is not None:
+        b = b + q_bar
+    return _mT(solve(r, _mT(b)))  # B R^-T
+
+
+def _qr_vjp(x: Array, complete: bool, q_bar: Array | None, r_bar: Array | None) -> Array:
+    _refuse_tall_complete(x, complete)
+    q, r = qr_q(x, complete=complete), qr_r(x, complete=complete)
+    m, n = shape_of(x)[-2:]
+    if m >= n:
+        return _qr_square_vjp(q, r, q_bar, r_bar)
+    # A = [X | Y] with X square: X = Q U, Y = Q V
+    y = _slice(x, Ellipsis, slice(m, None))
+    u = _slice(r, Ellipsis, slice(None, m))
+    u_bar = v_bar = None
+    if r_bar is not None:
+        u_bar = _slice(r_bar, Ellipsis, slice(None, m))
+        v_bar = _slice(r_bar, Ellipsis, slice(m, None))
+        extra = matmul(y, _mT(v_bar))
+        q_bar = extra if q_bar is None else q_bar + extra
+    x_bar = _qr_square_vjp(q, u, q_bar, u_bar)
+    if v_bar is None:
+        y_bar = _const_like(x, np.zeros(shape_of(y)))
+    else:
+        y_bar = matmul(q, v_bar)
+    return concatenate(x_bar, y_bar, axis=-1)
+
+
+def _qr_square_jvp(q: Array, r: Array, dx: Array) -> tuple[Array, Array]:
+    """(dQ, dR) for A = Q R with R square: C = Q^T dA R^-1, dR = (C - Omega) R, dQ = dA R^-1 - Q (C - Omega)."""
+    dx_rinv = _mT(solve(_mT(r), _mT(dx)))  # dA R^-1
+    c = matmul(_mT(q), dx_rinv)
+    low = tril(c, k=-1)
+    c_up = c - (low - _mT(low))  # C - Omega: upper triangular
+    return dx_rinv - matmul(q, c_up), matmul(c_up, r)
+
+
+def _qr_jvp(x_t: Array, x: Array, complete: bool, which: int) -> Array:
+    _refuse_tall_complete(x, complete)
+    q, r = qr_q(x, complete=complete), qr_r(x, complete=complete)
+    m, n = shape_of(x)[-2:]
+    if m >= n:
+        return _qr_square_jvp(q, r, x_t)[which]
+    y = _slice(x, Ellipsis, slice(m, None))
+    dq, du = _qr_square_jvp(
+        q, _slice(r, Ellipsis, slice(None, m)), _slice(x_t, Ellipsis, slice(None, m))
+    )
+    if which == 0:
+        return dq
+    dv = matmul(_mT(dq), y) + matmul(_mT(q), _slice(x_t, Ellipsis, slice(m, None)))
+    return concatenate(du, dv, axis=-1)
+
+
+qr_q: Primitive = register(
+    Primitive(
+        name="qr_q",
+        forward=lambda xp, x, *, complete: _in_float32_for_half(
+            xp, lambda a: xp.linalg.qr(a, mode=_qr_mode(complete))[0], x
+        ),
+        vjp=(lambda ct, out, x, *, complete: _qr_vjp(x, complete, ct, None),),
+        jvp=(lambda x_t, out, x, *, complete: _qr_jvp(x_t, x, complete, 0),),
+        params=("complete",),
+        sample=Sample(_qr_sample),
+        doc="Q of the QR decomposition (orthonormal columns)",
+    )
+)
+
+qr_r: Primitive = register(
+    Primitive(
+        name="qr_r",
+        forward=lambda xp, x, *, complete: _in_float32_for_half(
+            xp, lambda a: xp.linalg.qr(a, mode=_qr_mode(complete))[1], x
+        ),
+        vjp=(lambda ct, out, x, *, complete: _qr_vjp(x, complete, None, ct),),
+        jvp=(lambda x_t, out, x, *, complete: _qr_jvp(x_t, x, complete, 1),),
+        params=("complete",),
+        sample=Sample(_qr_sample),
+        doc="R of the QR decomposition (upper triangular)",
+    )
+)
+
+
+# --- pseudo-inverse ------------------------------------------------------------------------
+
+
+def _pinv_sample(g: Draw) -> Drawn:
+    (x,), params = _svd_sample(g, full=False)
+    return (x,), {**params, "rcond": None}
+
+
+def _pinv_forward(xp: ModuleType, x: Array, *, rcond: Any, hermitian: bool) -> Array:
+    def f(a: Array) -> Array:
+        if rcond is None:
+            return xp.linalg.pinv(a, hermitian=hermitian)
+        return xp.linalg.pinv(a, rcond=rcond, hermitian=hermitian)
+
+    return _in_float32_for_half(xp, f, x)
+
+
+def _pinv_vjp(ct: Array, out: Array, x: Array, *, rcond: Any, hermitian: bool) -> Array:
+    # Golub & Pereyra (1973), where the rank does not change:
+    # dA+ = -A+ dA A+ + A+ A+^T dA^T (I - A A+) + (I - A+ A) dA^T A+^T A+
+    a = _mirror(x, True) if hermitian else x
+    m, n = shape_of(a)[-2:]
+    p, pt = out, _mT(out)
+    left = _eye_like(x, m) - matmul(a, p)  # I - A A+   (m x m)
+    right = _eye_like(x, n) - matmul(p, a)  # I - A+ A  (n x n)
+    ctt = _mT(ct)
+    g = -matmul(pt, matmul(ct, pt))
+    g = g + matmul(left, matmul(ctt, matmul(p, pt)))
+    g = g + matmul(pt, matmul(p, matmul(ctt, right)))
+    return _svd_finish(g, hermitian)
+
+
+def _pinv_jvp(x_t: Array, out: Array, x: Array, *, rcond: Any, hermitian: bool) -> Array:
+    a = _mirror(x, True) if hermitian else x
+    dx = _mirror(x_t, True) if hermitian else x_t
+    m, n = shape_of(a)[-2:]
+    p, pt, dxt = out, _mT(out), _mT(dx)
+    left = _eye_like(x, m) - matmul(a, p)
+    right = _eye_like(x, n) - matmul(p, a)
+    d = -matmul(p, matmul(dx, p))
+    d = d + matmul(p, matmul(pt, matmul(dxt, left)))
+    return d + matmul(right, matmul(dxt, matmul(pt, p)))
+
+
+pinv: Primitive = register(
+    Primitive(
+        name="pinv",
+        forward=_pinv_forward,
+        vjp=(_pinv_vjp,),
+        jvp=(_pinv_jvp,),
+        params=("rcond", "hermitian"),
+        sample=Sample(_pinv_sample),
+        doc="Moore-Penrose pseudo-inverse (gradient where the rank does not change)",
+        names=Names(numpy="linalg.pinv"),
+    )
+)
+
+
+# --- matrix functions (SciPy's expm, sqrtm, logm) -------------------------------------------
+
+_SCIPY_EXTRA = "pip install funcgrad[scipy]"
+
+
+def _scipy_linalg(op: str) -> Any:
+    try:
+        import scipy.linalg as sl
+    except ImportError as e:  # pragma: no cover - exercised without SciPy
+        raise ImportError(f"funcgrad.scipy.linalg.{op} needs SciPy: {_SCIPY_EXTRA}") from e
+    return sl
+
+
+def _on_cpu(xp: ModuleType, op: str) -> None:
+    if xp is not np:
+        raise DeviceError(
+            f"funcgrad.scipy.linalg.{op}: computed by SciPy on the CPU; move the matrix "
+            f"there (x.cpu()) first"
+        )
+
+
+def _matrix_function_forward(op: str) -> Callable[..., Array]:
+    def forward(xp: ModuleType, x: Array) -> Array:
+        _on_cpu(xp, op)
+        fn = getattr(_scipy_linalg(op), op)
+        dtype = np.result_type(x)
+        work = np.float32 if dtype == np.float16 else dtype
+        x = np.asarray(x, dtype=work)
+        out = np.empty(x.shape, dtype=np.result_type(work, np.float32))
+        for i in np.ndindex(*x.shape[:-2]):
+            r = np.asarray(fn(x[i]))
+            if r.dtype.kind == "c":
+                if np.abs(r.imag).max(initial=0.0) > 1e3 * np.finfo(work).eps * max(
+                    1.0, np.abs(r.real).max(initial=0.0)
+                ):
+                    raise OpError(
+                        f"funcgrad.scipy.linalg.{op}: the result for the real matrix "
+                        f"{describe(x[i])} is complex (an eigenvalue on the closed negative "
+                        f"real axis); funcgrad.scipy.linalg.{op} gives real results only"
+                    )
+                r = r.real
+            out[i] = r
+        return out.astype(dtype, copy=False)
+
+    return forward
+
+
+def _block(a: Array, e: Array) -> Array:
+    """[[a, e], [0, a]] for stacks of n x n matrices."""
+    zeros = _const_like(a, np.zeros(shape_of(a)))
+    return concatenate(concatenate(a, e, axis=-1), concatenate(zeros, a, axis=-1), axis=-2)
+
+
+def _frechet(f: Primitive, a: Array, e: Array) -> Array:
+    """The Frechet derivative L_f(a, e): the upper right block of f([[a, e], [0, a]])."""
+    n = shape_of(a)[-1]
+    e = broadcast_to(e, shape=shape_of(a)) if shape_of(e) != shape_of(a) else e
+    return _slice(f(_block(a, e)), Ellipsis, slice(None, n), slice(n, None))
+
+
+def _matrix_function(name: str, doc: str, sample: Sample) -> Primitive:
+    # NOTE: for a function with a real power series, L_f(A)^* = L_f(A^T): the
+    # VJP is the Frechet derivative at A^T applied to the cotangent (Higham,
+    # "Functions of Matrices", 3.2), and both come from the block method.
+    prim: Primitive = register(
+        Primitive(
+            name=name,
+            forward=_matrix_function_forward(name),
+            vjp=(lambda ct, out, x: _frechet(prim, _mT(x), ct),),
+            jvp=(lambda x_t, out, x: _frechet(prim, x, x_t),),
+            sample=sample,
+            doc=doc,
+        )
+    )
+    return prim
+
+
+def _expm_sample(g: Draw) -> Drawn:
+    n = g.integers(1, 3)
+    return (g.array((*_batch(g), n, n), -1.0, 1.0),), {}
+
+
+def _positive_sample(g: Draw) -> Drawn:
+    """Matrices with eigenvalues near the positive reals, away from 0 (sqrtm, logm)."""
+    n = g.integers(1, 3)
+    return (g.array((*_batch(g), n, n), -0.3, 0.3) + _scaled_identity(n, 1.5),), {}
+
+
+expm = _matrix_function(
+    "expm",
+    "matrix exponential (SciPy's expm; Frechet derivative by the block method)",
+    Sample(_expm_sample, tol=1e-5),
+)
+sqrtm = _matrix_function(
+    "sqrtm",
+    "principal matrix square root (SciPy's sqrtm; real results)",
+    Sample(_positive_sample, tol=1e-5),
+)
+logm = _matrix_function(
+    "logm",
+    "principal matrix logarithm (SciPy's logm; real results)",
+    Sample(_positive_sample, tol=1e-5),
+)
+
+
+# --- Sylvester equations ------------------------------------------------------------------
+
+
+def _sylvester_forward(xp: ModuleType, a: Array, b: Array, q: Array) -> Array:
+    _on_cpu(xp, "solve_sylvester")
+    fn = _scipy_linalg("solve_sylvester").solve_sylvester
+    dtype = np.result_type(a, b, q)
+    work = np.float32 if dtype == np.float16 else dtype
+    batch = np.broadcast_shapes(np.shape(a)[:-2], np.shape(b)[:-2], np.shape(q)[:-2])
+    m, n = np.shape(a)[-1], np.shape(b)[-1]
+    a = np.broadcast_to(np.asarray(a, dtype=work), (*batch, m, m))
+    b = np.broadcast_to(np.asarray(b, dtype=work), (*batch, n, n))
+    q = np.broadcast_to(np.asarray(q, dtype=work), (*batch, m, n))
+    out = np.empty((*batch, m, n), dtype=np.result_type(work, np.float32))
+    for i in np.ndindex(*batch):
+        out[i] = fn(a[i], b[i], q[i])
+    return out.astype(dtype, copy=False)
+
+
+def _sylvester_sample(g: Draw) -> Drawn:
+    m, n = g.integers(1, 3), g.integers(1, 3)
+    ba, bb, bq = g.broadcast_shapes(3, min_dims=0, max_dims=1)
+    a = _well_conditioned(g, (*ba, m, m))
+    b = _well_conditioned(g, (*bb, n, n))  # spectra of a and -b far apart
+    return (a, b, g.array((*bq, m, n), -1.0, 1.0)), {}
+
+
+def _sylvester_vjp(ct: Array, out: Array, a: Array, b: Array, q: Array) -> tuple[Array, ...]:
+    q_bar = solve_sylvester(_mT(a), _mT(b), ct)
+    return -matmul(q_bar, _mT(out)), -matmul(_mT(out), q_bar), q_bar
+
+
+def _sylvester_jvp(
+    tangents: Sequence[Array | None], out: Array, a: Array, b: Array, q: Array
+) -> Array | None:
+    a_t, b_t, q_t = tangents
+    rhs = None
+    for term in (
+        q_t,
+        None if a_t is None else -matmul(a_t, out),
+        None if b_t is None else -matmul(out, b_t),
+    ):
+        if term is not None:
+            rhs = term if rhs is None else rhs + term
+    return None if rhs is None else solve_sylvester(a, b, rhs)
+
+
+solve_sylvester: Primitive = register(
+    Primitive(
+        name="solve_sylvester",
+        forward=_sylvester_forward,
+        vjp=_sylvester_vjp,
+        jvp=_sylvester_jvp,
+        sample=Sample(_sylvester_sample),
+        doc="X with a @ X + X @ b = q (SciPy's solve_sylvester)",
     )
 )
 
