@@ -16,7 +16,7 @@ i0 i1 i0e i1e j0 j1 y0 y1 jn yn rgamma ndtr ndtri log_ndtr
 SPECIAL_EXTRA = ["iv", "ive"]
 STATS = {
     "norm": "logpdf pdf cdf logcdf sf logsf ppf",
-    "t": "logpdf pdf cdf sf",
+    "t": "logpdf pdf cdf logcdf sf logsf",
     "multivariate_normal": "logpdf pdf cdf",
     "gamma": "logpdf pdf cdf logcdf sf logsf",
     "beta": "logpdf pdf cdf logcdf sf logsf",
@@ -27,7 +27,7 @@ STATS = {
     "laplace": "logpdf pdf cdf logcdf sf logsf",
     "cauchy": "logpdf pdf cdf logcdf sf logsf",
     "logistic": "logpdf pdf cdf logcdf sf logsf",
-    "bernoulli": "logpmf pmf cdf sf",
+    "bernoulli": "logpmf pmf cdf logcdf sf logsf",
     "binom": "logpmf pmf cdf logcdf sf logsf",
 }
 

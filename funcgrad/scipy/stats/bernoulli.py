@@ -1,12 +1,14 @@
 """The Bernoulli distribution, `scipy.stats.bernoulli`: differentiable in `p`."""
 
+import numpy as _np
+
 from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import special as _sp
 from funcgrad.scipy.stats._common import on_support as _on_support
 from funcgrad.scipy.stats._common import promote as _promote
 from funcgrad.scipy.stats._common import value as _value
 
-__all__ = ["cdf", "logpmf", "pmf", "sf"]
+__all__ = ["cdf", "logcdf", "logpmf", "logsf", "pmf", "sf"]
 
 
 def logpmf(k, p, loc=0):
@@ -54,3 +56,26 @@ def sf(k, p, loc=0):
     k, p, loc = _promote(k, p, loc)
     k_v = _value(k) - _value(loc)
     return _ew.where(k_v < 0, 1.0, _ew.where(k_v < 1, p, 0.0))
+
+
+def logcdf(k, p, loc=0):
+    """Return the log of the Bernoulli distribution function: `-inf`, `log1p(-p)`, then 0.
+
+    Differentiable in `p`.
+
+    Examples:
+        >>> import numpy as np
+        >>> from funcgrad.scipy.stats import bernoulli
+        >>> bernoulli.logcdf(np.array([-1.0, 0.0, 1.0]), 0.25)
+        array([       -inf, -0.28768207,  0.        ])
+    """
+    k, p, loc = _promote(k, p, loc)
+    k_v = _value(k) - _value(loc)
+    return _ew.where(k_v < 0, -_np.inf, _ew.where(k_v < 1, _ew.log1p(_ew.negative(p)), 0.0))
+
+
+def logsf(k, p, loc=0):
+    """Return the log of the Bernoulli survival function: 0, `log(p)`, then `-inf` (in `p`)."""
+    k, p, loc = _promote(k, p, loc)
+    k_v = _value(k) - _value(loc)
+    return _ew.where(k_v < 0, 0.0, _ew.where(k_v < 1, _ew.log(p), -_np.inf))

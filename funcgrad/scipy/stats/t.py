@@ -8,7 +8,7 @@ from funcgrad.scipy.stats._common import promote as _promote
 from funcgrad.scipy.stats._common import standardize as _standardize
 from funcgrad.scipy.stats._common import value as _value
 
-__all__ = ["cdf", "logpdf", "pdf", "sf"]
+__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 
 _HALF_LOG_PI = 0.5 * _math.log(_math.pi)
 
@@ -49,6 +49,14 @@ def pdf(x, df, loc=0.0, scale=1.0):
     return _ew.exp(logpdf(x, df, loc, scale))
 
 
+def _tail(z, df):
+    """The probability beyond `|z|` on one side: `betainc(df / 2, 1 / 2, df / (df + z^2)) / 2`."""
+    return _ew.multiply(
+        0.5,
+        _sp.betainc(_ew.multiply(df, 0.5), 0.5, _ew.divide(df, _ew.add(df, _ew.multiply(z, z)))),
+    )
+
+
 def cdf(x, df, loc=0.0, scale=1.0):
     """Return Student's t distribution function, as `scipy.stats.t.cdf`.
 
@@ -57,14 +65,36 @@ def cdf(x, df, loc=0.0, scale=1.0):
     """
     x, df, loc, scale = _promote(x, df, loc, scale)
     z = _standardize(x, loc, scale)
-    tail = _ew.multiply(
-        0.5,
-        _sp.betainc(_ew.multiply(df, 0.5), 0.5, _ew.divide(df, _ew.add(df, _ew.multiply(z, z)))),
-    )
+    tail = _tail(z, df)
     return _ew.where(_value(z) > 0, _ew.subtract(1.0, tail), tail)
+
+
+def logcdf(x, df, loc=0.0, scale=1.0):
+    """Return the log of Student's t distribution function, as `scipy.stats.t.logcdf`.
+
+    Accurate in both tails: `log(tail)` below the median and
+    `log1p(-tail)` above it, the tail being at most 1/2. Differentiable in
+    `x`, `loc` and `scale` (see `cdf`).
+
+    Examples:
+        >>> import numpy as np
+        >>> from funcgrad.scipy.stats import t
+        >>> t.logcdf(np.array([-30.0, 0.0, 30.0]), 4.0)
+        array([-1.25135689e+01, -6.93147181e-01, -3.67643481e-06])
+    """
+    x, df, loc, scale = _promote(x, df, loc, scale)
+    z = _standardize(x, loc, scale)
+    tail = _tail(z, df)
+    return _ew.where(_value(z) > 0, _ew.log1p(_ew.negative(tail)), _ew.log(tail))
 
 
 def sf(x, df, loc=0.0, scale=1.0):
     """Return Student's t survival function `1 - cdf(x)` (by symmetry, without cancellation)."""
     x, df, loc, scale = _promote(x, df, loc, scale)
     return cdf(_ew.negative(_standardize(x, loc, scale)), df)
+
+
+def logsf(x, df, loc=0.0, scale=1.0):
+    """Return the log of Student's t survival function, as `scipy.stats.t.logsf` (see `logcdf`)."""
+    x, df, loc, scale = _promote(x, df, loc, scale)
+    return logcdf(_ew.negative(_standardize(x, loc, scale)), df)
