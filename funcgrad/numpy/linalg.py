@@ -326,7 +326,7 @@ def qr(a, mode="reduced"):
         >>> import funcgrad.numpy as fnp
         >>> fnp.linalg.qr([[3.0, 1.0], [4.0, 2.0]], mode="r")
         array([[-5. , -2.2],
-               [ 0. , -0.4]])
+               [ 0. ,  0.4]])
     """
     a = _arr(a)
     _need_matrix("qr", a)
@@ -562,7 +562,8 @@ def multi_dot(arrays, *, out=None):
 
     result = product(0, len(arrays) - 1)
     if first_1d and last_1d:
-        return _sh.reshape(result, shape=())
+        result = _sh.reshape(result, shape=())
+        return result if type(result) is _Node else result[()]
     if first_1d or last_1d:
         return _sh.reshape(result, shape=(-1,))
     return result
