@@ -23,11 +23,15 @@ class Draw:
 
     Args:
         data: The object of `hypothesis.strategies.data()`.
+        complex: Draw complex arrays (for the primitives whose `Sample.complex`
+            is true): `array` then gives complex128 values whose real and
+            imaginary parts are both drawn from `[low, high]`.
     """
 
-    def __init__(self, data):
+    def __init__(self, data, complex=False):
         self._data = data
         self._rng = None
+        self.complex = complex
 
     def _draw(self, strategy, label=None):
         return self._data.draw(strategy, label=label)
@@ -53,8 +57,14 @@ class Draw:
         return self._rng
 
     def array(self, shape, low, high) -> np.ndarray:
-        """Return a float64 array of `shape` drawn uniformly from `[low, high]`."""
-        return np.asarray(self.rng().uniform(low, high, size=tuple(shape)), dtype=np.float64)
+        """Return a float64 array of `shape` drawn uniformly from `[low, high]`.
+
+        In complex mode: a complex128 array, real and imaginary parts each in `[low, high]`.
+        """
+        re = np.asarray(self.rng().uniform(low, high, size=tuple(shape)), dtype=np.float64)
+        if not self.complex:
+            return re
+        return re + 1j * self.rng().uniform(low, high, size=tuple(shape))
 
     def integers(self, low, high) -> int:
         """Return an int in `[low, high]` (both included)."""
@@ -74,13 +84,17 @@ class Draw:
 
 
 def is_float_array(a) -> bool:
-    """Whether an argument of a sample is differentiable (a floating-point array or NumPy scalar)."""
-    return isinstance(a, (np.ndarray, np.generic)) and np.dtype(a.dtype).kind == "f"
+    """Whether an argument of a sample is differentiable (a floating-point or complex array or NumPy scalar)."""
+    return isinstance(a, (np.ndarray, np.generic)) and np.dtype(a.dtype).kind in "fc"
 
 
 def direction(g: Draw, shape, dtype=np.float64) -> np.ndarray:
-    """Return a random cotangent or tangent of `shape`, entries in [-1, 1]."""
-    return g.array(shape, -1.0, 1.0).astype(dtype)
+    """Return a random cotangent or tangent of `shape`, entries in [-1, 1] (both parts if complex)."""
+    shape = tuple(shape)
+    v = g.rng().uniform(-1.0, 1.0, size=shape)
+    if np.dtype(dtype).kind == "c":
+        v = v + 1j * g.rng().uniform(-1.0, 1.0, size=shape)
+    return np.asarray(v).astype(dtype)
 
 
 def directions(g: Draw, args) -> tuple:
@@ -89,11 +103,18 @@ def directions(g: Draw, args) -> tuple:
 
 
 def inner(a, b) -> float:
-    """Return the float64 inner product `sum(a * b)` (None counts as zero)."""
+    """Return the float64 inner product `sum(a * b)` (None counts as zero).
+
+    For complex values, `Re(sum(a * b))`: the pairing of a cotangent with a
+    tangent in the JAX convention (docs/concepts/complex.md), no conjugate.
+    """
     if a is None or b is None:
         return 0.0
     a = a.value if type(a) is Node else a
     b = b.value if type(b) is Node else b
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind == "c" or b.dtype.kind == "c":
+        return float(np.real(np.sum(a.astype(np.complex128) * b.astype(np.complex128))))
     return float(np.sum(np.asarray(a, np.float64) * np.asarray(b, np.float64)))
 
 
@@ -107,9 +128,14 @@ def inner_abs(a, b) -> float:
 def shift(args, tangents, eps):
     """Return `args + eps * tangents` (constants, where the tangent is None, unchanged)."""
     return tuple(
-        a if t is None else np.asarray(a + eps * t, dtype=np.float64)
+        a if t is None else np.asarray(a + eps * t, dtype=_wide(a, t))
         for a, t in zip(args, tangents, strict=True)
     )
+
+
+def _wide(*arrays):
+    """complex128 if any of `arrays` is complex, else float64."""
+    return np.complex128 if any(np.asarray(a).dtype.kind == "c" for a in arrays) else np.float64
 
 
 def numeric_jvp(prim, args, params, tangents, eps=FD_EPS) -> np.ndarray:
@@ -122,9 +148,10 @@ def numeric_jvp(prim, args, params, tangents, eps=FD_EPS) -> np.ndarray:
         tangents: One tangent per argument, None for constants.
         eps: The step.
     """
-    plus = np.asarray(prim(*shift(args, tangents, eps), **params), dtype=np.float64)
-    minus = np.asarray(prim(*shift(args, tangents, -eps), **params), dtype=np.float64)
-    return (plus - minus) / (2 * eps)
+    plus = np.asarray(prim(*shift(args, tangents, eps), **params))
+    minus = np.asarray(prim(*shift(args, tangents, -eps), **params))
+    wide = _wide(plus, minus)
+    return (plus.astype(wide) - minus.astype(wide)) / (2 * eps)
 
 
 def numeric_derivative(f, args, tangents, eps=FD_EPS) -> float:
@@ -138,8 +165,9 @@ def assert_close(actual, expected, tol, scale=0.0, what=""):
     `scale` lets a sum of many terms be judged against the size of its terms
     (cancellation can make the sum itself small).
     """
-    actual = np.asarray(actual, dtype=np.float64)
-    expected = np.asarray(expected, dtype=np.float64)
+    wide = _wide(actual, expected)
+    actual = np.asarray(actual).astype(wide)
+    expected = np.asarray(expected).astype(wide)
     assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
     err = np.abs(actual - expected)
     bound = tol * (np.abs(expected) + scale + 1.0)

@@ -173,7 +173,7 @@ getitem = register(
         vjp=(lambda ct, out, x, *, index: scatter_add(ct, index=index, shape=shape_of(x)),),
         jvp=LINEAR,
         params=("index",),
-        sample=Sample(_getitem_sample),
+        sample=Sample(_getitem_sample, complex=True),
         doc="x[index], with NumPy's basic and advanced indexing",
         names=Names(grad_fn=_getitem_grad_fn),
     )
@@ -211,7 +211,7 @@ scatter_add: Primitive = register(
         vjp=(lambda ct, out, values, *, index, shape: getitem(ct, index=index),),
         jvp=LINEAR,
         params=("index", "shape"),
-        sample=Sample(_scatter_add_sample),
+        sample=Sample(_scatter_add_sample, complex=True),
         doc="zeros of shape with values added at index (repeated positions accumulate)",
     )
 )

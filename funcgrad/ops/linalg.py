@@ -88,7 +88,7 @@ tril: Primitive = register(
         vjp=(lambda ct, out, x, *, k: tril(ct, k=k),),  # a projection: its own transpose
         jvp=LINEAR,
         params=("k",),
-        sample=Sample(_triangle_sample),
+        sample=Sample(_triangle_sample, complex=True),
         doc="entries on and below the k-th diagonal of the last two axes (others 0)",
         names=Names(
             numpy="tril", torch="tril", method="tril", inplace="tril_", grad_fn="TrilBackward0"
@@ -103,7 +103,7 @@ triu: Primitive = register(
         vjp=(lambda ct, out, x, *, k: triu(ct, k=k),),
         jvp=LINEAR,
         params=("k",),
-        sample=Sample(_triangle_sample),
+        sample=Sample(_triangle_sample, complex=True),
         doc="entries on and above the k-th diagonal of the last two axes (others 0)",
         names=Names(
             numpy="triu", torch="triu", method="triu", inplace="triu_", grad_fn="TriuBackward0"
@@ -209,7 +209,7 @@ matmul: Primitive = register(
         forward=_matmul_forward,
         vjp=(_matmul_vjp_x, _matmul_vjp_y),
         jvp=(lambda x_t, out, x, y: matmul(x_t, y), lambda y_t, out, x, y: matmul(x, y_t)),
-        sample=Sample(_matmul_sample),
+        sample=Sample(_matmul_sample, complex=True),
         doc="matrix product x @ y (batch axes broadcast; 1-D operands as in NumPy)",
         names=Names(
             numpy="matmul",
@@ -426,7 +426,7 @@ einsum = register(
         vjp=_einsum_vjp,
         jvp=_einsum_jvp,
         params=("subscripts", "optimize"),
-        sample=Sample(_einsum_sample),
+        sample=Sample(_einsum_sample, complex=True),
         doc="Einstein summation over labelled axes (ellipsis and diagonals supported)",
         names=Names(numpy="einsum", torch="einsum"),
     )
@@ -464,7 +464,7 @@ inv = register(
         # d(X^-1) = -X^-1 dX X^-1
         vjp=(lambda ct, out, x: -matmul(_mT(out), matmul(ct, _mT(out))),),
         jvp=(lambda x_t, out, x: -matmul(out, matmul(x_t, out)),),
-        sample=Sample(lambda g: ((_well_conditioned(g, _square_sample(g)),), {})),
+        sample=Sample(lambda g: ((_well_conditioned(g, _square_sample(g)),), {}), complex=True),
         doc="matrix inverse (of each matrix in a stack)",
         names=Names(
             numpy="linalg.inv", torch="inverse", method="inverse", grad_fn="LinalgInvExBackward0"
@@ -506,7 +506,7 @@ solve: Primitive = register(
         forward=lambda xp, a, b: _in_float32_for_half(xp, xp.linalg.solve, a, b),
         vjp=_solve_vjp,
         jvp=(_solve_jvp_a, lambda b_t, out, a, b: solve(a, b_t)),
-        sample=Sample(_solve_sample),
+        sample=Sample(_solve_sample, complex=True),
         doc="x with a @ x = b (b one vector, or a stack of matrices)",
         names=Names(numpy="linalg.solve", grad_fn="LinalgSolveExBackward0"),
     )
@@ -594,7 +594,7 @@ det: Primitive = register(
         forward=lambda xp, x: _in_float32_for_half(xp, xp.linalg.det, x),
         vjp=(_det_vjp,),
         jvp=(lambda x_t, out, x: _trace_of_product(_cofactors(x, out), x_t),),
-        sample=Sample(_det_sample),
+        sample=Sample(_det_sample, complex=True),
         doc="determinant (of each matrix in a stack; exact gradient where it is singular)",
         names=Names(numpy="linalg.det", torch="det", method="det", grad_fn="LinalgDetBackward0"),
     )
@@ -612,7 +612,7 @@ logabsdet = register(
             ),
         ),
         jvp=(lambda x_t, out, x: _trace_of_product(_inv_transpose(x, "logabsdet"), x_t),),
-        sample=Sample(_det_sample),
+        sample=Sample(_det_sample, complex=True),
         doc="log |det x|, the second output of numpy.linalg.slogdet",
         names=Names(numpy="linalg.slogdet", grad_fn="LinalgSlogdetBackward0"),
     )

@@ -14,10 +14,10 @@ from types import ModuleType
 from typing import Any
 
 from funcgrad.backend import xp_of
-from funcgrad.errors import OpError
+from funcgrad.errors import DtypeError, OpError
 from funcgrad.graph.node import Array, Node
 from funcgrad.ops._util import Axis, attach, normalize_axis, shape_of, value_of
-from funcgrad.ops.elementwise import absolute, power, sign, where
+from funcgrad.ops.elementwise import absolute, conjugate, power, real, sign, where
 from funcgrad.ops.registry import (
     LINEAR,
     Draw,
@@ -88,7 +88,7 @@ sum_ = register(
         vjp=(_sum_vjp,),
         jvp=LINEAR,
         params=("axis", "keepdims"),
-        sample=Sample(_reduction_sample),
+        sample=Sample(_reduction_sample, complex=True),
         doc="sum over axes",
         names=Names(
             numpy="sum", torch="sum", method="sum", grad_fn=_by_axis("SumBackward0", "SumBackward1")
@@ -163,7 +163,7 @@ mean = register(
         vjp=(_mean_vjp,),
         jvp=LINEAR,
         params=("axis", "keepdims"),
-        sample=Sample(_mean_sample),
+        sample=Sample(_mean_sample, complex=True),
         doc="arithmetic mean over axes",
         names=Names(
             numpy="mean",
@@ -224,7 +224,7 @@ prod = register(
         vjp=(_prod_vjp,),
         jvp=(_prod_jvp,),
         params=("axis", "keepdims"),
-        sample=Sample(_prod_sample),
+        sample=Sample(_prod_sample, complex=True),
         doc="product over axes (exact gradients where entries are 0)",
         keeps_zeros="reduction",
         names=Names(
@@ -271,7 +271,7 @@ max_ = register(
         vjp=(_extremum_vjp,),
         jvp=(_extremum_jvp,),
         params=("axis", "keepdims"),
-        sample=Sample(_extremum_sample),
+        sample=Sample(_extremum_sample, complex=True),
         doc="largest entry over axes (ties share the gradient evenly)",
         names=Names(
             numpy=("max", "amax"),
@@ -289,7 +289,7 @@ min_ = register(
         vjp=(_extremum_vjp,),
         jvp=(_extremum_jvp,),
         params=("axis", "keepdims"),
-        sample=Sample(_extremum_sample),
+        sample=Sample(_extremum_sample, complex=True),
         doc="smallest entry over axes (ties share the gradient evenly)",
         names=Names(
             numpy=("min", "amin"),
@@ -343,7 +343,7 @@ def _picked(name: str, arg: str, grad_fn: str) -> Primitive:
             vjp=(vjp,),
             jvp=(jvp,),
             params=("axis", "keepdims"),
-            sample=Sample(_picked_sample),
+            sample=Sample(_picked_sample, complex=True),
             doc=f"{name} along one axis, the gradient to the entry `{arg}` picks "
             f"(PyTorch's `{name}(dim)`)",
             names=Names(grad_fn=grad_fn),
@@ -365,8 +365,19 @@ def _var_scale(x: Array, axis: Axis, ddof: int, op: str) -> float:
 
 
 def _var_grad(x: Array, axis: Axis, ddof: int) -> Array:
-    # d var / dx = 2 (x - mean) / (n - ddof)
-    return (x - mean(x, axis=axis, keepdims=True)) * (2.0 * _var_scale(x, axis, ddof, "var"))
+    # d var / dx = 2 (x - mean) / (n - ddof); for complex x, var = mean |x - mean|**2 is
+    # real and JAX's cotangent is 2 conj(x - mean) / (n - ddof) (docs/concepts/complex.md)
+    centered = _conj_if_complex(x - mean(x, axis=axis, keepdims=True))
+    return centered * (2.0 * _var_scale(x, axis, ddof, "var"))
+
+
+def _conj_if_complex(v: Array) -> Array:
+    return conjugate(v) if value_of(v).dtype.kind == "c" else v
+
+
+def _real_if_complex(v: Array) -> Array:
+    # the tangent of a real output (var, std, norm) of complex inputs: Re of the complex one
+    return real(v) if value_of(v).dtype.kind == "c" else v
 
 
 def _std_grad(out: Array, x: Array, axis: Axis, ddof: int, keepdims: bool) -> Array:
@@ -374,7 +385,7 @@ def _std_grad(out: Array, x: Array, axis: Axis, ddof: int, keepdims: bool) -> Ar
     # as for the norm of the zero vector (a NaN std stays NaN: `!= 0`, not `> 0`).
     out = keep_reduced_dims(out, shape_of(x), axis, keepdims)
     live = value_of(out) != 0
-    centered = x - mean(x, axis=axis, keepdims=True)
+    centered = _conj_if_complex(x - mean(x, axis=axis, keepdims=True))
     scale = _var_scale(x, axis, ddof, "std")
     return where(live, centered / where(live, out, 1.0) * scale, 0.0)
 
@@ -394,7 +405,7 @@ def _var_vjp(ct: Array, out: Array, x: Array, *, axis: Axis, ddof: int, keepdims
 
 
 def _var_jvp(x_t: Array, out: Array, x: Array, *, axis: Axis, ddof: int, keepdims: bool) -> Array:
-    return sum_(x_t * _var_grad(x, axis, ddof), axis=axis, keepdims=keepdims)
+    return _real_if_complex(sum_(x_t * _var_grad(x, axis, ddof), axis=axis, keepdims=keepdims))
 
 
 var = register(
@@ -406,7 +417,7 @@ var = register(
         vjp=(_var_vjp,),
         jvp=(_var_jvp,),
         params=("axis", "ddof", "keepdims"),
-        sample=Sample(_moment_sample),
+        sample=Sample(_moment_sample, complex=True),
         doc="variance over axes, divided by n - ddof",
         keeps_zeros="reduction",
         names=Names(numpy="var", torch="var", method="var", grad_fn="VarBackward0"),
@@ -421,7 +432,9 @@ def _std_vjp(ct: Array, out: Array, x: Array, *, axis: Axis, ddof: int, keepdims
 
 
 def _std_jvp(x_t: Array, out: Array, x: Array, *, axis: Axis, ddof: int, keepdims: bool) -> Array:
-    return sum_(x_t * _std_grad(out, x, axis, ddof, keepdims), axis=axis, keepdims=keepdims)
+    return _real_if_complex(
+        sum_(x_t * _std_grad(out, x, axis, ddof, keepdims), axis=axis, keepdims=keepdims)
+    )
 
 
 std = register(
@@ -433,7 +446,7 @@ std = register(
         vjp=(_std_vjp,),
         jvp=(_std_jvp,),
         params=("axis", "ddof", "keepdims"),
-        sample=Sample(_moment_sample),
+        sample=Sample(_moment_sample, complex=True),
         doc="standard deviation over axes (gradient 0 where it is 0)",
         keeps_zeros="reduction",
         names=Names(numpy="std", torch="std", method="std", grad_fn="StdBackward0"),
@@ -477,7 +490,7 @@ cumsum = register(
         vjp=(_cumsum_vjp,),
         jvp=LINEAR,
         params=("axis",),
-        sample=Sample(_cumsum_sample),
+        sample=Sample(_cumsum_sample, complex=True),
         doc="running sum along an axis (of the flattened array if axis is None)",
         names=Names(numpy="cumsum", torch="cumsum", method="cumsum", grad_fn="CumsumBackward0"),
     )
@@ -657,9 +670,16 @@ def _norm_grad(out: Array, x: Array, ord: Any, axis: Axis, keepdims: bool) -> Ar
     out_v = value_of(out)
     x_v = value_of(x)
     if ord is None or ord == "fro" or (ord == 2 and not is_matrix):
-        # x / |x|, taken as 0 at the zero vector (NaN stays NaN: `!= 0`, not `> 0`)
+        # x / |x|, taken as 0 at the zero vector (NaN stays NaN: `!= 0`, not `> 0`);
+        # conj(x) / |x| for complex x (JAX's convention, docs/concepts/complex.md)
         live = out_v != 0
-        return where(live, x / where(live, out, 1.0), 0.0)
+        return where(live, _conj_if_complex(x) / where(live, out, 1.0), 0.0)
+    if x_v.dtype.kind == "c":
+        raise DtypeError(
+            f"funcgrad.norm: ord={ord!r} of a complex array ({x_v.dtype}{list(shape)}) is not "
+            f"differentiated (only the 2-norm and the Frobenius norm are); differentiate "
+            f"the norm of abs(x) instead"
+        )
     if ord == 0:
         return sign(x_v) * 0.0  # counts nonzeros: piecewise constant
     if ord in (_INF, -_INF) or is_matrix:
@@ -685,6 +705,8 @@ def _norm_grad(out: Array, x: Array, ord: Any, axis: Axis, keepdims: bool) -> Ar
 def _norm_sample(g: Draw) -> Drawn:
     kind = g.choice(("flat", "vector", "matrix"))
     keepdims = g.boolean()
+    if g.array((), 0.0, 1.0).dtype.kind == "c":
+        kind = "flat"  # complex arrays: only the 2-norm (and Frobenius) are differentiated
     ord: Any  # noqa: A001
     axis: Axis
     if kind == "flat":  # ord=None, axis=None: the 2-norm of all entries
@@ -721,7 +743,9 @@ def _norm_vjp(ct: Array, out: Array, x: Array, *, ord: Any, axis: Axis, keepdims
 
 def _norm_jvp(x_t: Array, out: Array, x: Array, *, ord: Any, axis: Axis, keepdims: bool) -> Array:  # noqa: A002
     axes = _norm_axes(ord, axis, len(shape_of(x)))[1]
-    return sum_(x_t * _norm_grad(out, x, ord, axis, keepdims), axis=axes, keepdims=keepdims)
+    return _real_if_complex(
+        sum_(x_t * _norm_grad(out, x, ord, axis, keepdims), axis=axes, keepdims=keepdims)
+    )
 
 
 norm = register(
@@ -731,7 +755,7 @@ norm = register(
         vjp=(_norm_vjp,),
         jvp=(_norm_jvp,),
         params=("ord", "axis", "keepdims"),
-        sample=Sample(_norm_sample),
+        sample=Sample(_norm_sample, complex=True),
         doc="vector or matrix norm (gradient 0 at the zero vector)",
         keeps_zeros="reduction",
         names=Names(

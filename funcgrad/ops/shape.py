@@ -45,7 +45,7 @@ reshape: Primitive = register(
         vjp=(lambda ct, out, x, *, shape: reshape(ct, shape=shape_of(x)),),
         jvp=LINEAR,
         params=("shape",),
-        sample=Sample(_reshape_sample),
+        sample=Sample(_reshape_sample, complex=True),
         doc="x with the same values in a new shape",
         names=Names(
             numpy="reshape", torch="reshape", method=("reshape", "view"), grad_fn="ViewBackward0"
@@ -77,7 +77,7 @@ broadcast_to = register(
         vjp=(lambda ct, out, x, *, shape: ct,),
         jvp=LINEAR,
         params=("shape",),
-        sample=Sample(_broadcast_sample),
+        sample=Sample(_broadcast_sample, complex=True),
         doc="x repeated along new or size-1 axes",
         names=Names(
             numpy="broadcast_to", torch="expand", method="expand", grad_fn="ExpandBackward0"
@@ -129,7 +129,7 @@ transpose: Primitive = register(
         ),
         jvp=LINEAR,
         params=("axes",),
-        sample=Sample(_transpose_sample),
+        sample=Sample(_transpose_sample, complex=True),
         doc="x with its axes permuted (reversed if axes is None)",
         names=Names(
             numpy="transpose",
@@ -174,7 +174,7 @@ squeeze = register(
         vjp=(lambda ct, out, x, *, axis: reshape(ct, shape=shape_of(x)),),
         jvp=LINEAR,
         params=("axis",),
-        sample=Sample(_squeeze_sample),
+        sample=Sample(_squeeze_sample, complex=True),
         doc="x without its size-1 axes (all of them if axis is None)",
         names=Names(numpy="squeeze", torch="squeeze", method="squeeze", grad_fn=_squeeze_grad_fn),
     )
@@ -201,7 +201,7 @@ expand_dims = register(
         vjp=(lambda ct, out, x, *, axis: reshape(ct, shape=shape_of(x)),),
         jvp=LINEAR,
         params=("axis",),
-        sample=Sample(_expand_dims_sample),
+        sample=Sample(_expand_dims_sample, complex=True),
         doc="x with new size-1 axes at the given positions",
         names=Names(
             numpy="expand_dims", torch="unsqueeze", method="unsqueeze", grad_fn="UnsqueezeBackward0"
@@ -256,7 +256,7 @@ concatenate = register(
         vjp=_concatenate_vjp,
         jvp=LINEAR,
         params=("axis",),
-        sample=Sample(_concatenate_sample),
+        sample=Sample(_concatenate_sample, complex=True),
         doc="arrays joined along an existing axis (flattened first if axis is None)",
         names=Names(numpy="concatenate", torch=("cat", "concatenate"), grad_fn="CatBackward0"),
     )
@@ -283,7 +283,7 @@ stack = register(
         vjp=_stack_vjp,
         jvp=LINEAR,
         params=("axis",),
-        sample=Sample(_stack_sample),
+        sample=Sample(_stack_sample, complex=True),
         doc="arrays of one shape joined along a new axis",
         names=Names(numpy="stack", torch="stack", grad_fn="StackBackward0"),
     )
@@ -313,7 +313,7 @@ flip: Primitive = register(
         vjp=(lambda ct, out, x, *, axis: flip(ct, axis=axis),),
         jvp=LINEAR,
         params=("axis",),
-        sample=Sample(_flip_sample),
+        sample=Sample(_flip_sample, complex=True),
         doc="x with the order of its elements reversed along axes (all if axis is None)",
         names=Names(numpy="flip", torch="flip", method="flip", grad_fn="FlipBackward0"),
     )
@@ -349,7 +349,7 @@ pad: Primitive = register(
             ),
         ),
         params=("pad_width", "constant_values"),
-        sample=Sample(_pad_sample),
+        sample=Sample(_pad_sample, complex=True),
         doc="x surrounded by a constant; pad_width is one (before, after) pair per axis",
         names=Names(numpy="pad", grad_fn="ConstantPadNdBackward0"),
     )
@@ -367,7 +367,9 @@ copy = register(
         forward=lambda xp, x: xp.array(x, copy=True),
         vjp=(lambda ct, out, x: ct,),
         jvp=LINEAR,
-        sample=Sample(lambda g: ((g.array(g.shape(min_dims=0, min_side=0), -3.0, 3.0),), {})),
+        sample=Sample(
+            lambda g: ((g.array(g.shape(min_dims=0, min_side=0), -3.0, 3.0),), {}), complex=True
+        ),
         doc="a copy of x that shares no memory with it",
         names=Names(torch="clone", grad_fn="CloneBackward0"),
     )

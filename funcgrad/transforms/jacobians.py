@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from funcgrad.backend import as_value, xp_of
-from funcgrad.errors import NotDifferentiableError
+from funcgrad.errors import DtypeError, NotDifferentiableError
 from funcgrad.graph import Node
 from funcgrad.graph.node import Array
 from funcgrad.ops import reshape
@@ -54,12 +54,33 @@ def _stack(arrays: Sequence[Any], shape: tuple[int, ...], like: Array) -> Any:
     return reshape(stacked, shape=shape)
 
 
+def _check_dtypes(name: str, values: Sequence[Array], what: str, holomorphic: bool) -> None:
+    """JAX's rule: real inputs and outputs, or complex ones throughout with `holomorphic`."""
+    for v in values:
+        kind = v.dtype.kind
+        if holomorphic and kind != "c":
+            raise DtypeError(
+                f"funcgrad.{name}: with holomorphic=True, every {what} must be complex, but "
+                f"one has dtype {v.dtype} (shape {v.shape}); convert it (x.astype(complex)) "
+                f"or drop holomorphic=True"
+            )
+        if not holomorphic and kind == "c":
+            raise DtypeError(
+                f"funcgrad.{name}: an {what} is complex ({v.dtype}, shape {v.shape}); as in "
+                f"JAX, a Jacobian of complex values is defined only for a holomorphic "
+                f"function: pass holomorphic=True for its complex derivative, or split "
+                f"real and imaginary parts (or use funcgrad.vjp / funcgrad.jvp directly) "
+                f"for a function that is not holomorphic"
+            )
+
+
 def _jacobian_transform(
     name: str,
     f: Callable[..., Any],
     argnums: int | Sequence[int],
     has_aux: bool,
     sweep: Sweep,
+    holomorphic: bool = False,
 ) -> Callable[..., Any]:
     """Wrap `sweep(g, diff)`, which returns one Jacobian block per
     (output leaf, differentiated input leaf), into a JAX-shaped result: the
@@ -80,8 +101,11 @@ def _jacobian_transform(
             return out
 
         diff = tuple(args[i] for i in nums)
+        _check_dtypes(name, [_value(d) for d in tree_flatten(diff)[0]], "input", holomorphic)
         out, blocks = sweep(g, diff)
         o_leaves, o_def = tree_flatten(out)
+        if holomorphic or name == "jacrev":  # as JAX: jacfwd pushes real tangents to any output
+            _check_dtypes(name, [_value(o) for o in o_leaves], "output", holomorphic)
         d_def = tree_flatten(diff)[1]
         per_out = []
         for row in blocks:  # one row per output leaf
@@ -147,7 +171,10 @@ def _forward_sweeps(g: Callable[..., Any], diff: tuple[Any, ...]) -> tuple[Any, 
 
 
 def jacrev(
-    f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+    f: Callable[..., Any],
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
 ) -> Callable[..., Any]:
     """Return a function computing the Jacobian of `f` by reverse mode.
 
@@ -158,6 +185,9 @@ def jacrev(
         f: Function of arrays (pytrees allowed) returning arrays (pytrees allowed).
         argnums: Position(s) of the argument(s) to differentiate.
         has_aux: If true, `f` returns `(out, aux)`; the result is `(jac, aux)`.
+        holomorphic: If true, `f` is holomorphic (complex inputs and outputs)
+            and the result is its complex derivative, as in JAX; complex
+            inputs or outputs are refused without it.
 
     Returns:
         A function returning, for each output leaf, an array of shape
@@ -170,11 +200,14 @@ def jacrev(
         array([[2., 0.],
                [0., 4.]])
     """
-    return _jacobian_transform("jacrev", f, argnums, has_aux, _reverse_sweeps)
+    return _jacobian_transform("jacrev", f, argnums, has_aux, _reverse_sweeps, holomorphic)
 
 
 def jacfwd(
-    f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+    f: Callable[..., Any],
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
 ) -> Callable[..., Any]:
     """Return a function computing the Jacobian of `f` by forward mode.
 
@@ -185,6 +218,9 @@ def jacfwd(
         f: Function of arrays (pytrees allowed) returning arrays (pytrees allowed).
         argnums: Position(s) of the argument(s) to differentiate.
         has_aux: If true, `f` returns `(out, aux)`; the result is `(jac, aux)`.
+        holomorphic: If true, `f` is holomorphic (complex inputs and outputs)
+            and the result is its complex derivative, as in JAX; complex
+            inputs or outputs are refused without it.
 
     Returns:
         A function returning, for each output leaf, an array of shape
@@ -196,11 +232,14 @@ def jacfwd(
         array([[1., 0.],
                [0., 1.]])
     """
-    return _jacobian_transform("jacfwd", f, argnums, has_aux, _forward_sweeps)
+    return _jacobian_transform("jacfwd", f, argnums, has_aux, _forward_sweeps, holomorphic)
 
 
 def jacobian(
-    f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+    f: Callable[..., Any],
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
 ) -> Callable[..., Any]:
     """Return a function computing the Jacobian of `f`, in the cheaper mode.
 
@@ -212,15 +251,20 @@ def jacobian(
         f: Function of arrays (pytrees allowed).
         argnums: Position(s) of the argument(s) to differentiate.
         has_aux: If true, `f` returns `(out, aux)`; the result is `(jac, aux)`.
+        holomorphic: If true, `f` is holomorphic (complex inputs and outputs)
+            and the result is its complex derivative, as in JAX; complex
+            inputs or outputs are refused without it.
 
     Returns:
         A function returning arrays of shape `out.shape + arg.shape`.
 
     Examples:
-        >>> import numpy as np, funcgrad as fg
+        >>> import numpy as np, funcgrad as fg, funcgrad.numpy as fnp
         >>> fg.jacobian(lambda x: x[0] * x)(np.array([2.0, 3.0]))
         array([[4., 0.],
                [3., 2.]])
+        >>> fg.jacobian(fnp.exp, holomorphic=True)(np.array([1j]))
+        array([[0.54030231+0.84147098j]])
     """
 
     @functools.wraps(f)
@@ -230,9 +274,12 @@ def jacobian(
         out = f(*[_value_tree(a) for a in args])
         if has_aux:
             out = out[0]
-        n_out = sum(as_value(_value(o)).size for o in tree_flatten(out)[0])
-        mode = jacfwd if n_in < n_out else jacrev
-        return mode(f, argnums, has_aux)(*args)
+        o_values = [as_value(_value(o)) for o in tree_flatten(out)[0]]
+        n_out = sum(o.size for o in o_values)
+        complex_out = any(o.dtype.kind == "c" for o in o_values)
+        # a complex output of real inputs: only forward mode has its Jacobian (as JAX's jacfwd)
+        mode = jacfwd if n_in < n_out or (complex_out and not holomorphic) else jacrev
+        return mode(f, argnums, has_aux, holomorphic)(*args)
 
     return jac_f
 
@@ -243,7 +290,10 @@ def _value_tree(a: Any) -> Any:
 
 
 def hessian(
-    f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+    f: Callable[..., Any],
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
 ) -> Callable[..., Any]:
     """Return a function computing the Hessian of scalar `f` (forward over reverse).
 
@@ -254,6 +304,8 @@ def hessian(
         f: Scalar-valued function.
         argnums: Position(s) of the argument(s) to differentiate.
         has_aux: If true, `f` returns `(value, aux)`.
+        holomorphic: If true, `f` is holomorphic and the result is its
+            second complex derivative, as in JAX.
 
     Returns:
         A function returning an array of shape `x.shape + x.shape`.
@@ -264,8 +316,9 @@ def hessian(
         array([[ 6.,  0.],
                [ 0., 12.]])
     """
-    forward_over_reverse = jacfwd(grad(f, argnums, has_aux), argnums, has_aux)
-    reverse_over_reverse = jacrev(grad(f, argnums, has_aux), argnums, has_aux)
+    g = grad(f, argnums, has_aux, holomorphic)
+    forward_over_reverse = jacfwd(g, argnums, has_aux, holomorphic)
+    reverse_over_reverse = jacrev(g, argnums, has_aux, holomorphic)
 
     @functools.wraps(f)
     def hessian_f(*args: Any) -> Any:

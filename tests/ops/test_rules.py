@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 import funcgrad as fg
 from funcgrad.graph import Node
 from funcgrad.ops import registry
-from funcgrad.ops.elementwise import add, multiply
+from funcgrad.ops.elementwise import add, multiply, real
 from funcgrad.ops.reduce import sum_
 from funcgrad.ops.registry import ELEMENTWISE, LINEAR
 from funcgrad.transforms.forward import apply_jvp
@@ -87,7 +87,35 @@ def _pins_float64(params) -> bool:
 
 
 def _as_float32(args):
-    return tuple(a.astype(np.float32) if is_float_array(a) else a for a in args)
+    return tuple(a.astype(_SINGLE[a.dtype.kind]) if is_float_array(a) else a for a in args)
+
+
+_SINGLE = {"f": np.float32, "c": np.complex64}
+
+
+def _wide_dtype(out):
+    """The float64 or complex128 dtype for a cotangent of `out`."""
+    return np.complex128 if np.asarray(out).dtype.kind == "c" else np.float64
+
+
+def _real_and_imaginary(tangents):
+    """`[tangents]`, or for complex tangents their real and their imaginary directions apart.
+
+    The JAX convention pairs a complex cotangent with a tangent as
+    `Re(sum(c * t))`: checking a real direction and an imaginary one apart
+    tests both halves of each complex derivative (a rule that conjugates
+    where it should not passes the first and fails the second).
+    """
+    if not any(t is not None and t.dtype.kind == "c" for t in tangents):
+        return [tangents]
+    re = tuple(
+        t if t is None or t.dtype.kind != "c" else (t.real + 0j).astype(t.dtype) for t in tangents
+    )
+    im = tuple(
+        None if t is None or t.dtype.kind != "c" else (1j * t.imag).astype(t.dtype)
+        for t in tangents
+    )
+    return [re, im]
 
 
 def _apply_on_leaves(prim, args, params):
@@ -210,45 +238,52 @@ def test_every_primitive_declares_forward_vjp_jvp(prim, data):
 @each_primitive
 @given(data=st.data())
 def test_vjp_matches_finite_differences(prim, data):
-    g = Draw(data)
+    _check_vjp_fd(prim, Draw(data))
+
+
+def _check_vjp_fd(prim, g):
     args, params = _sample(prim, g)
     out = prim(*args, **params)
-    u = direction(g, np.shape(out))
-    v = directions(g, args)
-
+    u = direction(g, np.shape(out), _wide_dtype(out))
     cts = _vjp(prim, args, params, u)
     _check_cotangents(prim, args, cts)
-    fd = 0.0 * out if prim.name in ZERO_GRADIENT else numeric_jvp(prim, args, params, v)
+    for v in _real_and_imaginary(directions(g, args)):
+        fd = 0.0 * out if prim.name in ZERO_GRADIENT else numeric_jvp(prim, args, params, v)
 
-    lhs = inner(u, fd)  # <u, J v> by central differences
-    rhs = sum(inner(c, t) for c, t in zip(cts, v, strict=True))  # <J^T u, v> by the VJP rules
-    scale = inner_abs(u, fd) + sum(inner_abs(c, t) for c, t in zip(cts, v, strict=True))
-    assert_close(rhs, lhs, sample_of(prim).tol, scale, f"{prim.name} <J^T u, v> vs <u, J v>")
+        lhs = inner(u, fd)  # <u, J v> by central differences
+        rhs = sum(inner(c, t) for c, t in zip(cts, v, strict=True))  # <J^T u, v> by the VJP rules
+        scale = inner_abs(u, fd) + sum(inner_abs(c, t) for c, t in zip(cts, v, strict=True))
+        assert_close(rhs, lhs, sample_of(prim).tol, scale, f"{prim.name} <J^T u, v> vs <u, J v>")
 
 
 @each_primitive
 @given(data=st.data())
 def test_jvp_matches_finite_differences(prim, data):
-    g = Draw(data)
-    args, params = _sample(prim, g)
-    v = directions(g, args)
+    _check_jvp_fd(prim, Draw(data))
 
-    t_out = _jvp(prim, args, params, v)
-    if prim.name in ZERO_GRADIENT:
-        fd = np.zeros(np.shape(t_out))
-    else:
-        fd = numeric_jvp(prim, args, params, v)
-    scale = float(np.max(np.abs(fd))) if fd.size else 0.0
-    assert_close(t_out, fd, sample_of(prim).tol, scale, f"{prim.name} J v")
+
+def _check_jvp_fd(prim, g):
+    args, params = _sample(prim, g)
+    for v in _real_and_imaginary(directions(g, args)):
+        t_out = _jvp(prim, args, params, v)
+        if prim.name in ZERO_GRADIENT:
+            fd = np.zeros(np.shape(t_out))
+        else:
+            fd = numeric_jvp(prim, args, params, v)
+        scale = float(np.max(np.abs(fd))) if fd.size else 0.0
+        assert_close(t_out, fd, sample_of(prim).tol, scale, f"{prim.name} J v")
 
 
 @each_primitive
 @given(data=st.data())
 def test_jvp_and_vjp_agree(prim, data):
-    g = Draw(data)
+    _check_agree(prim, Draw(data))
+
+
+def _check_agree(prim, g):
     args, params = _sample(prim, g)
     out = prim(*args, **params)
-    u = direction(g, np.shape(out))
+    u = direction(g, np.shape(out), _wide_dtype(out))
     v = directions(g, args)
 
     t_out = _jvp(prim, args, params, v)
@@ -265,12 +300,15 @@ def test_jvp_and_vjp_agree(prim, data):
 @each_primitive
 @given(data=st.data())
 def test_second_order(prim, data):
+    _check_second_order(prim, Draw(data))
+
+
+def _check_second_order(prim, g):
     if not sample_of(prim).second_order:
         return  # declared piecewise linear or constant: nothing to check
-    g = Draw(data)
     args, params = _sample(prim, g)
     out = prim(*args, **params)
-    u = direction(g, np.shape(out))
+    u = direction(g, np.shape(out), _wide_dtype(out))
     v = directions(g, args)
     w = directions(g, args)
 
@@ -302,6 +340,8 @@ def test_second_order(prim, data):
     if s is None:
         analytic, scale = 0.0, 0.0
     else:
+        if s.dtype.kind == "c":
+            s = real(s)  # <J^T u, v> pairs complex values by Re(sum(c * v))
         hess = fg.backward(s, wrt=list(leaves.values()))
         analytic = sum(inner(hess[leaves[i]], w[i]) for i in leaves)
         scale = sum(inner_abs(hess[leaves[i]], w[i]) for i in leaves)
@@ -471,4 +511,90 @@ def test_vjp_rules_do_not_upcast_float32(prim, data):
             assert np.asarray(c).dtype == np.float32, (
                 f"{prim.name}: the VJP rule for argument {i} returned {np.asarray(c).dtype} "
                 f"for float32 inputs"
+            )
+
+
+# --- complex inputs (Sample.complex) ----------------------------------------------
+#
+# The primitives whose sample declares `complex=True` are checked again on
+# complex arguments (real and imaginary parts drawn from the sample's range),
+# in the functional API's convention (JAX's, docs/concepts/complex.md): the
+# cotangent `c` of an input pairs with its tangent `t` as `Re(sum(c * t))`,
+# and the finite differences move each input along a real direction and
+# along an imaginary one.
+
+COMPLEX = [p for p in PRIMITIVES if sample_of(p).complex]
+each_complex_primitive = pytest.mark.parametrize("prim", COMPLEX, ids=_ids)
+
+
+@each_complex_primitive
+@given(data=st.data())
+def test_complex_vjp_matches_finite_differences(prim, data):
+    g = Draw(data, complex=True)
+    args, _ = _sample(prim, g)
+    assert any(is_float_array(a) and a.dtype.kind == "c" for a in args), (
+        f"{prim.name}: Sample.complex is set, but the sample drew no complex argument "
+        f"(draw the arrays with g.array)"
+    )
+    _check_vjp_fd(prim, Draw(data, complex=True))
+
+
+@each_complex_primitive
+@given(data=st.data())
+def test_complex_jvp_matches_finite_differences(prim, data):
+    _check_jvp_fd(prim, Draw(data, complex=True))
+
+
+@each_complex_primitive
+@given(data=st.data())
+def test_complex_jvp_and_vjp_agree(prim, data):
+    _check_agree(prim, Draw(data, complex=True))
+
+
+@each_complex_primitive
+@given(data=st.data())
+def test_complex_second_order(prim, data):
+    _check_second_order(prim, Draw(data, complex=True))
+
+
+@each_complex_primitive
+@given(data=st.data())
+def test_complex_forward_matches_numpy(prim, data):
+    ref = _reference(prim.name)
+    if ref is None:
+        return  # test_forward_matches_numpy says why
+    args, params = _sample(prim, Draw(data, complex=True))
+    expected = np.asarray(ref(*args, **params))
+    actual = np.asarray(prim(*args, **params))
+    assert actual.dtype == expected.dtype, f"{prim.name}: dtype {actual.dtype} != {expected.dtype}"
+    np.testing.assert_allclose(actual, expected, rtol=1e-10, atol=1e-12, err_msg=prim.name)
+
+
+@each_complex_primitive
+@given(data=st.data())
+def test_complex64_preserved(prim, data):
+    g = Draw(data, complex=True)
+    args128, params = _sample(prim, g)
+    args = _as_float32(args128)
+    out128 = np.asarray(prim(*args128, **params))
+    out = np.asarray(prim(*args, **params))
+    expected = (
+        np.dtype(params["dtype"]) if "dtype" in params else np.dtype(_SINGLE[out128.dtype.kind])
+    )
+    assert out.dtype == expected, f"{prim.name}: complex64 in, {out.dtype} out"
+
+    u = direction(g, np.shape(out), expected)
+    cts = _vjp(prim, args, params, u)
+    _check_cotangents(prim, args, cts)  # shapes, and complex64 gradients
+    t_out = _jvp(prim, args, params, directions(g, args))
+    assert t_out.dtype == expected
+    cts128 = _vjp(prim, args128, params, u.astype(_wide_dtype(out128)))
+    for c, c128 in zip(cts, cts128, strict=True):
+        if c is not None:
+            assert_close(
+                c,
+                c128,
+                1e-3,
+                float(np.max(np.abs(c128), initial=0.0)),
+                f"{prim.name}: complex64 gradient vs complex128",
             )
