@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from funcgrad.backend import as_value, xp_of
-from funcgrad.errors import DeviceError, NotDifferentiableError, OpError
+from funcgrad.errors import DeviceError, DtypeError, NotDifferentiableError, OpError
 from funcgrad.graph.node import Array
 from funcgrad.ops._util import attach, describe, failure, op_error, shape_of, value_of
 from funcgrad.ops.elementwise import multiply
@@ -664,6 +664,18 @@ cholesky = register(
 # because the gradient is linear in the cotangents.
 
 
+def _real_only(op: str, x: Array) -> None:
+    """Refuse to differentiate `op` at a complex `x`: its rules are written for real matrices."""
+    v = value_of(x)
+    if getattr(v, "dtype", np.dtype(float)).kind == "c":
+        raise DtypeError(
+            f"funcgrad.{op}: its gradient rules are written for real matrices, and the input "
+            f"is complex ({describe(x)}); funcgrad refuses rather than give a wrong gradient. "
+            f"Differentiate the real and imaginary parts as separate real inputs, or compute "
+            f"on plain values (node.value)"
+        )
+
+
 def _const_like(x: Array, value: Any) -> Array:
     """`value` (a NumPy array) as a constant in the array module and float dtype of `x`."""
     v = value_of(x)
@@ -763,11 +775,13 @@ def _eigh_sample(g: Draw) -> Drawn:
 
 
 def _eigvalsh_vjp(ct: Array, out: Array, x: Array, *, UPLO: str) -> Array:  # noqa: N803
+    _real_only("eigvalsh", x)
     v = eigh_vectors(x, UPLO=UPLO)
     return _onto_triangle(matmul(multiply(v, _row(ct)), _mT(v)), _lower(UPLO))
 
 
 def _eigvalsh_jvp(x_t: Array, out: Array, x: Array, *, UPLO: str) -> Array:  # noqa: N803
+    _real_only("eigvalsh", x)
     v = eigh_vectors(x, UPLO=UPLO)
     return sum_(v * matmul(_mirror(x_t, _lower(UPLO)), v), axis=(-2,), keepdims=False)
 
@@ -789,6 +803,7 @@ eigvalsh: Primitive = register(
 
 
 def _eigh_vectors_vjp(ct: Array, out: Array, x: Array, *, UPLO: str) -> Array:  # noqa: N803
+    _real_only("eigh_vectors", x)
     w = eigvalsh(x, UPLO=UPLO)
     f = _inverse_gaps(_row(w) - _column(w))  # 1 / (w_j - w_i)
     inner = multiply(f, matmul(_mT(out), ct))
@@ -796,6 +811,7 @@ def _eigh_vectors_vjp(ct: Array, out: Array, x: Array, *, UPLO: str) -> Array:  
 
 
 def _eigh_vectors_jvp(x_t: Array, out: Array, x: Array, *, UPLO: str) -> Array:  # noqa: N803
+    _real_only("eigh_vectors", x)
     w = eigvalsh(x, UPLO=UPLO)
     f = _inverse_gaps(_row(w) - _column(w))
     p = matmul(_mT(out), matmul(_mirror(x_t, _lower(UPLO)), out))
@@ -849,6 +865,7 @@ def _svd_sample(g: Draw, full: bool = True) -> Drawn:
 
 def _svd_parts(x: Array, hermitian: bool) -> tuple[Array, Array, Array, Array]:
     """(a, u, s, vh): the matrix the SVD is of, and its reduced SVD, as nodes of x."""
+    _real_only("svd", x)
     a = _mirror(x, True) if hermitian else x
     u = svd_u(x, full_matrices=False, hermitian=hermitian)
     vh = svd_vh(x, full_matrices=False, hermitian=hermitian)
@@ -1067,6 +1084,7 @@ def _qr_square_vjp(q: Array, r: Array, q_bar: Array | None, r_bar: Array | None)
 
 
 def _qr_vjp(x: Array, complete: bool, q_bar: Array | None, r_bar: Array | None) -> Array:
+    _real_only("qr", x)
     _refuse_tall_complete(x, complete)
     q, r = qr_q(x, complete=complete), qr_r(x, complete=complete)
     m, n = shape_of(x)[-2:]
@@ -1099,6 +1117,7 @@ def _qr_square_jvp(q: Array, r: Array, dx: Array) -> tuple[Array, Array]:
 
 
 def _qr_jvp(x_t: Array, x: Array, complete: bool, which: int) -> Array:
+    _real_only("qr", x)
     _refuse_tall_complete(x, complete)
     q, r = qr_q(x, complete=complete), qr_r(x, complete=complete)
     m, n = shape_of(x)[-2:]
@@ -1161,6 +1180,7 @@ def _pinv_forward(xp: ModuleType, x: Array, *, rcond: Any, hermitian: bool) -> A
 
 
 def _pinv_vjp(ct: Array, out: Array, x: Array, *, rcond: Any, hermitian: bool) -> Array:
+    _real_only("pinv", x)
     # Golub & Pereyra (1973), where the rank does not change:
     # dA+ = -A+ dA A+ + A+ A+^T dA^T (I - A A+) + (I - A+ A) dA^T A+^T A+
     a = _mirror(x, True) if hermitian else x
@@ -1176,6 +1196,7 @@ def _pinv_vjp(ct: Array, out: Array, x: Array, *, rcond: Any, hermitian: bool) -
 
 
 def _pinv_jvp(x_t: Array, out: Array, x: Array, *, rcond: Any, hermitian: bool) -> Array:
+    _real_only("pinv", x)
     a = _mirror(x, True) if hermitian else x
     dx = _mirror(x_t, True) if hermitian else x_t
     m, n = shape_of(a)[-2:]
@@ -1227,6 +1248,8 @@ def _matrix_function_forward(op: str) -> Callable[..., Array]:
         _on_cpu(xp, op)
         fn = getattr(_scipy_linalg(op), op)
         dtype = np.result_type(x)
+        if dtype.kind == "c":  # a value (a complex node is refused when recorded)
+            return np.asarray(_scipy_batched_call(fn, x))
         work = np.float32 if dtype == np.float16 else dtype
         x = np.asarray(x, dtype=work)
         out = np.empty(x.shape, dtype=np.result_type(work, np.float32))
@@ -1248,6 +1271,11 @@ def _matrix_function_forward(op: str) -> Callable[..., Array]:
     return forward
 
 
+def _scipy_batched_call(fn: Callable[..., Any], x: Array) -> Array:
+    out = [np.asarray(fn(x[i])) for i in np.ndindex(*x.shape[:-2])]
+    return np.stack(out).reshape(x.shape[:-2] + out[0].shape) if out else np.empty(x.shape, x.dtype)
+
+
 def _block(a: Array, e: Array) -> Array:
     """[[a, e], [0, a]] for stacks of n x n matrices."""
     zeros = _const_like(a, np.zeros(shape_of(a)))
@@ -1256,6 +1284,7 @@ def _block(a: Array, e: Array) -> Array:
 
 def _frechet(f: Primitive, a: Array, e: Array) -> Array:
     """The Frechet derivative L_f(a, e): the upper right block of f([[a, e], [0, a]])."""
+    _real_only(f.name, a)
     n = shape_of(a)[-1]
     e = broadcast_to(e, shape=shape_of(a)) if shape_of(e) != shape_of(a) else e
     return _slice(f(_block(a, e)), Ellipsis, slice(None, n), slice(n, None))
@@ -1334,6 +1363,8 @@ def _sylvester_sample(g: Draw) -> Drawn:
 
 
 def _sylvester_vjp(ct: Array, out: Array, a: Array, b: Array, q: Array) -> tuple[Array, ...]:
+    for m in (a, b, q):
+        _real_only("solve_sylvester", m)
     q_bar = solve_sylvester(_mT(a), _mT(b), ct)
     return -matmul(q_bar, _mT(out)), -matmul(_mT(out), q_bar), q_bar
 
@@ -1342,6 +1373,8 @@ def _sylvester_jvp(
     tangents: Sequence[Array | None], out: Array, a: Array, b: Array, q: Array
 ) -> Array | None:
     a_t, b_t, q_t = tangents
+    for m in (a, b, q):
+        _real_only("solve_sylvester", m)
     rhs = None
     for term in (
         q_t,

@@ -1,0 +1,369 @@
+"""funcgrad.numpy.linalg against NumPy (values), PyTorch (refusals, gradients) and finite differences.
+
+The primitives' rules (eigvalsh, eigh_vectors, svdvals, svd_u, svd_vh, qr_q,
+qr_r, pinv, ...) are checked from their Samples by tests/ops/test_rules.py;
+here: the public functions on stacked shapes, the compositions' gradients,
+every `ord` of `norm`, and the refusals.
+"""
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.errors import DtypeError, NotDifferentiableError, OpError
+from tests.references import requires
+
+L = fnp.linalg
+RNG = np.random.default_rng(1)
+INF = np.inf
+
+
+def _fd_grad(f, x, eps=1e-6):
+    """Central differences of the scalar function f at x."""
+    g = np.zeros_like(x)
+    for i in np.ndindex(*x.shape):
+        d = np.zeros_like(x)
+        d[i] = eps
+        g[i] = (f(x + d) - f(x - d)) / (2 * eps)
+    return g
+
+
+def _check_grad(f, x, rtol=1e-5, atol=1e-7):
+    """grad(f) at x against central differences (f reduced to a scalar by a fixed weighting)."""
+    w = RNG.uniform(-1.0, 1.0, size=np.shape(f(x)))
+
+    def scalar(y):
+        return fnp.sum(f(y) * w)
+
+    analytic = fg.grad(scalar)(x)
+    numeric = _fd_grad(lambda y: float(scalar(y)), x)
+    np.testing.assert_allclose(analytic, numeric, rtol=rtol, atol=atol)
+
+
+def _spread_sym(batch, n):
+    """Symmetric matrices with eigenvalues 1, 2, ..., n (well separated), rotated."""
+    q = np.linalg.qr(RNG.normal(size=(*batch, n, n)))[0]
+    w = np.arange(1.0, n + 1.0) + RNG.uniform(-0.2, 0.2, size=(*batch, n))
+    return q @ (w[..., :, None] * np.swapaxes(q, -1, -2))
+
+
+def _spread(batch, m, n):
+    """Matrices with distinct singular values near 1, 2, ..., min(m, n)."""
+    u = np.linalg.qr(RNG.normal(size=(*batch, m, m)))[0]
+    v = np.linalg.qr(RNG.normal(size=(*batch, n, n)))[0]
+    k = min(m, n)
+    s = np.zeros((*batch, m, n))
+    idx = np.arange(k)
+    s[..., idx, idx] = np.arange(1.0, k + 1.0) + RNG.uniform(-0.2, 0.2, size=(*batch, k))
+    return u @ s @ v
+
+
+BATCHES = [(), (2,), (2, 3)]
+
+
+# --- values on stacks of matrices ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("batch", BATCHES)
+def test_values_match_numpy_on_stacks(batch):
+    a = RNG.normal(size=(*batch, 4, 3))
+    sq = RNG.normal(size=(*batch, 3, 3)) + 3 * np.eye(3)
+    sym = _spread_sym(batch, 3)
+    pairs = [
+        (L.eigh(sym, UPLO="U").eigenvalues, np.linalg.eigh(sym, UPLO="U").eigenvalues),
+        (L.eigh(sym).eigenvectors, np.linalg.eigh(sym).eigenvectors),
+        (L.eigvalsh(np.tril(sym)), np.linalg.eigvalsh(np.tril(sym))),
+        (L.svd(a, full_matrices=False).U, np.linalg.svd(a, full_matrices=False).U),
+        (L.svd(a).Vh, np.linalg.svd(a).Vh),
+        (L.svd(sym, hermitian=True).S, np.linalg.svd(sym, hermitian=True).S),
+        (L.svdvals(a), np.linalg.svdvals(a)),
+        (L.qr(a).Q, np.linalg.qr(a).Q),
+        (L.qr(a, mode="complete").Q, np.linalg.qr(a, mode="complete").Q),
+        (L.qr(a, mode="r"), np.linalg.qr(a, mode="r")),
+        (L.pinv(a), np.linalg.pinv(a)),
+        (L.pinv(sym, hermitian=True), np.linalg.pinv(sym, hermitian=True)),
+        (L.pinv(a, rtol=0.4), np.linalg.pinv(a, rtol=0.4)),
+        (L.inv(sq), np.linalg.inv(sq)),
+        (L.det(sq), np.linalg.det(sq)),
+        (L.slogdet(sq).logabsdet, np.linalg.slogdet(sq).logabsdet),
+        (L.solve(sq, a[..., :3, :]), np.linalg.solve(sq, a[..., :3, :])),
+        (L.cholesky(sym), np.linalg.cholesky(sym)),
+        (L.cholesky(sym, upper=True), np.linalg.cholesky(sym, upper=True)),
+        (L.matrix_power(sq, -3), np.linalg.matrix_power(sq, -3)),
+        (L.matrix_power(sq, 5), np.linalg.matrix_power(sq, 5)),
+        (L.matrix_power(sq, 0), np.linalg.matrix_power(sq, 0)),
+        (L.cond(a), np.linalg.cond(a)),
+        (L.cond(sq, -2), np.linalg.cond(sq, -2)),
+        (L.matrix_rank(a), np.linalg.matrix_rank(a)),
+        (L.matrix_transpose(a), np.linalg.matrix_transpose(a)),
+        (L.diagonal(a, offset=1), np.linalg.diagonal(a, offset=1)),
+        (L.trace(a, offset=-1), np.linalg.trace(a, offset=-1)),
+        (L.matmul(a, sq), np.linalg.matmul(a, sq)),
+        (L.vecdot(a, a[..., :1, :]), np.linalg.vecdot(a, a[..., :1, :])),
+        (L.cross(a, sq[..., :1, :]), np.linalg.cross(a, sq[..., :1, :])),
+    ]
+    for p in ("fro", "nuc", INF, -INF, 1, -1):
+        pairs.append((L.cond(sq, p), np.linalg.cond(sq, p)))
+    for got, want in pairs:
+        assert np.shape(got) == np.shape(want)
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_two_dimensional_functions_match_numpy():
+    a, b, b2 = RNG.normal(size=(5, 3)), RNG.normal(size=5), RNG.normal(size=(5, 2))
+    for rhs in (b, b2):
+        for got, want in zip(L.lstsq(a, rhs), np.linalg.lstsq(a, rhs), strict=True):
+            assert np.shape(got) == np.shape(want)
+            np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    wide = RNG.normal(size=(2, 4))  # rank < n: no residuals, the minimum-norm solution
+    for got, want in zip(L.lstsq(wide, b[:2]), np.linalg.lstsq(wide, b[:2]), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    chain = [RNG.normal(size=s) for s in [(3,), (3, 6), (6, 2), (2, 4), (4,)]]
+    np.testing.assert_allclose(L.multi_dot(chain), np.linalg.multi_dot(chain), rtol=1e-12)
+    np.testing.assert_allclose(L.multi_dot(chain[1:4]), np.linalg.multi_dot(chain[1:4]), rtol=1e-12)
+    t = RNG.normal(size=(2, 3, 6)) + np.eye(6).reshape(2, 3, 6)
+    rhs = RNG.normal(size=(2, 3))
+    np.testing.assert_allclose(L.tensorsolve(t, rhs), np.linalg.tensorsolve(t, rhs), rtol=1e-10)
+    t4 = np.moveaxis(t, 2, 0)  # (6, 2, 3): axes=(0,) moves the 6 back to the end
+    np.testing.assert_allclose(
+        L.tensorsolve(t4, rhs, axes=(0,)), np.linalg.tensorsolve(t4, rhs, axes=(0,)), rtol=1e-10
+    )
+    inv_in = RNG.normal(size=(4, 2, 2)) + np.eye(4).reshape(4, 2, 2)
+    np.testing.assert_allclose(
+        L.tensorinv(inv_in, ind=1), np.linalg.tensorinv(inv_in, ind=1), rtol=1e-10
+    )
+    np.testing.assert_allclose(L.outer(b, b[:3]), np.linalg.outer(b, b[:3]))
+    np.testing.assert_allclose(
+        L.tensordot(a, b2, axes=([0], [0])), np.linalg.tensordot(a, b2, axes=([0], [0]))
+    )
+
+
+def test_every_numpy_linalg_name_is_provided():
+    names = {n for n in dir(np.linalg) if not n.startswith("_")} - {"test", "eig", "eigvals"}
+    missing = sorted(n for n in names if n not in L.__all__)
+    assert not missing, missing
+    assert L.LinAlgError is np.linalg.LinAlgError
+
+
+# --- norms -------------------------------------------------------------------------------
+
+VECTOR_ORDS = [None, INF, -INF, 0, 1, 2, 3.5, -1, -2, 0.5]
+MATRIX_ORDS = [None, "fro", "nuc", INF, -INF, 1, -1, 2, -2]
+
+
+@pytest.mark.parametrize("ord", VECTOR_ORDS, ids=repr)
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_vector_norms(ord, keepdims):
+    x = RNG.uniform(0.2, 1.0, size=(2, 3, 4)) * RNG.choice([-1.0, 1.0], size=(2, 3, 4))
+    for axis in (0, -1, 1):
+        want = np.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+        np.testing.assert_allclose(L.norm(x, ord=ord, axis=axis, keepdims=keepdims), want)
+    np.testing.assert_allclose(L.norm(x[0, 0], ord=ord), np.linalg.norm(x[0, 0], ord=ord))
+    vord = 2 if ord is None else ord
+    for axis in (None, (0, 2), 1):
+        np.testing.assert_allclose(
+            L.vector_norm(x, ord=vord, axis=axis, keepdims=keepdims),
+            np.linalg.vector_norm(x, ord=vord, axis=axis, keepdims=keepdims),
+        )
+    if ord != 0:  # the count of nonzeros has a zero gradient, checked below
+        _check_grad(lambda y: L.norm(y, ord=ord, axis=1, keepdims=keepdims), x)
+        _check_grad(lambda y: L.vector_norm(y, ord=vord, axis=(0, 2)), x)
+
+
+@pytest.mark.parametrize("ord", MATRIX_ORDS, ids=repr)
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_matrix_norms(ord, keepdims):
+    x = _spread((2,), 3, 4).transpose(1, 0, 2)  # matrices in axes (0, 2)
+    for axis in ((0, 2), (2, 0), (-3, -1)):
+        want = np.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+        np.testing.assert_allclose(L.norm(x, ord=ord, axis=axis, keepdims=keepdims), want)
+    if ord is not None:
+        np.testing.assert_allclose(L.norm(x[:, 0], ord=ord), np.linalg.norm(x[:, 0], ord=ord))
+        np.testing.assert_allclose(
+            L.matrix_norm(x, ord=ord, keepdims=keepdims),
+            np.linalg.matrix_norm(x, ord=ord, keepdims=keepdims),
+        )
+    # distinct singular values and no ties in the row/column sums: differentiable
+    _check_grad(lambda y: L.norm(y, ord=ord, axis=(2, 0), keepdims=keepdims), x)
+
+
+def test_norm_refusals_name_the_problem():
+    x = np.ones((2, 3, 4))
+    with pytest.raises(OpError, match="ord"):
+        L.norm(x, ord=2)  # a 3-D array needs axis=
+    with pytest.raises(OpError, match="same axis"):
+        L.norm(x, ord="nuc", axis=(1, 1))
+    with pytest.raises(OpError, match="matrix norm"):
+        L.norm(x, ord="fro", axis=0)
+    zero = fg.grad(lambda y: L.norm(y, ord=0))(np.array([1.0, 0.0, 2.0]))
+    np.testing.assert_array_equal(zero, 0.0)
+
+
+# --- gradients of the compositions ----------------------------------------------------------
+
+
+def test_composition_gradients_match_finite_differences():
+    a = RNG.normal(size=(5, 3))
+    b = RNG.normal(size=(5, 2))
+    sq = RNG.normal(size=(2, 3, 3)) + 3 * np.eye(3)
+    _check_grad(lambda y: L.lstsq(y, b)[0], a)
+    _check_grad(lambda y: L.lstsq(a, y)[0], b)
+    _check_grad(lambda y: L.lstsq(y, b)[1], a)
+    _check_grad(lambda y: L.lstsq(y, b)[3], a)
+    _check_grad(lambda y: L.matrix_power(y, -2), sq)
+    _check_grad(lambda y: L.matrix_power(y, 3), sq)
+    _check_grad(lambda y: L.cond(y), _spread((2,), 4, 3))
+    _check_grad(lambda y: L.cond(y, 1), sq)
+    _check_grad(lambda y: L.cond(y, "nuc"), sq)
+    _check_grad(lambda y: L.multi_dot([y[0], y[1], y[0, :, 0]]), sq)
+    t = RNG.normal(size=(2, 3, 6)) + np.eye(6).reshape(2, 3, 6)
+    _check_grad(lambda y: L.tensorsolve(y, np.ones((2, 3))), t)
+    _check_grad(lambda y: L.tensorinv(y, ind=2), t.reshape(2, 3, 3, 2))
+    _check_grad(lambda y: L.vecdot(y, y[:, :1]), sq)
+    _check_grad(lambda y: L.cross(y, sq[:, :1]), sq)
+    _check_grad(lambda y: L.trace(y, offset=1), sq)
+
+
+def test_decomposition_gradients_match_finite_differences_on_stacks():
+    sym = _spread_sym((2,), 3)
+    # the eigenvectors' and singular vectors' signs are arbitrary: differentiate
+    # sign-free quantities (v v^T), and the values
+    _check_grad(lambda y: L.eigh(y).eigenvalues, sym)
+    _check_grad(lambda y: L.eigh(y, UPLO="U")[1] ** 2, sym)
+    for shape in ((4, 3), (3, 4), (3, 3)):
+        x = _spread((2,), *shape)
+        _check_grad(lambda y: L.svd(y, full_matrices=False).U ** 2, x)
+        _check_grad(lambda y: L.svd(y, full_matrices=False).Vh ** 2, x)
+        _check_grad(lambda y: L.svd(y, compute_uv=False), x)
+        _check_grad(lambda y: L.qr(y).Q, x)
+        _check_grad(lambda y: L.qr(y, mode="r"), x)
+        _check_grad(L.pinv, x)
+    wide = _spread((2,), 2, 4)
+    _check_grad(lambda y: L.qr(y, mode="complete").R, wide)
+    _check_grad(lambda y: L.svd(y, hermitian=True).S, sym)
+    _check_grad(lambda y: L.pinv(y, hermitian=True), sym)
+
+
+def test_eigh_and_svd_gradients_agree_with_pytorch():
+    torch = requires("torch")
+    sym = _spread_sym((2,), 3)
+    x = _spread((2,), 4, 3)
+
+    def torch_grad(f, value):
+        t = torch.tensor(value, requires_grad=True)
+        f(t).backward()
+        return t.grad.numpy()
+
+    # PyTorch's eigh gradient treats the matrix as symmetric: compare on (a + a^T) / 2
+    got = fg.grad(lambda y: fnp.sum(L.eigh((y + L.matrix_transpose(y)) / 2)[1][..., 0, :] ** 4))(
+        sym
+    )
+    want = torch_grad(lambda t: (torch.linalg.eigh((t + t.mT) / 2)[1][..., 0, :] ** 4).sum(), sym)
+    np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-10)
+    got = fg.grad(lambda y: fnp.sum(L.svd(y, full_matrices=False)[0] ** 4 * 0.5))(x)
+    want = torch_grad(lambda t: (torch.linalg.svd(t, full_matrices=False)[0] ** 4 * 0.5).sum(), x)
+    np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-10)
+    got = fg.grad(lambda y: fnp.sum(L.qr(y)[0][..., 0, :] * L.qr(y)[1][..., 0, :]))(x)
+    want = torch_grad(
+        lambda t: (torch.linalg.qr(t)[0][..., 0, :] * torch.linalg.qr(t)[1][..., 0, :]).sum(), x
+    )
+    np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-10)
+
+
+def test_second_order_through_eigh_and_svd():
+    sym = _spread_sym((), 3)
+    v = RNG.normal(size=sym.shape)
+
+    def f(y):
+        return fnp.sum(L.eigvalsh(y) ** 3) + fnp.sum(L.svd(y, compute_uv=False) ** 2)
+
+    hvp = fg.jvp(fg.grad(f), (sym,), (v,))[1]
+    eps = 1e-5
+    numeric = (fg.grad(f)(sym + eps * v) - fg.grad(f)(sym - eps * v)) / (2 * eps)
+    np.testing.assert_allclose(hvp, numeric, rtol=1e-6, atol=1e-8)
+
+
+# --- what has no gradient: refused, or non-finite, as in PyTorch -----------------------------
+
+
+def test_complete_qr_of_a_tall_matrix_is_refused_like_pytorch():
+    torch = requires("torch")
+    x = RNG.normal(size=(4, 2))
+    t = torch.tensor(x, requires_grad=True)
+    with pytest.raises(
+        RuntimeError, match="not differentiable when mode='complete' and nrows > ncols"
+    ):
+        torch.linalg.qr(t, mode="complete")[0].sum().backward()
+    with pytest.raises(NotDifferentiableError, match=r"mode='complete' and nrows > ncols.*4 > 2"):
+        fg.grad(lambda y: fnp.sum(L.qr(y, mode="complete").Q))(x)
+    with pytest.raises(NotDifferentiableError, match="nrows > ncols"):
+        fg.jvp(lambda y: L.qr(y, mode="complete").R, (x,), (x,))
+    with pytest.raises(OpError, match="raw"):
+        fg.grad(lambda y: fnp.sum(L.qr(y, mode="raw")[0]))(x)
+
+
+def test_full_svd_refuses_a_gradient_beyond_the_reduced_part():
+    x = _spread((), 4, 2)
+    with pytest.raises(NotDifferentiableError, match=r"full_matrices=True.*first min\(m, n\) = 2"):
+        fg.grad(lambda y: fnp.sum(L.svd(y).U))(x)
+    with pytest.raises(NotDifferentiableError, match="full_matrices"):
+        fg.grad(lambda y: fnp.sum(L.svd(y.T).Vh))(x)
+    # the reduced part alone has a gradient (PyTorch's, which drops the rest silently)
+    got = fg.grad(lambda y: fnp.sum(L.svd(y).U[:, :2] ** 2) + fnp.sum(L.svd(y).S))(x)
+    want = fg.grad(
+        lambda y: fnp.sum(L.svd(y, full_matrices=False).U ** 2 + 0) + fnp.sum(L.svdvals(y))
+    )(x)
+    np.testing.assert_allclose(got, want)
+
+
+def test_degenerate_eigenvalues_give_non_finite_vector_gradients_like_pytorch():
+    torch = requires("torch")
+    eye = np.eye(3)
+    t = torch.tensor(eye, requires_grad=True)
+    torch.linalg.eigh(t)[1].sum().backward()
+    assert not np.isfinite(t.grad.numpy()).all()
+    got = fg.grad(lambda y: fnp.sum(L.eigh(y)[1]))(eye)
+    assert not np.isfinite(got).all()
+    # the eigenvalues alone stay differentiable: d sum(w) / dA = I on the triangle read
+    np.testing.assert_allclose(fg.grad(lambda y: fnp.sum(L.eigvalsh(y)))(eye), eye)
+    got = fg.grad(lambda y: fnp.sum(L.svd(y, full_matrices=False)[0]))(eye)
+    assert not np.isfinite(got).all()
+
+
+def test_eigh_reads_one_triangle_and_its_gradient_falls_on_it():
+    sym = _spread_sym((), 3)
+    noisy = np.tril(sym) + np.triu(RNG.normal(size=(3, 3)), 1)
+    np.testing.assert_allclose(L.eigvalsh(noisy), np.linalg.eigvalsh(sym))
+    g = fg.grad(lambda y: fnp.sum(L.eigvalsh(y) ** 2))(noisy)
+    np.testing.assert_array_equal(np.triu(g, 1), 0.0)
+    g_upper = fg.grad(lambda y: fnp.sum(L.eigvalsh(y, UPLO="U") ** 2))(sym)
+    np.testing.assert_array_equal(np.tril(g_upper, -1), 0.0)
+    with pytest.raises(OpError, match="UPLO"):
+        fg.grad(lambda y: fnp.sum(L.eigvalsh(y, UPLO="X")))(sym)
+
+
+def test_complex_matrices_are_refused_with_the_op_named():
+    z = np.eye(2) + 1j * np.ones((2, 2))
+    for name, f in [
+        ("eigvalsh", lambda y: L.eigvalsh(y)),
+        ("svd", lambda y: L.svdvals(y)),
+        ("qr_r", lambda y: L.qr(y, mode="r")),
+        ("pinv", lambda y: L.pinv(y)),
+    ]:
+        with pytest.raises(DtypeError, match=name):  # when recorded, or differentiated
+            out, vjp_fn = fg.vjp(f, z)
+            vjp_fn(np.ones(np.shape(out)))
+
+
+def test_shape_errors_name_the_function_and_shapes():
+    with pytest.raises(OpError, match=r"eigh.*square.*\(2, 3\)"):
+        L.eigh(np.ones((2, 3)))
+    with pytest.raises(OpError, match=r"lstsq.*\(3, 2\)"):
+        L.lstsq(np.ones((3, 2)), np.ones(4))
+    with pytest.raises(OpError, match=r"tensorinv.*not 'square'"):
+        L.tensorinv(np.ones((2, 3)), ind=1)
+    with pytest.raises(OpError, match="outer.*1-D"):
+        L.outer(np.ones((2, 2)), np.ones(2))
+    with pytest.raises(TypeError, match="integer"):
+        L.matrix_power(np.eye(2), 1.5)
