@@ -25,6 +25,8 @@ from funcgrad.graph import Node, make_node
 from funcgrad.ops import astype
 from funcgrad.ops._util import index_of, normalize_axis
 from funcgrad.ops.device import move as _move_op
+from funcgrad.ops.elementwise import imag as _imag
+from funcgrad.ops.elementwise import real as _real
 from funcgrad.ops.shape import copy as _copy
 from funcgrad.tensors import grad_mode
 from funcgrad.tensors.base import TensorBase, _init, _new_like, _own_leaf
@@ -362,6 +364,31 @@ class Tensor(TensorBase, _Methods):
     def dtype(self):
         """The NumPy dtype of the values."""
         return self._value.dtype
+
+    @property
+    def real(self) -> Tensor:
+        """The real part, as a new tensor (differentiable; PyTorch's is a view, see below).
+
+        A real tensor's real part is the tensor itself, as in PyTorch.
+
+        NOTE: PyTorch returns a view sharing storage with the complex tensor
+        (writing into it changes the tensor); funcgrad returns the values
+        (views of complex tensors come with the Tensor-semantics issue, #14).
+        """
+        if self._value.dtype.kind != "c":
+            return self
+        return _apply(_real, self)
+
+    @property
+    def imag(self) -> Tensor:
+        """The imaginary part, as a new tensor (differentiable; PyTorch's is a view).
+
+        Raises:
+            RuntimeError: For a tensor that is not complex (as PyTorch).
+        """
+        if self._value.dtype.kind != "c":
+            raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+        return _apply(_imag, self)
 
     @property
     def device(self):
