@@ -175,11 +175,25 @@ def polysub(a1: Any, a2: Any):
     return _combined("polysub", a1, a2, subtract=True)
 
 
+def _leading_zeros_trimmed(a: Any) -> Any:
+    """Return the coefficients `a` without leading zeros, or `[0]`, as NumPy's `poly1d` keeps them."""
+    a = _atleast_1d(a)
+    v = _np.asarray(_value(a))
+    if v.ndim != 1:
+        return a
+    nonzero = _np.flatnonzero(v)
+    if not nonzero.size:
+        return _np.zeros((1,), dtype=v.dtype)
+    return _index.getitem(a, index=(slice(int(nonzero[0]), None),)) if nonzero[0] else a
+
+
 def polymul(a1: Any, a2: Any):
     """Return the product of two polynomials (NumPy's `polymul`): the convolution of the coefficients.
 
     With graph nodes it is the outer product of the coefficients summed
-    along its anti-diagonals (`scatter_add`), differentiable in both.
+    along its anti-diagonals (`scatter_add`), differentiable in both. As
+    NumPy (which reads them as `poly1d`), it drops leading zero coefficients
+    first: they get no gradient.
 
     Examples:
         >>> import funcgrad.numpy as fnp
@@ -190,7 +204,7 @@ def polymul(a1: Any, a2: Any):
         return _np.polymul(a1, a2)
     _refuse_poly1d("polymul", a1, a2)
     ref = _np.polymul(_value(a1), _value(a2))  # NumPy's value, dtype and errors
-    a1, a2 = _as(_atleast_1d(a1), ref.dtype), _as(_atleast_1d(a2), ref.dtype)
+    a1, a2 = _as(_leading_zeros_trimmed(a1), ref.dtype), _as(_leading_zeros_trimmed(a2), ref.dtype)
     n1, n2 = a1.shape[0], a2.shape[0]
     outer = _ew.multiply(_sh.reshape(a1, shape=(n1, 1)), _sh.reshape(a2, shape=(1, n2)))
     positions = _np.add.outer(_np.arange(n1), _np.arange(n2))
