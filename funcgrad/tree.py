@@ -12,6 +12,9 @@ from typing import Any
 import numpy as _np
 
 from funcgrad.errors import ShapeError
+from funcgrad.ops import elementwise as _elementwise
+from funcgrad.ops import shape as _shape_ops
+from funcgrad.ops.shape import concatenate as _concatenate
 from funcgrad.transforms.pytree import (
     TreeDef,
     register_pytree_node,
@@ -62,8 +65,6 @@ def ravel(tree: Any) -> tuple[Any, Callable[[Any], Any]]:
         >>> fg.grad(lambda v: loss(unravel(v)))(flat)
         array([1., 1., 2., 2., 2., 2.])
     """
-    import funcgrad.numpy as fnp
-
     leaves, treedef = tree_flatten(tree)
     values = [getattr(v, "value", v) for v in leaves]  # a node's value
     shapes = [tuple(_np.shape(v)) for v in values]
@@ -76,12 +77,10 @@ def ravel(tree: Any) -> tuple[Any, Callable[[Any], Any]]:
     else:
         dtype = _np.result_type(*[v if not hasattr(v, "dtype") else v.dtype for v in values])
         pieces = [
-            fnp.ravel(
-                leaf if d == dtype else fnp.astype(_np.asarray(leaf) if v is leaf else leaf, dtype)
-            )
+            _reshape(_astype(_np.asarray(leaf) if v is leaf else leaf, d, dtype), (-1,))
             for leaf, v, d in zip(leaves, values, dtypes, strict=True)
         ]
-        flat = pieces[0] if len(pieces) == 1 else fnp.concatenate(pieces)
+        flat = pieces[0] if len(pieces) == 1 else _concatenate(*pieces, axis=0)
     sizes = [int(_np.prod(s)) for s in shapes]
     total = sum(sizes)
 
@@ -94,13 +93,21 @@ def ravel(tree: Any) -> tuple[Any, Callable[[Any], Any]]:
             )
         out, start = [], 0
         for size, leaf_shape, d in zip(sizes, shapes, dtypes, strict=True):
-            piece = fnp.reshape(vector[start : start + size], leaf_shape)
+            piece = _reshape(vector[start : start + size], leaf_shape)
             vdtype = getattr(getattr(vector, "value", vector), "dtype", None)
-            out.append(piece if vdtype == d else fnp.astype(piece, d))
+            out.append(_astype(piece, vdtype, d))
             start += size
         return tree_unflatten(treedef, out)
 
     return flat, unravel
+
+
+def _reshape(x: Any, shape: tuple[int, ...]) -> Any:
+    return _shape_ops.reshape(x, shape=shape)
+
+
+def _astype(x: Any, have: Any, want: Any) -> Any:
+    return x if have == want else _elementwise.astype(x, dtype=want)
 
 
 __all__ = [

@@ -33,8 +33,9 @@ LAYERS: dict[str, set[str]] = {
     "backend": {"backend"},
     "graph": {"graph"},
     "ops": {"ops"},
-    # `tree` re-exports the pytree functions of transforms under JAX's names.
-    "transforms": {"transforms", "tree"},
+    # `tree` re-exports the pytree functions of transforms under JAX's names; `extend`
+    # makes user primitives (registry records) with rules applied by the transforms.
+    "transforms": {"transforms", "tree", "extend"},
     # Functional namespaces over ops and transforms. NOTE: `funcgrad.nn` is today
     # `jax.nn`-style (activations, softmax over arrays and nodes), so it sits here;
     # DESIGN's `nn` (PyTorch's torch.nn) would sit in "training" below.

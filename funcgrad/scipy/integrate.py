@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import scipy.integrate as _integrate
 
+import funcgrad.numpy as _fnp
 from funcgrad.errors import NotDifferentiableError, ShapeError
 from funcgrad.extend import primitive
 from funcgrad.graph import Node
@@ -110,9 +111,7 @@ def odeint(
 
 
 def _reshape(x: Any, shape: tuple[int, ...]) -> Any:
-    import funcgrad.numpy as fnp
-
-    return fnp.reshape(x, shape)
+    return _fnp.reshape(x, shape)
 
 
 def _odeint_forward(
