@@ -14,6 +14,6 @@ except ImportError as _e:  # pragma: no cover - exercised in a subprocess by the
         "funcgrad.scipy needs SciPy, which is not installed: pip install funcgrad[scipy]"
     ) from _e
 
-from funcgrad.scipy import integrate, signal, special, stats
+from funcgrad.scipy import integrate, linalg, signal, special, stats
 
-__all__ = ["integrate", "signal", "special", "stats"]
+__all__ = ["integrate", "linalg", "signal", "special", "stats"]
