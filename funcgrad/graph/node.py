@@ -271,7 +271,7 @@ def leaf(value: Any) -> Node:
     value = freeze(value)
     if not is_inexact(value.dtype):
         raise DtypeError(
-            f"funcgrad.leaf: a leaf must hold floating-point (or complex) values, got dtype "
+            f"funcgrad.leaf: a leaf must hold floating-point values, got dtype "
             f"{value.dtype} with shape {value.shape}. Convert it first, e.g. "
             f"x.astype(float) or 3.0 instead of 3."
         )

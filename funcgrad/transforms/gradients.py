@@ -58,7 +58,7 @@ def _variable(x: Any, op: str, where: str) -> Node:
     if not is_inexact(value.dtype):
         raise DtypeError(
             f"{op}: {where} has dtype {value.dtype} (shape {value.shape}); "
-            f"gradients are defined only for floating-point (or complex) inputs. Pass "
+            f"gradients are defined only for floating-point inputs. Pass "
             f"floats (3.0, not 3) or convert with x.astype(float)"
         )
     return leaf(value)
