@@ -52,6 +52,8 @@ _NUMBERS = (int, float, complex, bool)
 def _is_input(a: Any) -> bool:
     """Whether a positional argument is an array input (a node, an array, a number)."""
     t = type(a)
+    if t is bool:
+        return False  # a flag: static
     if t is Node or t in _NUMBERS or isinstance(a, _np.generic):
         return True
     if getattr(t, "__funcgrad_apply__", None) is not None:
@@ -83,9 +85,11 @@ def _value(a: Any) -> Any:
 
 
 def _as_array(c: Any, like: Any) -> Any:
-    """A rule's result as an array (a Python number becomes one of `like`'s module)."""
+    """A rule's result as an array (a number becomes one of `like`'s module; None, zeros)."""
     if type(c) is Node or hasattr(c, "shape"):
         return c
+    if c is None:
+        return xp_of(_value(like)).zeros_like(_value(like))
     return xp_of(_value(like)).asarray(c)
 
 

@@ -206,3 +206,14 @@ def test_grad_fn_profiler_and_anomaly_mode_see_the_primitive():
         detect_anomaly(),
     ):
         nan_rule(x).sum().backward()
+
+
+def test_a_flag_is_static_and_a_rule_may_return_none():
+    @primitive
+    def signed(x, flip):
+        assert flip is True or flip is False  # passed as it is, not as an array
+        return -x if flip else x
+
+    defvjp(signed, lambda ans, x, flip: lambda g: None if not flip else -g)
+    assert fg.grad(lambda x: signed(x, True).sum())(X) == pytest.approx(-np.ones(4))
+    assert fg.grad(lambda x: signed(x, False).sum())(X) == pytest.approx(np.zeros(4))

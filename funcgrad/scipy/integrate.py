@@ -150,7 +150,8 @@ def _odeint_vjp(argnums: tuple[int, ...], ans: Any, args: tuple[Any, ...], kw: A
                 "jacrev) is implemented; forward mode (jvp, jacfwd) and second derivatives "
                 "are not, since the adjoint ODE is solved by SciPy on plain values"
             )
-        return _adjoint(np.asarray(g), np.asarray(ans), args, **kw)
+        cts = _adjoint(np.asarray(g), np.asarray(ans), args, **kw)
+        return tuple(cts[i] for i in argnums)  # static arguments (a list t) get none
 
     return pull
 

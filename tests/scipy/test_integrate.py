@@ -89,3 +89,14 @@ def test_forward_mode_and_second_order_are_refused():
         fg.jvp(lambda b: loss(Y0, T, A, b), (B,), (1.0,))
     with pytest.raises(NotDifferentiableError, match="odeint.*first-order reverse mode"):
         fg.grad(fg.grad(lambda b: loss(Y0, T, A, b)))(B)
+
+
+def test_static_arguments_and_a_list_of_times():
+    def decay(y, t, k, flip):
+        return k * y if flip else -k * y
+
+    def end(k):
+        return odeint(decay, 1.0, [0.0, 1.0], k, False, **KW)[1]
+
+    assert end(0.5) == pytest.approx(np.exp(-0.5), rel=1e-8)
+    assert fg.grad(end)(0.5) == pytest.approx(-np.exp(-0.5), rel=1e-7)
