@@ -35,6 +35,8 @@ from funcgrad.numpy._misc import *  # noqa: F403
 from funcgrad.numpy._misc import __all__ as _misc_all
 from funcgrad.numpy._polynomial import *  # noqa: F403
 from funcgrad.numpy._polynomial import __all__ as _polynomial_all
+from funcgrad.numpy._polynomial_linalg import *  # noqa: F403
+from funcgrad.numpy._polynomial_linalg import __all__ as _polynomial_linalg_all
 from funcgrad.numpy._shape import *  # noqa: F403
 from funcgrad.numpy._shape import __all__ as _shape_all
 from funcgrad.numpy._statistics import *  # noqa: F403
@@ -59,6 +61,7 @@ __all__ = [
     *_functional_all,
     *_misc_all,
     *_polynomial_all,
+    *_polynomial_linalg_all,
     *_windows_all,
 ]
 

@@ -38,7 +38,7 @@ from funcgrad.ops.registry import (
     Sample,
     register,
 )
-from funcgrad.ops.shape import broadcast_to, concatenate, reshape, transpose
+from funcgrad.ops.shape import broadcast_to, concatenate, reshape, stack, transpose
 
 
 def _mT(x: Array) -> Array:
@@ -1431,4 +1431,67 @@ attach(
         "__rmatmul__": lambda self, other: matmul(other, self),
         "dot": dot,
     }
+)
+
+
+# --- polynomial roots ------------------------------------------------------------------------
+
+
+def _powers(r: Array, n: int) -> Array:
+    """[r^n, r^(n-1), ..., r, 1] as the columns of a (len(r), n + 1) matrix, by products (exact at 0)."""
+    cols = [_const_like(r, np.ones(shape_of(r)))]
+    for _ in range(n):
+        cols.append(multiply(cols[-1], r))
+    return stack(*reversed(cols), axis=-1)
+
+
+def _roots_parts(p: Array, r: Array) -> tuple[Array, Array]:
+    """(P, p'(r)): P[i, k] = r_i^(N - k), and the derivative of the polynomial at each root."""
+    _real_only("roots", p)
+    n = shape_of(p)[0] - 1
+    powers = _powers(r, n)
+    weights = _const_like(p, np.arange(n, 0, -1, dtype=np.float64))
+    slope = matmul(
+        _slice(powers, slice(None), slice(1, None)), _slice(p, slice(None, -1)) * weights
+    )
+    return powers, slope
+
+
+def _roots_vjp(ct: Array, out: Array, p: Array) -> Array:
+    # p(r_i) = 0 for every coefficient vector: dr_i = -sum_k dp_k r_i^(N-k) / p'(r_i)
+    powers, slope = _roots_parts(p, out)
+    return -matmul(ct / slope, powers)
+
+
+def _roots_jvp(p_t: Array, out: Array, p: Array) -> Array:
+    powers, slope = _roots_parts(p, out)
+    return -matmul(powers, p_t) / slope
+
+
+def _roots_forward(xp: ModuleType, p: Array) -> Array:
+    if xp.ndim(p) != 1:
+        raise OpError(f"funcgrad.roots: needs a 1-D array of coefficients, got {describe(p)}")
+    work = xp.float32 if getattr(p, "dtype", None) == xp.float16 else None
+    out = np.roots(p if work is None else xp.asarray(p, dtype=work))
+    return out.astype(p.dtype) if work is not None and out.dtype.kind == "f" else out
+
+
+def _roots_sample(g: Draw) -> Drawn:
+    # NOTE: no trailing zero coefficient: NumPy appends the zero roots it strips, and a
+    # difference step that makes the coefficient nonzero moves that root to another place
+    # in the result (the order is the companion matrix's eigenvalues')
+    n = g.integers(1, 4)
+    r = _spread(g, n, -1.5)  # distinct real roots, gaps near 1
+    return (np.poly(r) * g.choice([1.0, -2.0, 0.5]),), {}
+
+
+roots: Primitive = register(
+    Primitive(
+        name="roots",
+        forward=_roots_forward,
+        vjp=(_roots_vjp,),
+        jvp=(_roots_jvp,),
+        sample=Sample(_roots_sample),
+        doc="roots of a polynomial from its coefficients (real, simple roots differentiable)",
+    )
 )

@@ -367,3 +367,50 @@ def test_shape_errors_name_the_function_and_shapes():
         L.outer(np.ones((2, 2)), np.ones(2))
     with pytest.raises(TypeError, match="integer"):
         L.matrix_power(np.eye(2), 1.5)
+
+
+# --- polynomials on linear algebra: vander, polyfit, roots ---------------------------------------
+
+
+def test_vander_polyfit_roots_match_numpy():
+    x = np.linspace(-1.0, 2.0, 7) + RNG.uniform(-0.05, 0.05, size=7)
+    y = np.sin(x)
+    y2 = np.stack([y, np.cos(x)], axis=1)
+    w = RNG.uniform(0.5, 1.5, size=7)
+    for n, inc in ((None, False), (4, True), (1, False), (0, False)):
+        np.testing.assert_allclose(fnp.vander(x, n, inc), np.vander(x, n, inc))
+    np.testing.assert_allclose(fnp.vander([0.0, 2.0]), np.vander([0.0, 2.0]))
+    for rhs in (y, y2):
+        np.testing.assert_allclose(fnp.polyfit(x, rhs, 3), np.polyfit(x, rhs, 3), rtol=1e-9)
+        np.testing.assert_allclose(
+            fnp.polyfit(x, rhs, 2, w=w), np.polyfit(x, rhs, 2, w=w), rtol=1e-9
+        )
+        for got, want in zip(
+            fnp.polyfit(x, rhs, 2, full=True), np.polyfit(x, rhs, 2, full=True), strict=True
+        ):
+            np.testing.assert_allclose(got, want, rtol=1e-9)
+        for c in (True, "unscaled"):
+            for got, want in zip(
+                fnp.polyfit(x, rhs, 2, cov=c), np.polyfit(x, rhs, 2, cov=c), strict=True
+            ):
+                np.testing.assert_allclose(got, want, rtol=1e-9)
+    p = np.poly([-1.2, 0.3, 2.0]) * 1.5
+    np.testing.assert_allclose(fnp.roots(p), np.roots(p))
+    complex_p = np.array([1.0, 0.0, 1.0])
+    np.testing.assert_allclose(fnp.roots(complex_p), np.roots(complex_p))  # plain values
+    with pytest.raises(DtypeError, match="roots"):
+        fg.grad(lambda q: fnp.sum(fnp.real(fnp.roots(q))))(complex_p)
+
+
+def test_polynomial_gradients_match_finite_differences():
+    x = np.linspace(-1.0, 2.0, 6) + RNG.uniform(-0.05, 0.05, size=6)
+    y = np.sin(x)
+    w = RNG.uniform(0.5, 1.5, size=6)
+    _check_grad(lambda t: fnp.vander(t, 4), x)
+    _check_grad(lambda t: fnp.vander(t, 3, increasing=True), np.array([0.0, 1.5, -2.0]))
+    _check_grad(lambda t: fnp.polyfit(t, y, 3), x)
+    _check_grad(lambda t: fnp.polyfit(x, t, 2), y)
+    _check_grad(lambda t: fnp.polyfit(x, y, 2, w=t), w)
+    _check_grad(lambda t: fnp.polyfit(t, y, 2, full=True)[1], x)
+    _check_grad(lambda t: fnp.polyfit(t, y, 2, cov=True)[1], x)
+    _check_grad(fnp.roots, np.poly([-1.2, 0.3, 2.0]) * 1.5)
