@@ -212,7 +212,7 @@ class vectorize:  # noqa: N801  (NumPy's name)
         >>> import funcgrad as fg, funcgrad.numpy as fnp
         >>> f = fnp.vectorize(lambda a, b: a * b if a > 0 else b)
         >>> f(fnp.array([1.0, -1.0]), 3.0)
-        array([ 3.,  3.])
+        array([3., 3.])
         >>> fg.grad(lambda x: fnp.sum(f(x, 3.0)))(fnp.array([1.0, -1.0]))
         array([3., 0.])
     """

@@ -673,7 +673,7 @@ def put_along_axis(arr, indices, values, axis, inplace=True):
         array([[0., 5.],
                [5., 0.]])
     """
-    indices = _value(indices)
+    indices = _np.asarray(_value(indices))
     return _written(
         "put_along_axis",
         lambda out, v: _np.put_along_axis(out, indices, v, axis),
@@ -812,8 +812,8 @@ def trim_zeros(filt, trim="fb", axis=None):
     to the kept entries); which zeros are trimmed is read from the values.
 
     Examples:
-        >>> import funcgrad.numpy as fnp
-        >>> fnp.trim_zeros([0.0, 1.0, 2.0, 0.0])
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> fnp.trim_zeros(np.array([0.0, 1.0, 2.0, 0.0]))
         array([1., 2.])
     """
     if type(filt) is not _Node:

@@ -395,10 +395,27 @@ def _i0(g):
 # --- sets: entries of the inputs -------------------------------------------------------------------
 
 
+def _distinct(g, *shapes):
+    """Arrays of `shapes`: ties if `g.special`, else all values 0.05 apart or more.
+
+    Central differences then cross no tie (a tie changes which values are kept).
+    """
+    if g.special:
+        return [g.array(shape) for shape in shapes]
+    sizes = [int(np.prod(shape)) for shape in shapes]
+    grid = np.linspace(-2.0, 2.0, 61)[g.rng().permutation(61)[: sum(sizes)]]
+    values = grid + g.rng().uniform(-0.005, 0.005, grid.size)
+    cuts = np.cumsum(sizes)[:-1]
+    return [
+        np.asarray(v.reshape(shape), dtype=g.dtype)
+        for v, shape in zip(np.split(values, cuts), shapes, strict=True)
+    ]
+
+
 def _set_case(name, **kwargs):
     @case(name, ",".join(f"{k}={v}" for k, v in kwargs.items()))
     def draw(g):
-        x, y = g.array(g.shape()), g.array(g.shape())
+        x, y = _distinct(g, g.shape(), g.shape())
         # shared entries: the first of x, now and then (the sets meet)
         shared = 1 if x.size and g.boolean() else 0
 
