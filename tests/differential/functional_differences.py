@@ -46,6 +46,7 @@ DIFFERENCES: dict[tuple[str, str], str] = {
     "(PyTorch's clamp: a_min <= x <= a_max); autograd gives 0",
     # --- autograd is wrong, or has no rule ---
     ("prod", "fd"): "autograd's prod VJP divides by x: NaN wherever an entry is 0",
+    ("angle[deg]", "fd"): "autograd's angle has no deg argument (NumPy's does)",
     ("pad", "fd"): "autograd's pad has a gradient for mode='constant' only, and crashes "
     "(pad_vjp() missing 'mode') when mode is not passed",
     ("einsum[diagonal]", "fd"): "autograd's einsum VJP fails on an index repeated in one "
@@ -121,14 +122,51 @@ DIFFERENCES: dict[tuple[str, str], str] = {
         "autograd has no VJP for it (NotImplementedError)",
     ),  # fmt: skip
     **dict.fromkeys(
+        [
+            (name, "fd")
+            for name in (
+                "bincount",
+                "cumprod",
+                "cumulative_sum",
+                "cumulative_prod",
+                "nancumsum",
+                "nancumprod",
+                "nanprod",
+                "nanvar",
+                "nanstd",
+                "quantile",
+                "percentile",
+                "nanquantile",
+                "nanpercentile",
+                "median",
+                "nanmedian",
+                "cov",
+                "corrcoef",
+                "trapezoid",
+                "ediff1d",
+                "interp",
+                "convolve",
+                "correlate",
+                "unwrap",
+                "histogram[weights]",
+                "histogram2d[weights]",
+                "histogramdd[weights]",
+            )
+        ],
+        "autograd has no VJP for it (NotImplementedError): funcgrad's statistics functions "
+        "(tests/differential/functional_cases_statistics.py) against central differences",
+    ),
+    ("gradient[spacing]", "fd"): "autograd's gradient takes axis= only (NotImplementedError "
+    "for spacings and edge_order)",
+    ("gradient[coordinates]", "fd"): "autograd's gradient takes axis= only",
+    ("partition[n-d]", "fd"): "autograd's partition VJP is for 1-d arrays only",
+    **dict.fromkeys(
         [(name, "reference") for name in ("nansum", "nanmean", "nanmax", "nanmin")],
         "autograd has no VJP for it: given the composite with where(isnan(x), ...)",
     ),
     # --- funcgrad refuses what NumPy computes ---
     ("linalg.norm[matrix, singular values]", "raises"): "the matrix norms ord='nuc', 2, -2 "
     "need singular values (no SVD primitive yet): OpError naming the orders funcgrad has",
-    ("bincount[weights]", "raises"): "bincount with node weights: NotProvidedError (issue #13); "
-    "on arrays it is NumPy's",
 }
 
 
