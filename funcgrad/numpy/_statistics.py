@@ -124,6 +124,17 @@ def _flat(a: Any) -> Any:
     return _sh.reshape(a, shape=(-1,))
 
 
+def _cast(x: Any, dtype: Any) -> Any:
+    """`x` in `dtype` (NumPy's result dtype, where NumPy promotes), differentiably."""
+    dtype = _np.dtype(dtype)
+    if _np.dtype(x.dtype) == dtype:
+        return x
+    return _ew.astype(x, dtype=dtype) if _is_node(x) else _np.asarray(x, dtype=dtype)
+
+
+_F64 = _np.dtype(_np.float64)
+
+
 def _mod(x: Any, period: Any) -> Any:
     """`x % period` (`period > 0`): gradient 1 in `x`, `-floor(x / period)` in `period`."""
     turns = _np.floor(_np.asarray(_value(x)) / _value(period))
@@ -441,6 +452,10 @@ def _quantile_node(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: 
         lo = _np.where(above, last, _np.where(below, 0, previous)).astype(_np.intp)
         hi = _np.where(above, last, _np.where(below, 0, previous + 1)).astype(_np.intp)
         lo, hi = _np.maximum(lo, 0), _np.maximum(hi, 0)
+        # interpolated: NumPy's dtype is result_type(a, q) (a Python q is weak)
+        q_kind = q if isinstance(q, float | int) else _np.asarray(_value(q)).dtype
+        dtype = _np.result_type(dtype, q_kind)
+        ordered = _cast(ordered, dtype)
         a_lo = _getitem(ordered, index=(*grid, lo))
         a_hi = _getitem(ordered, index=(*grid, hi))
         gamma: Any = (index - previous).astype(dtype)
@@ -494,8 +509,10 @@ def _quantile(
         raise _OpError(f"funcgrad.numpy.{name}: q must be in the range {bounds}, got {_value(q)!r}")
     if _is_node(q):
         q = q / scale if scale != 1 else q
+    elif _np.ndim(q) or not isinstance(q, float | int):
+        q = _np.asarray(q_v, dtype=_np.result_type(_np.asarray(_value(q)).dtype, _np.float64))
     else:
-        q = q_v
+        q = float(q_v)
     return _quantile_node(name, a, q, axis, method, keepdims, nan)
 
 
@@ -736,8 +753,7 @@ def cov(
     x = _rows(m, rowvar)
     if y is not None:
         x = _sh.concatenate(x, _rows(y, rowvar), axis=0)
-    if dtype is not None and _np.dtype(dtype) != _dtype(x):
-        x = _ew.astype(x, dtype=_np.dtype(dtype))
+    x = _cast(x, _np.result_type(_dtype(x), _np.float64) if dtype is None else dtype)
     if ddof is None:
         ddof = 1 if not bias else 0
     w: Any = None
@@ -807,6 +823,8 @@ def corrcoef(
     if not _any_node(x, y):
         return _np.corrcoef(x, y, rowvar, dtype=dtype)
     c = cov(x, y, rowvar, dtype=dtype)
+    if _is_node(c) is False and not hasattr(c, "shape"):
+        c = _np.asarray(c)
     if _ndim(c) == 0:
         return c / c
     n = c.shape[0]
@@ -905,6 +923,8 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1):
             f"funcgrad.numpy.gradient: {len(varargs)} spacings for {len(axes)} axes; give none, "
             f"one, or one per axis"
         )
+    if _dtype(f).kind not in "fc":
+        f = _cast(f, _F64)
     results = []
     for ax, h in zip(axes, spacing, strict=True):
         n = f.shape[ax]
@@ -913,17 +933,20 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1):
                 f"funcgrad.numpy.gradient: axis {ax} of shape {f.shape} has {n} entries; "
                 f"edge_order={edge_order} needs at least {edge_order + 1}"
             )
-        h = _arr(h)
-        if _ndim(h) == 1:
+        if not _is_node(h) and _np.ndim(h) == 0:
+            h = float(h)  # a number: weak, as NumPy's result keeps f's dtype
+        else:
+            h = _arr(h)
+        if not isinstance(h, float) and _ndim(h) == 1:
             if h.shape[0] != n:
                 raise _OpError(
                     f"funcgrad.numpy.gradient: {h.shape[0]} coordinates along axis {ax} of "
                     f"length {n}"
                 )
             h = _getitem(h, index=(slice(1, None),)) - _getitem(h, index=(slice(None, -1),))
-        elif _ndim(h) != 0:
+        elif not isinstance(h, float) and _ndim(h) != 0:
             raise _OpError("funcgrad.numpy.gradient: a spacing is a number or 1-d coordinates")
-        results.append(_one_axis_gradient(f, h, ax, edge_order))
+        results.append(_cast(_one_axis_gradient(f, h, ax, edge_order), _dtype(f)))
     return results[0] if len(results) == 1 else tuple(results)
 
 
@@ -1001,7 +1024,7 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period
     """
     if not _any_node(x, xp, fp, left, right, period):
         return _np.interp(x, xp, fp, left, right, period)
-    x, xp, fp = _arr(x), _arr(xp), _arr(fp)
+    x, xp, fp = (_cast(_arr(a), _F64) for a in (x, xp, fp))  # NumPy computes in float64
     if _ndim(xp) != 1 or _ndim(fp) != 1 or xp.shape != fp.shape or xp.shape[0] == 0:
         raise _OpError(
             f"funcgrad.numpy.interp: xp and fp must be 1-d of the same nonzero length, got "
@@ -1185,7 +1208,7 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0):
         raise _OpError(
             f"funcgrad.numpy.bincount: weights of shape {w.shape} for x of shape {x_v.shape}"
         )
-    return _scatter_add(w, index=(x_v.astype(_np.intp),), shape=counts.shape)
+    return _scatter_add(_cast(w, _F64), index=(x_v.astype(_np.intp),), shape=counts.shape)
 
 
 def _bin_index(values: Any, edges: Any) -> Any:
@@ -1245,8 +1268,7 @@ def histogram(
         widths = _getitem(edges, index=(slice(1, None),)) - _getitem(
             edges, index=(slice(None, -1),)
         )
-        if not _any_node(counts, widths):
-            counts = _np.asarray(counts, dtype=float)
+        counts, widths = _cast(_arr(counts), _F64), _cast(_arr(widths), _F64)  # as NumPy's
         with _np.errstate(divide="ignore", invalid="ignore"):
             counts = counts / widths / _reduce.sum_(counts, axis=None, keepdims=False)
     return counts, edges
@@ -1278,7 +1300,7 @@ def histogramdd(
     points = points if hasattr(s_v, "shape") and points.ndim == 2 else _np.atleast_2d(points).T
     index = [_bin_index(points[:, i], e) for i, e in enumerate(edges)]
     shape = tuple(len(e) - 1 for e in edges)
-    counts = _weighted_counts(weights, index, shape)
+    counts = _weighted_counts(_cast(_arr(weights), _F64), index, shape)
     if density:
         total = _reduce.sum_(counts, axis=None, keepdims=False)
         for i, e in enumerate(edges):
@@ -1310,7 +1332,7 @@ def histogram2d(
     if not _is_node(weights):
         return hist, xedges, yedges
     index = [_bin_index(x_v.ravel(), xedges), _bin_index(y_v.ravel(), yedges)]
-    counts = _weighted_counts(weights, index, (len(xedges) - 1, len(yedges) - 1))
+    counts = _weighted_counts(_cast(_arr(weights), _F64), index, (len(xedges) - 1, len(yedges) - 1))
     if density:
         total = _reduce.sum_(counts, axis=None, keepdims=False)
         counts = counts / _np.diff(xedges).reshape(-1, 1) / _np.diff(yedges).reshape(1, -1) / total

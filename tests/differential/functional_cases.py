@@ -1287,7 +1287,7 @@ _value_only("tril_indices_from", call=lambda m, x: m.tril_indices_from(np.ones((
 _value_only("triu_indices_from", call=lambda m, x: m.triu_indices_from(np.ones((3, 2)), 1))
 
 
-@case("bincount", "weights", differentiable=False)
+@case("bincount", "weights", smooth=True)
 def _bincount(g):
     w = g.array((4,))
     idx = np.asarray(g.rng().integers(0, 3, size=4))
