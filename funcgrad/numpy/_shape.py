@@ -35,6 +35,7 @@ from funcgrad.graph import Node as _Node
 from funcgrad.numpy._adapters import axes as _axes
 from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import shape as _sh
+from funcgrad.ops._util import describe as _describe
 from funcgrad.ops._util import normalize_axis as _normalize_axis
 from funcgrad.ops.index import getitem as _getitem
 from funcgrad.ops.index import normalize_index as _normalize_index
@@ -634,14 +635,18 @@ def block(arrays):
 # --- writing entries: in place on plain arrays, out of place on nodes --------------------------
 
 
+def _kind(a):
+    return f"{'a node' if type(a) is _Node else 'an array'} {_describe(a)}"
+
+
 def _written(name, numpy_function, arr, values, inplace):
     """Return `arr` with entries written by `numpy_function(out, values)`, or write in place."""
     if inplace:
         if type(arr) is _Node or type(values) is _Node:
             raise _ReadOnlyError(
                 f"funcgrad.numpy.{name}: graph nodes are immutable and cannot be written in "
-                f"place (got {arr!r} and values {values!r}); pass inplace=False to get the "
-                f"updated array as a new one (differentiable, as jax.numpy's {name})"
+                f"place (got {_kind(arr)} and values {_kind(values)}); pass inplace=False to "
+                f"get the updated array as a new one (differentiable, as jax.numpy's {name})"
             )
         numpy_function(arr, values)  # NumPy's in-place write: returns None
         return None
