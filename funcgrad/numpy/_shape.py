@@ -627,7 +627,7 @@ def block(arrays):
                [0., 1., 0.],
                [1., 1., 1.]])
     """
-    leaves: list = []
+    leaves = []
     structure = _block_leaves(arrays, leaves)
     return _gathered(lambda *xs: _np.block(_block_rebuild(structure, xs)), leaves)
 

@@ -379,3 +379,15 @@ def test_strings_and_files_read_a_nodes_value():
     np.testing.assert_array_equal(data["y"], X)
     for name in ("load", "frombuffer", "fromfile", "fromstring", "frompyfunc", "from_dlpack"):
         assert getattr(fnp, name) is getattr(np, name)
+
+
+def test_complex_nodes_flow_through_selections_and_products():
+    z = np.array([1 + 2j, 3 - 1j, 0.5j])
+    x = fg.leaf(z)
+    np.testing.assert_array_equal(fnp.insert(x, 1, 2.0).value, np.insert(z, 1, 2.0))
+    np.testing.assert_array_equal(fnp.union1d(x, z[:1]).value, np.union1d(z, z[:1]))
+    np.testing.assert_allclose(fnp.polyval(x, 2.0).value, np.polyval(z, 2.0))
+    np.testing.assert_allclose(fnp.vecdot(x, x).value, np.vecdot(z, z))
+    # |z|^2 summed: the functional API's gradient is the conjugate of 2 z (JAX's convention)
+    grad = fg.grad(lambda x: fnp.real(fnp.vecdot(x, x)))(z)
+    np.testing.assert_allclose(grad, 2 * np.conj(z))
