@@ -26,6 +26,7 @@ from funcgrad.backend import freeze as _freeze
 from funcgrad.errors import OpError as _OpError
 from funcgrad.errors import ReadOnlyError as _ReadOnlyError
 from funcgrad.graph import Node as _Node
+from funcgrad.numpy._kinds import value_only as _value_only
 from funcgrad.numpy._shape import moveaxis as _moveaxis
 from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import reduce as _reduce
@@ -241,6 +242,7 @@ def vecmat(x1: Any, x2: Any, /):
     return _getitem(out, index=(Ellipsis, 0, slice(None)))
 
 
+@_value_only
 def einsum_path(
     subscripts: Any, *operands: Any, optimize: Any = "greedy", einsum_call: bool = False
 ):
@@ -367,6 +369,7 @@ def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False):
 # --- strings and files: the values ------------------------------------------------------------
 
 
+@_value_only
 def array2string(a: Any, *args: Any, **kwargs: Any) -> str:
     """Return a string of the entries of `a` (NumPy's `array2string`; a node's value).
 
@@ -378,6 +381,7 @@ def array2string(a: Any, *args: Any, **kwargs: Any) -> str:
     return _np.array2string(_value(a), *args, **kwargs)
 
 
+@_value_only
 def array_repr(arr: Any, *args: Any, **kwargs: Any) -> str:
     """Return the `repr` of the array `arr` (NumPy's `array_repr`; a node's value).
 
@@ -389,6 +393,7 @@ def array_repr(arr: Any, *args: Any, **kwargs: Any) -> str:
     return _np.array_repr(_value(arr), *args, **kwargs)
 
 
+@_value_only
 def array_str(a: Any, *args: Any, **kwargs: Any) -> str:
     """Return the `str` of the array `a` (NumPy's `array_str`; a node's value).
 
@@ -400,6 +405,7 @@ def array_str(a: Any, *args: Any, **kwargs: Any) -> str:
     return _np.array_str(_value(a), *args, **kwargs)
 
 
+@_value_only
 def base_repr(number: Any, base: int = 2, padding: int = 0) -> str:
     """Return the digits of the integer `number` in `base` (NumPy's `base_repr`).
 
@@ -411,6 +417,7 @@ def base_repr(number: Any, base: int = 2, padding: int = 0) -> str:
     return _np.base_repr(_value(number), base, padding)
 
 
+@_value_only
 def binary_repr(num: Any, width: int | None = None) -> str:
     """Return the binary digits of the integer `num` (NumPy's `binary_repr`).
 
@@ -422,6 +429,7 @@ def binary_repr(num: Any, width: int | None = None) -> str:
     return _np.binary_repr(_value(num), width)
 
 
+@_value_only
 def save(file: Any, arr: Any, allow_pickle: bool = True, **kwargs: Any) -> None:
     """Save `arr` (a node's value) to a `.npy` file (NumPy's `save`); `load` reads it back.
 
@@ -436,6 +444,7 @@ def save(file: Any, arr: Any, allow_pickle: bool = True, **kwargs: Any) -> None:
     _np.save(file, _value(arr), allow_pickle, **kwargs)
 
 
+@_value_only
 def savez(file: Any, *args: Any, allow_pickle: bool = True, **kwds: Any) -> None:
     """Save several arrays (nodes' values) to one `.npz` file (NumPy's `savez`).
 
