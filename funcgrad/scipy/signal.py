@@ -54,9 +54,13 @@ def _nd(name: str, in1: Any, in2: Any, mode: str, method: str, correlate: bool) 
         raise _OpError(
             f"funcgrad.scipy.signal.{name}: empty inputs (shapes {s1} and {s2}) with graph nodes"
         )
-    if mode == "valid" and name != "fftconvolve":  # fftconvolve takes |n - m| + 1 per axis
-        ok1 = all(a >= b for a, b in zip(s1, s2, strict=True))
-        ok2 = all(b >= a for a, b in zip(s1, s2, strict=True))
+    if mode == "valid":
+        # fftconvolve leaves out the axes where an input has size 1 (they broadcast)
+        pairs = [(a, b) for a, b in zip(s1, s2, strict=True)]
+        if name == "fftconvolve":
+            pairs = [(a, b) for a, b in pairs if a != 1 and b != 1]
+        ok1 = all(a >= b for a, b in pairs)
+        ok2 = all(b >= a for a, b in pairs)
         if not (ok1 or ok2):
             raise _OpError(
                 f"funcgrad.scipy.signal.{name}: for 'valid' mode, one must be at least as large "
