@@ -4,8 +4,10 @@ funcgrad has no `vmap` yet (issue #20), so these are Python loops: the
 user's function is called once per slice (or per entry), on graph nodes
 where a node goes in, and the results are stacked. They are
 differentiable through the user's function, as it is built of
-`funcgrad.numpy` functions. On plain values with no node anywhere they are
-NumPy's own functions.
+`funcgrad.numpy` functions. On plain values they are NumPy's own
+functions, unless the user's function returns a node (one it made from a
+node it captured, such as a parameter being differentiated): then the
+loop runs on the plain values.
 """
 
 from __future__ import annotations
@@ -40,6 +42,20 @@ def _has_node(obj: Any) -> bool:
     return False
 
 
+def _numpy_unless_nodes(numpy_call: Callable[[], Any], loop_call: Callable[[], Any]) -> Any:
+    """Return NumPy's result, or the loop's where the user's function returned a graph node.
+
+    A node made from a captured node (a parameter being differentiated)
+    reaches NumPy, which refuses it (`Node.__array__`): the loop takes over.
+    """
+    try:
+        return numpy_call()
+    except TypeError as e:
+        if "graph node" not in str(e):
+            raise
+    return loop_call()
+
+
 def _stacked(results: list[Any], shape: tuple[int, ...]) -> Any:
     """Return the results (one per position of `shape`, same shape each) stacked into `shape + r`."""
     if not _has_node(results):
@@ -67,7 +83,14 @@ def apply_along_axis(func1d: Callable[..., Any], axis: int, arr: Any, *args: Any
                [1., 2.]])
     """
     if not _has_node([arr, list(args), kwargs]):
-        return _np.apply_along_axis(func1d, axis, arr, *args, **kwargs)
+        return _numpy_unless_nodes(
+            lambda: _np.apply_along_axis(func1d, axis, arr, *args, **kwargs),
+            lambda: _apply_along_axis(func1d, axis, arr, *args, **kwargs),
+        )
+    return _apply_along_axis(func1d, axis, arr, *args, **kwargs)
+
+
+def _apply_along_axis(func1d: Callable[..., Any], axis: int, arr: Any, *args: Any, **kwargs: Any):
     if type(arr) is not _Node:
         arr = _np.asarray(arr)
     ndim = len(arr.shape)
@@ -144,7 +167,14 @@ def piecewise(x: Any, condlist: Any, funclist: Any, *args: Any, **kw: Any):
         array([-1.,  6.])
     """
     if type(x) is not _Node:
-        return _np.piecewise(x, _value(condlist), funclist, *args, **kw)
+        return _numpy_unless_nodes(
+            lambda: _np.piecewise(x, _value(condlist), funclist, *args, **kw),
+            lambda: _piecewise(_np.asarray(x), condlist, funclist, *args, **kw),
+        )
+    return _piecewise(x, condlist, funclist, *args, **kw)
+
+
+def _piecewise(x: Any, condlist: Any, funclist: Any, *args: Any, **kw: Any) -> Any:
     ndim = len(x.shape)
     condlist = _value(condlist)
     if type(condlist) is list or type(condlist) is tuple:
@@ -234,7 +264,12 @@ class vectorize:  # noqa: N801  (NumPy's name)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not _has_node([list(args), kwargs]):
-            return self._numpy(*args, **kwargs)
+            return _numpy_unless_nodes(
+                lambda: self._numpy(*args, **kwargs), lambda: self._loop(*args, **kwargs)
+            )
+        return self._loop(*args, **kwargs)
+
+    def _loop(self, *args: Any, **kwargs: Any) -> Any:
         looped = [i for i in range(len(args)) if i not in self.excluded]
         looped_kw = [k for k in kwargs if k not in self.excluded]
         arrays = [args[i] for i in looped] + [kwargs[k] for k in looped_kw]
