@@ -37,7 +37,9 @@ def vander(x: Any, N: Any = None, increasing: bool = False) -> Any:  # noqa: N80
     """Return the Vandermonde matrix of `x`, as `numpy.vander`, differentiable in `x`.
 
     The columns are powers of `x`: `x^(N-1), ..., x, 1` (or increasing),
-    built by repeated multiplication (exact gradients at 0).
+    built by repeated multiplication (exact gradients at 0). As NumPy, the
+    result has the type of `x` promoted with an integer (float32 gives
+    float64); the gradient comes back in the dtype of `x`.
 
     Args:
         x: A 1-D array or graph node.
@@ -61,7 +63,10 @@ def vander(x: Any, N: Any = None, increasing: bool = False) -> Any:  # noqa: N80
     if n < 0:
         raise OpError(f"funcgrad.numpy.vander: N={N!r} must be non-negative")
     value = _value_of(x)
-    ones = _np.ones(_shape_of(x), dtype=_np.result_type(value))
+    dtype = _np.promote_types(_np.result_type(value), _np.int64)  # NumPy's: float32 -> float64
+    if dtype != _np.result_type(value):
+        x = _ew.astype(x, dtype=dtype)
+    ones = _np.ones(_shape_of(x), dtype=dtype)
     cols: list[Any] = [ones]
     for _ in range(n - 1):
         cols.append(_ew.multiply(cols[-1], x) if len(cols) > 1 else x)
@@ -69,7 +74,7 @@ def vander(x: Any, N: Any = None, increasing: bool = False) -> Any:  # noqa: N80
     if not increasing:
         cols.reverse()
     if not cols:
-        return _np.empty((_shape_of(x)[0], 0), dtype=_np.result_type(value))
+        return _np.empty((_shape_of(x)[0], 0), dtype=dtype)
     if len(cols) == 1 and type(cols[0]) is not _Node:
         return _np.reshape(cols[0], (-1, 1)).copy()
     return _sh.stack(*cols, axis=1)

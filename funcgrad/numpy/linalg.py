@@ -42,6 +42,7 @@ from funcgrad.backend import as_value as _as_value
 from funcgrad.backend import xp_of as _xp_of
 from funcgrad.errors import OpError as _OpError
 from funcgrad.graph import Node as _Node
+from funcgrad.numpy._adapters import axes as _as_axes
 from funcgrad.numpy._generated_linalg import *  # noqa: F403
 from funcgrad.numpy._generated_linalg import __all__ as _generated_all
 from funcgrad.ops import elementwise as _ew
@@ -695,8 +696,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002  (NumPy's name)
         np.float64(5.0)
     """
     x = _arr(x)
-    if isinstance(axis, list):
-        axis = tuple(axis)
+    axis = _as_axes(axis)
     axes = _matrix_axes(ord, axis, _ndim(x))
     if axes is not None and ord in (2, -2, "nuc"):
         for a in axes:
@@ -728,6 +728,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002  (NumP
         np.float64(5.0)
     """
     x = _arr(x)
+    axis = _as_axes(axis)
     shape = tuple(_shape_of(x))
     nd = len(shape)
     if axis is None:

@@ -898,7 +898,6 @@ VECTOR_ORDS = (None, 2, 3, np.inf)
 OTHER_VECTOR_ORDS = (1, -1, -2, 0.5, -np.inf, 0)
 MATRIX_ORDS = (None, "fro")
 OTHER_MATRIX_ORDS = (1, -1, np.inf, -np.inf)
-SINGULAR_VALUE_ORDS = ("nuc", 2, -2)
 
 
 def _norm_vector(variant, ords):
@@ -937,7 +936,6 @@ _norm_vector("vector", VECTOR_ORDS)
 _norm_vector("vector, other ord", OTHER_VECTOR_ORDS)
 _norm_matrix("matrix", MATRIX_ORDS)
 _norm_matrix("matrix, other ord", OTHER_MATRIX_ORDS)
-_norm_matrix("matrix, singular values", SINGULAR_VALUE_ORDS, differentiable=False)
 
 
 @case("linalg.norm", "flattened")

@@ -74,7 +74,8 @@ DIFFERENCES: dict[tuple[str, str], str] = {
     ("linalg.norm", "reference"): "autograd's norm VJP is wrong with keepdims=True and an "
     "int axis (it expands the kept axis again), and fails on a negative axis of a matrix "
     "norm (AxisError): given the norms written with sum, sqrt, abs, max and min",
-    ("hypot", "nan"): f"at (0, 0): {NAN_GUARD}",
+    ("hypot", "nan"): "at (0, 0) funcgrad's gradient is 0 in both inputs (the subgradient abs "
+    "has at 0; hypot(x, 0) = |x|), autograd's x / hypot(x, y) is 0 / 0 = NaN",
     ("atan2", "nan"): f"at (0, 0): {NAN_GUARD}",
     ("sinc", "fd"): "autograd's sinc derivative is NaN at 0 (0/0), where sinc is smooth "
     "with derivative 0",
@@ -164,9 +165,43 @@ DIFFERENCES: dict[tuple[str, str], str] = {
         [(name, "reference") for name in ("nansum", "nanmean", "nanmax", "nanmin")],
         "autograd has no VJP for it: given the composite with where(isnan(x), ...)",
     ),
-    # --- funcgrad refuses what NumPy computes ---
-    ("linalg.norm[matrix, singular values]", "raises"): "the matrix norms ord='nuc', 2, -2 "
-    "need singular values (no SVD primitive yet): OpError naming the orders funcgrad has",
+    # --- linalg (tests/differential/functional_cases_linalg.py) ---
+    ("linalg.norm[matrix, singular values]", "fd"): "autograd has no gradient of the matrix "
+    "norms ord=2 and -2 (NotImplementedError), and its norm fails on a negative axis pair",
+    ("linalg.svd[square, full_matrices=True]", "fd"): "autograd's svd gradient refuses "
+    "full_matrices=True (NotImplementedError), also for square matrices",
+    ("linalg.svd[hermitian]", "fd"): "autograd's svd gradient has no hermitian=",
+    ("linalg.pinv[hermitian]", "fd"): "autograd's pinv gradient has no hermitian=",
+    ("linalg.multi_dot", "fd"): "autograd's multi_dot JVP is wrong (0, or arrays of boxes)",
+    **dict.fromkeys(
+        [
+            (name, "fd")
+            for name in (
+                "linalg.eigvalsh",
+                "linalg.svdvals",
+                "linalg.qr",
+                "linalg.lstsq",
+                "linalg.matrix_power",
+                "linalg.tensorsolve",
+                "linalg.tensorinv",
+                "linalg.cond",
+                "linalg.vector_norm",
+                "linalg.matrix_norm",
+                "linalg.outer",
+                "linalg.cross",
+                "linalg.vecdot",
+                "linalg.matmul",
+                "linalg.matrix_transpose",
+                "linalg.diagonal",
+                "linalg.trace",
+                "linalg.tensordot",
+                "vander",
+                "polyfit",
+                "roots",
+            )
+        ],
+        "autograd 1.9.1 has NumPy's function without a VJP (NotImplementedError)",
+    ),  # fmt: skip
 }
 
 
