@@ -111,6 +111,11 @@ def autograd_numpy_names() -> set[str]:
     return {n for n in dir(autograd.numpy) if not n.startswith("_")}
 
 
+def _q(text: str) -> str:
+    """Return `text` as a double-quoted Python string literal (as `ruff format` writes it)."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def _words(names: set[str]) -> str:
     return "\n".join(textwrap.wrap(" ".join(sorted(names)), 96))
 
@@ -120,9 +125,9 @@ def render(jax: set[str], autograd: set[str], provided: set[str]) -> str:
     excluded = {n: r for n, r in EXCLUDED.items() if n in autograd and n not in jax}
     scope = (jax | autograd) - set(excluded)
     missing = scope - provided
-    reasons = "\n".join(f"    {n!r}: {r!r}," for n, r in sorted(excluded.items()))
+    reasons = "\n".join(f"    {_q(n)}: {_q(r)}," for n, r in sorted(excluded.items()))
     by_design = "\n".join(
-        f"    {n!r}: {r!r}," for n, r in sorted(NOT_PROVIDED_REASONS.items()) if n in missing
+        f"    {_q(n)}: {_q(r)}," for n, r in sorted(NOT_PROVIDED_REASONS.items()) if n in missing
     )
     return f'''"""The names `funcgrad.numpy` owes its users, and those it does not provide yet (issue #13).
 
