@@ -408,3 +408,18 @@ def test_functions_of_functions_differentiate_in_a_captured_parameter():
     np.testing.assert_array_equal(
         fnp.apply_along_axis(np.cumsum, 1, X), np.apply_along_axis(np.cumsum, 1, X)
     )
+
+
+@pytest.mark.parametrize("trim", ["fb", "f", "b"])
+@pytest.mark.parametrize("axis", [None, 0, -1, (0, 1)])
+def test_trim_zeros_of_a_node_is_numpys_box(trim, axis):
+    a = np.zeros((4, 5))
+    a[1:3, 2:4] = [[1.0, 2.0], [3.0, 0.0]]
+    got = fnp.trim_zeros(fg.leaf(a), trim, axis=axis)
+    np.testing.assert_array_equal(got.value, np.trim_zeros(a, trim, axis=axis))
+    grad = fg.grad(lambda x: fnp.sum(fnp.trim_zeros(x, trim, axis=axis)))(a)
+    expected = np.zeros_like(a)
+    rows = slice(1 if "f" in trim and axis != -1 else 0, 3 if "b" in trim and axis != -1 else 4)
+    cols = slice(2 if "f" in trim and axis != 0 else 0, 4 if "b" in trim and axis != 0 else 5)
+    expected[rows, cols] = 1.0
+    np.testing.assert_array_equal(grad, expected)
