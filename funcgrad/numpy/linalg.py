@@ -99,6 +99,7 @@ QRResult = _namedtuple("QRResult", ["Q", "R"])
 QRResult.__doc__ = "The `(Q, R)` pair that `qr` returns."
 
 _INF = float("inf")
+_MATRIX_ORDS = (None, "fro", "nuc", _INF, -_INF, 1, -1, 2, -2)
 
 
 def _arr(x):
@@ -698,6 +699,12 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002  (NumPy's name)
     x = _arr(x)
     axis = _as_axes(axis)
     axes = _matrix_axes(ord, axis, _ndim(x))
+    if axes is not None and ord not in _MATRIX_ORDS:
+        raise _OpError(
+            f"funcgrad.linalg.norm: ord={ord!r} is not a matrix norm (axis={axis!r} names a "
+            f"matrix, or x is 2-D); use one of None, 'fro', 'nuc', inf, -inf, 1, -1, 2, -2, "
+            f"or an int axis for a vector norm"
+        )
     if axes is not None and ord in (2, -2, "nuc"):
         for a in axes:
             if not -_ndim(x) <= a < _ndim(x):
