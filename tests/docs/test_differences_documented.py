@@ -62,7 +62,6 @@ TORCH_ITEMS = {
 # compared with central differences instead: those share the item "diff-hips-autograd".
 FUNCTIONAL_ITEMS = {
     ("clip", "reference"): "diff-hips-autograd",
-    ("linalg.norm[matrix, singular values]", "raises"): "diff-singular-value-norms",
     ("bincount[weights]", "raises"): "diff-bincount-weights",
 }
 FUNCTIONAL_NAN_ITEM = "diff-nan-guard"  # kind "nan": the NaN guard, each function named
