@@ -16,7 +16,7 @@ raises `funcgrad.errors.NotProvidedError` (`_scope.py` lists them).
 """
 
 from funcgrad.errors import NotProvidedError as _NotProvidedError
-from funcgrad.numpy import _scope, linalg, random
+from funcgrad.numpy import _scope, fft, linalg, random
 from funcgrad.numpy._compose import *  # noqa: F403
 from funcgrad.numpy._compose import __all__ as _compose_all
 from funcgrad.numpy._constants import *  # noqa: F403
@@ -47,6 +47,7 @@ from funcgrad.numpy._windows import *  # noqa: F403
 from funcgrad.numpy._windows import __all__ as _windows_all
 
 __all__ = [
+    "fft",
     "linalg",
     "random",
     *_generated_all,

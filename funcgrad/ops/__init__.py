@@ -2,13 +2,24 @@
 
 Imports `graph` and `backend` only. Importing this package registers every
 primitive (elementwise, reductions, shape, indexing, linear algebra, neural
-network helpers, special functions, NumPy's other float ufuncs) and gives
+network helpers, special functions, NumPy's other float ufuncs, Fourier transforms) and gives
 `Node` its operators (`+`, `*`, `@`, `x[i]`, `x.sum()` ...), which apply primitives.
 """
 
 # The order of these imports is the registration order (`registry.primitives()`, the docs'
 # tables): the families first, then `to_device`, then the operators that use them all.
-from funcgrad.ops import elementwise, index, linalg, nn, reduce, registry, shape, special, ufuncs
+from funcgrad.ops import (
+    elementwise,
+    fft,
+    index,
+    linalg,
+    nn,
+    reduce,
+    registry,
+    shape,
+    special,
+    ufuncs,
+)
 
 # isort: split
 from funcgrad.ops import device  # noqa: F401  (registers to_device, after the families it uses)
@@ -29,6 +40,7 @@ __all__ = [
     "guard",
     "broadcast_to",
     "elementwise",
+    "fft",
     "identity",
     "index",
     "linalg",

@@ -36,6 +36,11 @@ NAN_GUARD = (
     "funcgrad's NaN guard gives the exact zero of a zero cotangent"
 )
 
+REAL_FFT = (
+    "autograd's real FFT gradients refuse odd lengths, and are wrong for norm='backward' or "
+    "'forward' and where n or s crops or pads"
+)
+
 DIFFERENCES: dict[tuple[str, str], str] = {
     # --- conventions at non-differentiable points ---
     ("sqrt", "nan"): f"at x = 0: {NAN_GUARD}",
@@ -47,6 +52,14 @@ DIFFERENCES: dict[tuple[str, str], str] = {
     # --- autograd is wrong, or has no rule ---
     ("prod", "fd"): "autograd's prod VJP divides by x: NaN wherever an entry is 0",
     ("angle[deg]", "fd"): "autograd's angle has no deg argument (NumPy's does)",
+    ("fft.hfft", "fd"): "autograd has no VJP for hfft",
+    ("fft.ihfft", "fd"): "autograd has no VJP for ihfft",
+    ("fft.rfft[odd]", "fd"): REAL_FFT,
+    ("fft.irfft[odd]", "fd"): REAL_FFT,
+    ("fft.rfftn[odd]", "fd"): REAL_FFT,
+    ("fft.rfft2[odd]", "fd"): REAL_FFT,
+    ("fft.irfftn[odd]", "fd"): REAL_FFT,
+    ("fft.irfft2[odd]", "fd"): REAL_FFT,
     ("pad", "fd"): "autograd's pad has a gradient for mode='constant' only, and crashes "
     "(pad_vjp() missing 'mode') when mode is not passed",
     ("einsum[diagonal]", "fd"): "autograd's einsum VJP fails on an index repeated in one "

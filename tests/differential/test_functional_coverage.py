@@ -32,12 +32,12 @@ def _numpys_own(name, value) -> bool:
 def _public() -> set[str]:
     """The public callables of funcgrad.numpy and its linalg, less those of `EXEMPT_RULE`."""
     names = set()
-    for prefix, module in (("", fnp), ("linalg.", fnp.linalg)):
+    for prefix, module in (("", fnp), ("linalg.", fnp.linalg), ("fft.", fnp.fft)):
         listed = set(getattr(module, "__all__", ()))
         listed |= {n for n in dir(module) if not n.startswith("_")}
         for name in listed:
             value = getattr(module, name)
-            if name in ("linalg", "random") or (
+            if name in ("linalg", "random", "fft") or (
                 callable(value) and not (_numpys_own(name, value) and prefix + name not in EXEMPT)
             ):
                 names.add(prefix + name)

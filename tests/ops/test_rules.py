@@ -411,6 +411,12 @@ NUMPY_REFERENCE = {
     "min_dim": lambda x, *, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims),
     **REFERENCES,  # the call primitives: the user functions of tests/call_samples.py
     "to_device": lambda x, *, device: x,  # its sample moves CPU to CPU (tests/gpu: across)
+    "fftn": lambda x, *, axes, norm: np.fft.fftn(x, axes=axes, norm=norm),
+    "ifftn": lambda x, *, axes, norm: np.fft.ifftn(x, axes=axes, norm=norm),
+    "rfftn": lambda x, *, axes, norm: np.fft.rfftn(x, axes=axes, norm=norm),
+    "irfftn": lambda x, *, axes, n, norm: np.fft.irfftn(
+        x, s=[x.shape[a] for a in axes[:-1]] + [n], axes=axes, norm=norm
+    ),
 }
 
 # Primitives with no NumPy counterpart to compare with, and why.
@@ -464,7 +470,9 @@ def test_dtype_preserved(prim, data):
     args64, params = _sample(prim, g)
     args = _as_float32(args64)
     out = prim(*args, **params)
-    expected = np.dtype(params["dtype"]) if "dtype" in params else np.dtype(np.float32)
+    # float32 in, float32 out (complex64 out for a complex result, as NumPy's fft)
+    kind = np.asarray(prim(*args64, **params)).dtype.kind
+    expected = np.dtype(params["dtype"]) if "dtype" in params else np.dtype(_SINGLE[kind])
     assert np.asarray(out).dtype == expected, (
         f"{prim.name}: float32 in, {np.asarray(out).dtype} out"
     )
@@ -476,7 +484,7 @@ def test_dtype_preserved(prim, data):
     assert t_out.dtype == expected
 
     # Same gradients as in float64, to float32 accuracy.
-    cts64 = _vjp(prim, args64, params, u.astype(np.float64))
+    cts64 = _vjp(prim, args64, params, u.astype(_wide_dtype(u)))
     for c, c64 in zip(cts, cts64, strict=True):
         if c is not None:
             assert_close(
@@ -508,7 +516,8 @@ def test_vjp_rules_do_not_upcast_float32(prim, data):
         results = list(prim.vjp(ct, out, *args, **params))
     for i, (a, c) in enumerate(zip(args, results, strict=True)):
         if c is not None and is_float_array(a):
-            assert np.asarray(c).dtype == np.float32, (
+            # complex64 is single precision too (a real input's cotangent is its real part)
+            assert np.asarray(c).dtype in (np.float32, np.complex64), (
                 f"{prim.name}: the VJP rule for argument {i} returned {np.asarray(c).dtype} "
                 f"for float32 inputs"
             )
@@ -531,8 +540,9 @@ each_complex_primitive = pytest.mark.parametrize("prim", COMPLEX, ids=_ids)
 @given(data=st.data())
 def test_complex_vjp_matches_finite_differences(prim, data):
     g = Draw(data, complex=True)
-    args, _ = _sample(prim, g)
-    assert any(is_float_array(a) and a.dtype.kind == "c" for a in args), (
+    args, params = _sample(prim, g)
+    complex_out = np.asarray(prim(*args, **params)).dtype.kind == "c"
+    assert complex_out or any(is_float_array(a) and a.dtype.kind == "c" for a in args), (
         f"{prim.name}: Sample.complex is set, but the sample drew no complex argument "
         f"(draw the arrays with g.array)"
     )
