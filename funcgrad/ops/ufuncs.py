@@ -69,7 +69,7 @@ def _signed(low: float, high: float, **kw: Any) -> Sample:
     def make(g: Draw) -> Drawn:
         s = g.shape()
         magnitude, sign = g.array(s, low, high), g.array(s, -1.0, 1.0)
-        return (numpy.where(sign < 0, -magnitude, magnitude),), {}
+        return (numpy.where(sign.real < 0, -magnitude, magnitude),), {}
     return Sample(make, **kw)
 
 
@@ -97,7 +97,7 @@ log2 = register(
         forward=lambda xp, x: xp.log2(x),
         vjp=(lambda ct, out, x: ct / (x * _LN2),),
         jvp=ELEMENTWISE,
-        sample=_unary(0.1, 10.0),
+        sample=_unary(0.1, 10.0, complex=True),
         doc="base-2 logarithm (gradient inf at 0)",
         keeps_zeros="elementwise",
         names=Names(numpy="log2"),
@@ -110,7 +110,7 @@ log10 = register(
         forward=lambda xp, x: xp.log10(x),
         vjp=(lambda ct, out, x: ct / (x * _LN10),),
         jvp=ELEMENTWISE,
-        sample=_unary(0.1, 10.0),
+        sample=_unary(0.1, 10.0, complex=True),
         doc="base-10 logarithm (gradient inf at 0)",
         keeps_zeros="elementwise",
         names=Names(numpy="log10"),
@@ -123,7 +123,7 @@ exp2: Primitive = register(
         forward=lambda xp, x: xp.exp2(x),
         vjp=(lambda ct, out, x: ct * (out * _LN2),),
         jvp=ELEMENTWISE,
-        sample=_unary(),
+        sample=_unary(complex=True),
         doc="2 ** x",
         keeps_zeros="elementwise",
         names=Names(numpy="exp2"),
@@ -221,7 +221,7 @@ square = register(
         forward=lambda xp, x: xp.square(x),
         vjp=(lambda ct, out, x: ct * (x * 2.0),),
         jvp=ELEMENTWISE,
-        sample=_unary(),
+        sample=_unary(complex=True),
         doc="x * x",
         keeps_zeros="elementwise",
         names=Names(numpy="square"),
@@ -234,7 +234,7 @@ reciprocal = register(
         forward=lambda xp, x: xp.reciprocal(x),
         vjp=(lambda ct, out, x: -ct * (out * out),),
         jvp=ELEMENTWISE,
-        sample=_signed(0.3, 3.0),
+        sample=_signed(0.3, 3.0, complex=True),
         doc="1 / x (gradient -inf at 0)",
         keeps_zeros="elementwise",
         names=Names(numpy="reciprocal"),
@@ -247,7 +247,7 @@ positive = register(
         forward=lambda xp, x: xp.positive(x),
         vjp=(lambda ct, out, x: ct,),
         jvp=LINEAR,
-        sample=_unary(),
+        sample=_unary(complex=True),
         doc="+x",
         names=Names(numpy="positive"),
     )
@@ -313,7 +313,7 @@ sinc: Primitive = register(
         forward=lambda xp, x: xp.sinc(x),
         vjp=(_sinc_vjp,),
         jvp=ELEMENTWISE,
-        sample=_unary(),
+        sample=_unary(complex=True),
         doc="sin(pi x) / (pi x), 1 at 0 (derivatives accurate near 0)",
         keeps_zeros="elementwise",
         names=Names(numpy="sinc"),
@@ -327,7 +327,7 @@ arccosh = register(
         # 1 / sqrt(x**2 - 1), written so that it is the complex derivative on every branch
         vjp=(lambda ct, out, x: ct / (sqrt(x - 1.0) * sqrt(x + 1.0)),),
         jvp=ELEMENTWISE,
-        sample=_unary(1.1, 4.0),
+        sample=_unary(1.1, 4.0, complex=True),
         doc="inverse hyperbolic cosine (gradient inf at 1)",
         keeps_zeros="elementwise",
         names=Names(numpy=("arccosh", "acosh")),
@@ -340,7 +340,7 @@ arctanh = register(
         forward=lambda xp, x: xp.arctanh(x),
         vjp=(lambda ct, out, x: ct / (1.0 - x * x),),
         jvp=ELEMENTWISE,
-        sample=_unary(-0.9, 0.9),
+        sample=_unary(-0.9, 0.9, complex=True),
         doc="inverse hyperbolic tangent (gradient inf at -1 and 1)",
         keeps_zeros="elementwise",
         names=Names(numpy=("arctanh", "atanh")),
