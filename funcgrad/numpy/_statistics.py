@@ -32,6 +32,7 @@ import numpy as _np
 from funcgrad.errors import AxisError as _AxisError
 from funcgrad.errors import OpError as _OpError
 from funcgrad.graph import Node as _Node
+from funcgrad.numpy import _kinds
 from funcgrad.numpy._adapters import axes as _as_axes
 from funcgrad.numpy._compose import average as _average
 from funcgrad.numpy._compose import take_along_axis as _take_along_axis
@@ -695,6 +696,7 @@ def partition(a: Any, kth: Any, axis: Any = -1, kind: str = "introselect", order
     return _take_along_axis(a, picks, axis=axis)
 
 
+@_kinds.value_only
 def sort_complex(a: Any):
     """Return `a` sorted as complex numbers, by real then imaginary part (value only).
 

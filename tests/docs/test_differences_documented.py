@@ -62,7 +62,6 @@ TORCH_ITEMS = {
 # compared with central differences instead: those share the item "diff-hips-autograd".
 FUNCTIONAL_ITEMS = {
     ("clip", "reference"): "diff-hips-autograd",
-    ("bincount[weights]", "raises"): "diff-bincount-weights",
 }
 FUNCTIONAL_NAN_ITEM = "diff-nan-guard"  # kind "nan": the NaN guard, each function named
 AUTOGRAD_GAP_ITEM = "diff-hips-autograd"
