@@ -45,6 +45,7 @@ from funcgrad.graph import Node as _Node
 from funcgrad.numpy._adapters import axes as _as_axes
 from funcgrad.numpy._generated_linalg import *  # noqa: F403
 from funcgrad.numpy._generated_linalg import __all__ as _generated_all
+from funcgrad.numpy._kinds import value_only as _value_only
 from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import linalg as _la
 from funcgrad.ops import reduce as _reduce
@@ -385,6 +386,7 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=None):
     return _la.pinv(a, rcond=None if cutoff is None else float(cutoff), hermitian=bool(hermitian))
 
 
+@_value_only
 def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):  # noqa: N803  (NumPy's name)
     """Return the rank of `A` (value-only: an integer, whose derivative is zero).
 
