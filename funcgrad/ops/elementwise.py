@@ -816,7 +816,7 @@ maximum = register(
             lambda ct, out, x, y: _winner_vjp(ct, y, x),
         ),
         jvp=ELEMENTWISE,
-        sample=_binary(second_order=False),
+        sample=_binary(second_order=False, complex=True),
         doc="elementwise larger value (ties split the gradient)",
         names=Names(numpy="maximum", torch="maximum", method="maximum", grad_fn="MaximumBackward0"),
     )
@@ -831,7 +831,7 @@ minimum = register(
             lambda ct, out, x, y: _winner_vjp(ct, x, y),
         ),
         jvp=ELEMENTWISE,
-        sample=_binary(second_order=False),
+        sample=_binary(second_order=False, complex=True),
         doc="elementwise smaller value (ties split the gradient)",
         names=Names(numpy="minimum", torch="minimum", method="minimum", grad_fn="MinimumBackward0"),
     )
@@ -860,7 +860,7 @@ clip = register(
         vjp=(_clip_vjp,),
         jvp=ELEMENTWISE,
         params=("a_min", "a_max"),
-        sample=Sample(_clip_sample, second_order=False),
+        sample=Sample(_clip_sample, second_order=False, complex=True),
         doc="x limited to [a_min, a_max] (gradient 1 inside, 0 outside)",
         names=Names(
             numpy="clip",

@@ -609,7 +609,7 @@ cumprod = register(
         vjp=(_cumprod_vjp,),
         jvp=(_cumprod_jvp,),
         params=("axis",),
-        sample=Sample(_cumprod_sample),
+        sample=Sample(_cumprod_sample, complex=True),
         doc="running product along an axis (exact gradients where entries are 0)",
         names=Names(numpy="cumprod"),
     )
