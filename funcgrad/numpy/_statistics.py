@@ -1091,6 +1091,10 @@ def unwrap(p: Any, discont: Any = None, axis: int = -1, *, period: float = 2 * _
 # --- convolution ---------------------------------------------------------------------------
 
 
+# The most entries the sliding windows of a convolution may hold (32 MiB of float64).
+_WINDOW_LIMIT = 1 << 22
+
+
 def _full_convolution(
     a: Any, v: Any, starts: tuple[int, ...], sizes: tuple[int, ...], correlate: bool = False
 ) -> Any:
@@ -1101,12 +1105,28 @@ def _full_convolution(
 
     A composition: `a` padded with zeros (`pad`), its sliding windows
     (`getitem` with broadcast integer indices, shape `sizes + v.shape`), and
-    `matmul` with `v` flipped; differentiable in both. The work and memory
-    are `prod(sizes) * v.size` (direct convolution).
+    `matmul` with `v` flipped; differentiable in both. The work is
+    `prod(sizes) * v.size` (direct convolution); where the windows would
+    hold more than `_WINDOW_LIMIT` entries, it sums the shifted slices of
+    `a` times each entry of `v` instead (memory `prod(sizes)` per term).
     """
     ndim = _ndim(a)
     kernel = v.shape
     padded = _sh.pad(a, pad_width=tuple((k - 1, k - 1) for k in kernel), constant_values=0.0)
+    flipped = v if correlate or not ndim else _sh.flip(v, axis=tuple(range(ndim)))
+    k = int(_np.prod(kernel, dtype=_np.int64))
+    size = int(_np.prod(sizes, dtype=_np.int64))
+    if size * k > _WINDOW_LIMIT:
+        # NOTE: the windows would not fit: a sum over the kernel's taps of shifted
+        # slices of `a` times the tap, O(size) memory per term instead.
+        out: Any = None
+        for tap in _np.ndindex(*kernel):
+            part = tuple(
+                slice(s + j, s + j + n) for s, j, n in zip(starts, tap, sizes, strict=True)
+            )
+            term = _getitem(padded, index=part) * _getitem(flipped, index=tap)
+            out = term if out is None else out + term
+        return out
     index = []
     for d in range(ndim):
         out_place = [1] * (2 * ndim)
@@ -1118,9 +1138,6 @@ def _full_convolution(
             + _np.arange(kernel[d]).reshape(k_place)
         )
     windows = _getitem(padded, index=tuple(index))
-    k = int(_np.prod(kernel, dtype=_np.int64))
-    flipped = v if correlate or not ndim else _sh.flip(v, axis=tuple(range(ndim)))
-    size = int(_np.prod(sizes, dtype=_np.int64))
     out = _matmul(_sh.reshape(windows, shape=(size, k)), _sh.reshape(flipped, shape=(k,)))
     return _sh.reshape(out, shape=tuple(sizes))
 

@@ -114,3 +114,20 @@ def test_errors_name_the_function():
     np.testing.assert_allclose(
         on_nodes(lambda x: fss.convolve(x, np.float64(3.0)), np.float64(2.0)), 6.0
     )
+
+
+def test_the_sum_over_taps_for_large_windows_agrees(monkeypatch):
+    # Where the sliding windows would be too large, the convolution sums shifted slices instead.
+    import funcgrad.numpy._statistics as statistics
+
+    a, b = RNG.normal(size=(4, 3)), RNG.normal(size=(2, 3))
+    w = RNG.normal(size=(5, 5))
+    want = fg.grad(lambda a, b: fnp.sum(fss.convolve(a, b) * w), argnums=(0, 1))(a, b)
+    monkeypatch.setattr(statistics, "_WINDOW_LIMIT", 0)
+    for name, mode in itertools.product(["convolve", "correlate"], ["full", "same", "valid"]):
+        got = on_nodes(lambda a, b: getattr(fss, name)(a, b, mode=mode), a, b)
+        np.testing.assert_allclose(got, getattr(ss, name)(a, b, mode=mode), rtol=1e-12)
+    got = fg.grad(lambda a, b: fnp.sum(fss.convolve(a, b) * w), argnums=(0, 1))(a, b)
+    for g, e in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, e, rtol=1e-12)
+    fg.check_grads(lambda a, b: fnp.convolve(a[0], b[0], "same"), (a, b), order=2)
