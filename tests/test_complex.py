@@ -227,3 +227,31 @@ def test_second_order_through_a_non_holomorphic_primitive():
     # JAX's convention (a symmetric real Hessian H): hvp is the change of grad along v
     fd = (g(Z + eps * v) - g(Z - eps * v)) / (2 * eps)
     np.testing.assert_allclose(h, fd, rtol=1e-5, atol=1e-7)
+
+
+def test_checkpoint_hooks_custom_vjp_and_check_grads_take_complex_values():
+    def f(z):
+        return fnp.sum(fnp.abs(fnp.exp(z) * z) ** 2)
+
+    expected = fg.grad(f)(Z)
+    np.testing.assert_allclose(fg.grad(fg.checkpoint(f))(Z), expected, rtol=1e-12)
+    _, t = fg.jvp(fg.checkpoint(fnp.exp), (Z,), (1j * Z,))
+    np.testing.assert_allclose(t, np.exp(Z) * 1j * Z, rtol=1e-12)
+
+    z = fg.leaf(Z)
+    y = f(z)
+    hooked = fg.backward(fg.with_hooks(y, {z: lambda c: c * 1j}))[z]
+    np.testing.assert_allclose(hooked, expected * 1j, rtol=1e-12)
+
+    @fg.custom_vjp
+    def square(z):
+        return z * z
+
+    square.defvjp(lambda z: (z * z, z), lambda z, ct: (2 * z * ct,))  # the holomorphic rule
+    g = fg.grad(lambda z: fnp.sum(fnp.abs(square(z)) ** 2))(Z)
+    np.testing.assert_allclose(g, fg.grad(lambda z: fnp.sum(fnp.abs(z * z) ** 2))(Z), rtol=1e-12)
+
+    fg.check_grads(lambda z: fnp.exp(z) * fnp.conj(z), (Z,), order=2, modes=("fwd", "rev"))
+    with pytest.raises(AssertionError, match="check_grads"):  # a conjugated rule is caught
+        square.defvjp(lambda z: (z * z, z), lambda z, ct: (2 * fnp.conj(z) * ct,))
+        fg.check_grads(square, (Z,), order=1, modes=("rev",))

@@ -41,7 +41,7 @@ to_device = register(
         vjp=(_to_device_vjp,),
         jvp=LINEAR,  # the tangent moves with the value
         params=("device",),
-        sample=Sample(_to_device_sample),
+        sample=Sample(_to_device_sample, complex=True),
         doc="x moved to device ('cpu', 'cuda', 'cuda:N'); the cotangent moves back",
         names=Names(grad_fn="ToCopyBackward0"),
     )

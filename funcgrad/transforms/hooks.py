@@ -88,7 +88,7 @@ hook_scope = register(
         vjp=(lambda ct, out, x, *, hooks: ct,),
         jvp=(lambda x_t, out, x, *, hooks: x_t,),  # hooks act on cotangents only
         params=("hooks",),
-        sample=Sample(_hook_scope_sample),
+        sample=Sample(_hook_scope_sample, complex=True),
         doc="x itself; a backward pass that reaches it applies its hooks from there on",
     )
 )

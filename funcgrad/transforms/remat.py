@@ -77,7 +77,7 @@ def _differentiable(a: Any) -> bool:
     if type(a) is Node:
         return True
     dtype = getattr(a, "dtype", None)
-    return dtype is not None and dtype.kind == "f"
+    return dtype is not None and dtype.kind in "fc"
 
 
 checkpoint_call = call_primitive(
