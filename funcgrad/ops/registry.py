@@ -232,6 +232,11 @@ class Primitive:
     doc: str = ""
     names: Names = Names()
     keeps_zeros: str | None = attrs.field(default=None, validator=attrs.validators.in_(KEEPS_ZEROS))
+    # `sample.complex`, read once: whether recorded nodes may hold complex values (see `bind`)
+    takes_complex: bool = attrs.field(init=False, default=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "takes_complex", self.sample is not None and self.sample.complex)
 
     def __call__(self, *args: Any, **params: Any) -> Any:
         if _observe.active:  # some thread has a profile or anomaly mode open
@@ -289,10 +294,13 @@ class Primitive:
             out.setflags(write=False)  # a fresh result: locking it is enough
         elif not isinstance(out, _generic):
             out = freeze_result(out)  # a CuPy result: the graph's own, no copy
-        if out.dtype.kind == "c" and not (self.sample is not None and self.sample.complex):
+        if not self.takes_complex:
             # NOTE: only primitives whose rules were checked on complex inputs may record
-            # a complex value (`Sample.complex`); the others refuse, never a wrong gradient
-            raise DtypeError(complex_message(f"funcgrad.{self.name}", out))
+            # a complex value, in or out (`Sample.complex`); the others refuse rather than
+            # give a wrong gradient. The checked ones (the hot path) pay one attribute read.
+            bad = out if out.dtype.kind == "c" else _complex_input(values)
+            if bad is not None:
+                raise DtypeError(complex_message(f"funcgrad.{self.name}", bad))
         node = _new(Node)
         _set_prim(node, self)
         _set_inputs(node, args)
@@ -305,6 +313,15 @@ class Primitive:
 
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"
+
+
+def _complex_input(values: Any) -> Any:
+    """The first complex value among a primitive's inputs (as an array), or None."""
+    for v in values:
+        dtype = getattr(v, "dtype", None)
+        if (dtype is not None and dtype.kind == "c") or type(v) is complex:
+            return _numpy.asarray(v)
+    return None
 
 
 def _constant(a: Any) -> Any:
