@@ -791,7 +791,10 @@ def cond(x, p=None):
     For `p` None, 2 or -2 it is the ratio of the largest and smallest
     singular values (through `svdvals`; any shape); for the other norms
     (`"fro"`, `"nuc"`, `inf`, `-inf`, `1`, `-1`) it is
-    `norm(x, p) * norm(inv(x), p)` (square matrices).
+    `norm(x, p) * norm(inv(x), p)` (square matrices). On plain arrays it is
+    NumPy's (inf for a singular matrix); on a node, a singular matrix with
+    one of the other norms raises `OpError` (through `inv`): the condition
+    number has no derivative there.
 
     Args:
         x: An array or graph node of shape `(..., m, n)`.
@@ -807,11 +810,16 @@ def cond(x, p=None):
     """
     x = _arr(x)
     _need_matrix("cond", x, square=p not in (None, 2, -2))
+    if type(x) is not _Node:  # values: NumPy's (inf for a singular matrix)
+        return _xp_of(x).linalg.cond(x, p)
     if p in (None, 2, -2):
         s = _la.svdvals(x, hermitian=False)
         first = _la._slice(s, Ellipsis, 0)
         last = _la._slice(s, Ellipsis, -1)
-        return _ew.divide(last, first) if p == -2 else _ew.divide(first, last)
+        r = _ew.divide(last, first) if p == -2 else _ew.divide(first, last)
+        # as NumPy: a NaN (0 / 0, a zero matrix) of a matrix without NaN is inf
+        nan = _np.isnan(_value_of(r)) & ~_np.isnan(x.value).any(axis=(-2, -1))
+        return _ew.where(nan, _INF, r) if nan.any() else r
     return _ew.multiply(norm(x, ord=p, axis=(-2, -1)), norm(_la.inv(x), ord=p, axis=(-2, -1)))
 
 

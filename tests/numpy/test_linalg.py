@@ -414,3 +414,14 @@ def test_polynomial_gradients_match_finite_differences():
     _check_grad(lambda t: fnp.polyfit(t, y, 2, full=True)[1], x)
     _check_grad(lambda t: fnp.polyfit(t, y, 2, cov=True)[1], x)
     _check_grad(fnp.roots, np.poly([-1.2, 0.3, 2.0]) * 1.5)
+
+
+def test_cond_of_a_singular_matrix_is_numpys_inf():
+    z = np.zeros((2, 2))
+    for p in (None, 2, 1, "fro"):
+        with np.errstate(all="ignore"):
+            assert L.cond(z, p) == np.linalg.cond(z, p) == np.inf
+    with np.errstate(all="ignore"):
+        assert fg.value_and_grad(L.cond)(z)[0] == np.inf  # a node: inf, as NumPy
+    with pytest.raises(OpError, match="inv"):
+        fg.grad(lambda y: L.cond(y, 1))(z)
