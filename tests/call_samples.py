@@ -145,19 +145,23 @@ REFERENCES = {
     "sqrtm": lambda x: _scipy_batched("sqrtm", x),
     "logm": lambda x: _scipy_batched("logm", x),
     "solve_sylvester": lambda a, b, q: _scipy_batched("solve_sylvester", a, b, q),
+    "lu_factor": lambda x: _scipy_batched(
+        lambda a: __import__("scipy.linalg").linalg.lu_factor(a)[0], x
+    ),
 }
 
 
 def _scipy_batched(name, *args):
-    """SciPy's `scipy.linalg.<name>` on each matrix of broadcast stacks."""
+    """SciPy's `scipy.linalg.<name>` (or a function) on each matrix of broadcast stacks."""
     import scipy.linalg
 
+    fn = getattr(scipy.linalg, name) if isinstance(name, str) else name
     batch = np.broadcast_shapes(*(np.shape(a)[:-2] for a in args))
     args = [np.broadcast_to(a, (*batch, *np.shape(a)[-2:])) for a in args]
-    first = getattr(scipy.linalg, name)(*(a[(0,) * len(batch)] for a in args))
+    first = fn(*(a[(0,) * len(batch)] for a in args))
     out = np.empty((*batch, *np.shape(first)), dtype=np.asarray(first).dtype)
     for i in np.ndindex(*batch):
-        out[i] = getattr(scipy.linalg, name)(*(a[i] for a in args))
+        out[i] = fn(*(a[i] for a in args))
     return out
 
 

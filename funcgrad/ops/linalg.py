@@ -1525,3 +1525,91 @@ roots: Primitive = register(
         doc="roots of a polynomial from its coefficients (real, simple roots differentiable)",
     )
 )
+
+
+# --- LU factorization (SciPy's lu_factor) --------------------------------------------------------
+
+
+def _lu_forward(xp: ModuleType, x: Array) -> Array:
+    _on_cpu(xp, "lu_factor")
+    sl = _scipy_linalg("lu_factor")
+    dtype = np.result_type(x)
+    work = np.float32 if dtype == np.float16 else dtype
+    x = np.asarray(x, dtype=work)
+    out = np.empty(x.shape, dtype=work)
+    for i in np.ndindex(*x.shape[:-2]):
+        out[i] = sl.lu_factor(x[i], check_finite=False)[0]
+    return out.astype(dtype, copy=False)
+
+
+def lu_permutation(x: Array) -> Array:
+    """The row order of the LU factorization of each matrix: P^T x = L U, as `x[..., perm, :]`.
+
+    From LAPACK's pivots (row i swapped with row piv[i], in order); a
+    value, computed from the values of `x`.
+    """
+    sl = _scipy_linalg("lu_factor")
+    v = np.asarray(value_of(x))
+    n = v.shape[-1]
+    perms = np.empty((*v.shape[:-2], n), dtype=np.intp)
+    for i in np.ndindex(*v.shape[:-2]):
+        piv = sl.lu_factor(v[i].astype(np.float64 if v.dtype == np.float16 else v.dtype))[1]
+        perm = np.arange(n)
+        for row, other in enumerate(piv):
+            perm[row], perm[other] = perm[other], perm[row]
+        perms[i] = perm
+    return perms
+
+
+def _permuted_rows(x: Array, perm: Array) -> Array:
+    """x[..., perm[..., i], :] for each matrix of a stack (perm a plain integer array)."""
+    idx = np.broadcast_to(perm[..., :, None], (*perm.shape, shape_of(x)[-1]))
+    batch = tuple(np.indices(perm.shape[:-1], sparse=True)) if perm.ndim > 1 else ()
+    batch = tuple(b[..., None, None] for b in batch)
+    cols = np.arange(shape_of(x)[-1])
+    return getitem(x, index=normalize_index((*batch, idx, cols)))
+
+
+def _lu_parts(x: Array, out: Array) -> tuple[Array, Array]:
+    _real_only("lu_factor", x)
+    n = shape_of(x)[-1]
+    lower = tril(out, k=-1) + _eye_like(x, n)
+    return lower, triu(out, k=0)
+
+
+def _lu_vjp(ct: Array, out: Array, x: Array) -> Array:
+    # P^T A = L U; X = L^-1 P^T dA U^-1, dL = L tril(X, -1), dU = triu(X) U:
+    # A_bar = P L^-T (tril(L^T L_bar, -1) + triu(U_bar U^T)) U^-T
+    lower, upper = _lu_parts(x, out)
+    m = tril(matmul(_mT(lower), tril(ct, k=-1)), k=-1) + triu(
+        matmul(triu(ct, k=0), _mT(upper)), k=0
+    )
+    a_bar_p = _mT(solve(upper, _mT(solve(_mT(lower), m))))  # L^-T M U^-T
+    inverse = np.argsort(lu_permutation(x), axis=-1)
+    return _permuted_rows(a_bar_p, inverse)
+
+
+def _lu_jvp(x_t: Array, out: Array, x: Array) -> Array:
+    lower, upper = _lu_parts(x, out)
+    dx_p = _permuted_rows(x_t, lu_permutation(x))
+    y = _mT(solve(_mT(upper), _mT(solve(lower, dx_p))))  # L^-1 P^T dA U^-1
+    return tril(matmul(lower, tril(y, k=-1)), k=-1) + matmul(triu(y, k=0), upper)
+
+
+def _lu_sample(g: Draw) -> Drawn:
+    n = g.integers(1, 3)
+    x = g.array((*_batch(g), n, n), -0.5, 0.5) + np.eye(n) * (3.0 * g.choice([1.0, -1.0]))
+    # rows shuffled: LAPACK pivots (clearly: one entry of each column is far the largest)
+    return (x[..., np.asarray(g.permutation(n), dtype=np.intp), :],), {}
+
+
+lu_factor: Primitive = register(
+    Primitive(
+        name="lu_factor",
+        forward=_lu_forward,
+        vjp=(_lu_vjp,),
+        jvp=(_lu_jvp,),
+        sample=Sample(_lu_sample),
+        doc="L and U of P^T x = L U packed in one matrix (SciPy's lu_factor, its first result)",
+    )
+)

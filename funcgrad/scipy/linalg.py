@@ -16,8 +16,9 @@ the NumPy function is batched (SciPy's own batching rules for 1-D right-hand
 sides differ: here, as in `numpy.linalg.solve`, a 1-D `b` is one vector and
 an N-D `b` a stack of matrices).
 
-`lu_factor`/`lu_solve` are not provided (LU with pivoting has no gradient
-rule here yet).
+`lu_factor` is a primitive too (its gradient: `L^-1 P^T dA U^-1` split into
+its strictly lower and upper parts), with SciPy's pivots as a plain array;
+`lu_solve` is two triangular solves and a row permutation.
 """
 
 import numpy as _np
@@ -40,6 +41,8 @@ __all__ = [
     "expm",
     "inv",
     "logm",
+    "lu_factor",
+    "lu_solve",
     "qr",
     "solve",
     "solve_sylvester",
@@ -470,3 +473,91 @@ def solve_sylvester(a, b, q):
             f"{tuple(_shape_of(q))}"
         )
     return _la.solve_sylvester(a, b, q)
+
+
+def _perm_of(piv):
+    """The row order `perm` with `P^T a = a[perm]` from LAPACK's pivots (row i swapped with piv[i])."""
+    piv = _np.asarray(piv)
+    n = piv.shape[-1]
+    perms = _np.empty(piv.shape, dtype=_np.intp)
+    for i in _np.ndindex(*piv.shape[:-1]):
+        perm = _np.arange(n)
+        for row, other in enumerate(piv[i]):
+            perm[row], perm[other] = perm[other], perm[row]
+        perms[i] = perm
+    return perms
+
+
+def lu_factor(a, overwrite_a=False, check_finite=True):
+    """Return `(lu, piv)`: the LU factorization of `a` with partial pivoting, as `scipy.linalg.lu_factor`.
+
+    `lu` holds `U` in its upper triangle and the unit lower `L` below it
+    (`P^T a = L U`); it is differentiable in `a` (where the pivots do not
+    change). `piv` is SciPy's pivot array (row `i` was swapped with row
+    `piv[i]`), a plain integer array. Square matrices, and stacks of them.
+
+    Args:
+        a: An array or graph node of shape `(..., n, n)`.
+        overwrite_a: Ignored.
+        check_finite: Ignored.
+
+    Returns:
+        The pair `(lu, piv)`.
+
+    Examples:
+        >>> import funcgrad.scipy.linalg as fsl
+        >>> lu, piv = fsl.lu_factor([[1.0, 2.0], [3.0, 4.0]])
+        >>> lu, piv
+        (array([[3.        , 4.        ],
+               [0.33333333, 0.66666667]]), array([1, 1], dtype=int32))
+    """
+    del overwrite_a, check_finite
+    import scipy.linalg
+
+    a = _square("lu_factor", a)
+    lu = _la.lu_factor(a)
+    value = _np.asarray(_nla._value_of(a))
+    piv = _np.empty((*value.shape[:-2], value.shape[-1]), dtype=_np.int32)
+    for i in _np.ndindex(*value.shape[:-2]):
+        work = value[i].astype(_np.float32) if value.dtype == _np.float16 else value[i]
+        piv[i] = scipy.linalg.lu_factor(work, check_finite=False)[1]
+    return lu, piv
+
+
+def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    """Return `x` solving `a x = b` (or `a^T x = b`) from `lu_factor(a)`, as `scipy.linalg.lu_solve`.
+
+    Differentiable in `lu` and `b`.
+
+    Args:
+        lu_and_piv: The pair `(lu, piv)` of `lu_factor`.
+        b: An array or graph node of shape `(n,)` or `(n, k)` (or a stack
+            of `(n, k)` matrices for a stack of factorizations).
+        trans: 0 (`a x = b`), 1 or 2 (`a^T x = b`).
+        overwrite_b: Ignored.
+        check_finite: Ignored.
+
+    Returns:
+        An array shaped like `b`, or a node.
+
+    Examples:
+        >>> import funcgrad.scipy.linalg as fsl
+        >>> fsl.lu_solve(fsl.lu_factor([[1.0, 2.0], [3.0, 4.0]]), [5.0, 11.0])
+        array([1., 2.])
+    """
+    del overwrite_b, check_finite
+    lu, piv = lu_and_piv
+    lu, b = _arr(lu), _arr(b)
+    perm = _perm_of(piv)
+    vector = len(_shape_of(b)) == 1
+    col = _la.reshape(b, shape=(*_shape_of(b), 1)) if vector else b
+    if trans in (0, "N"):
+        y = solve_triangular(lu, _la._permuted_rows(col, perm), lower=True, unit_diagonal=True)
+        x = solve_triangular(lu, y, lower=False)
+    elif trans in (1, 2, "T", "C"):
+        z = solve_triangular(lu, col, trans=1, lower=False)
+        w = solve_triangular(lu, z, trans=1, lower=True, unit_diagonal=True)
+        x = _la._permuted_rows(w, _np.argsort(perm, axis=-1))
+    else:
+        raise _OpError(f"funcgrad.scipy.linalg.lu_solve: trans={trans!r} must be 0, 1 or 2")
+    return _la.reshape(x, shape=_shape_of(b)) if vector else x

@@ -200,3 +200,27 @@ def test_gradients_agree_with_hips_autograd():
             ),
             rtol=1e-8,
         )
+
+
+@pytest.mark.parametrize("trans", [0, 1])
+def test_lu_factor_and_lu_solve(trans):
+    a = RNG.normal(size=(4, 4))
+    b, b2 = RNG.normal(size=4), RNG.normal(size=(4, 2))
+    lu, piv = fsl.lu_factor(a)
+    lu_ref, piv_ref = sl.lu_factor(a)
+    np.testing.assert_allclose(lu, lu_ref, rtol=1e-12)
+    np.testing.assert_array_equal(piv, piv_ref)
+    for rhs in (b, b2):
+        np.testing.assert_allclose(
+            fsl.lu_solve((lu, piv), rhs, trans=trans),
+            sl.lu_solve((lu_ref, piv_ref), rhs, trans=trans),
+            rtol=1e-10,
+        )
+        _check_grad(lambda y, rhs=rhs: fsl.lu_solve(fsl.lu_factor(y), rhs, trans=trans), a)
+        _check_grad(lambda y: fsl.lu_solve((lu, piv), y, trans=trans), rhs)
+    _check_grad(lambda y: fsl.lu_factor(y)[0], a)  # pivots fixed near a: differentiable
+    stack = RNG.normal(size=(2, 3, 3))
+    got = fsl.lu_factor(stack)
+    for i in range(2):
+        np.testing.assert_allclose(got[0][i], sl.lu_factor(stack[i])[0], rtol=1e-12)
+        np.testing.assert_array_equal(got[1][i], sl.lu_factor(stack[i])[1])
