@@ -16,9 +16,10 @@ import pytest
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.errors import DtypeError
+from tests.references import requires
 
-autograd = pytest.importorskip("autograd")
-anp = pytest.importorskip("autograd.numpy")
+autograd = requires("autograd")
+anp = requires("autograd.numpy")
 
 Z = np.array([1.0 + 1.0j, -0.5 + 2.0j, 0.3 - 0.7j])
 W = np.array([[0.5 - 1.0j, 2.0 + 0.1j], [1.5j, -0.3 + 0.2j]])

@@ -188,8 +188,8 @@ def test_vjp_and_jvp_of_tensors_match_torch_func():
 
 
 def test_complex_primals_and_recorded_operations_are_differentiated():
-    autograd = pytest.importorskip("autograd")
-    anp = pytest.importorskip("autograd.numpy")
+    autograd = requires("autograd")
+    anp = requires("autograd.numpy")
     # Was (-1.78-2.06j) before the refusal; |exp(z)| = e^x: the gradient is e + 0j.
     g = fg.grad(lambda z: fnp.abs(fnp.exp(z)))(1 + 2j)
     assert type(g) is complex
@@ -218,7 +218,7 @@ def test_complex_cotangents_and_tangents_of_real_values_are_refused():
 
 
 def test_complex_tensor_times_a_tensor_that_requires_grad_is_differentiated():
-    torch = pytest.importorskip("torch")
+    torch = requires("torch")
     grads = []
     for lib in (torch, fg):
         x = lib.tensor([1.0, 2.0], requires_grad=True)

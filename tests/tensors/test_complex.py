@@ -13,8 +13,9 @@ import pytest
 
 import funcgrad
 import funcgrad.numpy as fnp
+from tests.references import requires
 
-torch = pytest.importorskip("torch")
+torch = requires("torch")
 
 Z = [1.0 + 1.0j, -0.5 + 2.0j, 0.3 - 0.7j]
 W = [[0.5 - 1.0j, 2.0 + 0.1j, 1.0], [1.5j, -0.3 + 0.2j, 0.5 - 0.5j]]
