@@ -19,6 +19,7 @@ from typing import Any
 import numpy as _np
 
 from funcgrad.graph import Node as _Node
+from funcgrad.numpy import _kinds
 from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import ufuncs as _uf
 from funcgrad.ops._util import value_of as _value_of
@@ -218,6 +219,7 @@ def where(condition, x, y):
     return _ew.where(_np.asarray(condition, dtype=bool), x, y)
 
 
+@_kinds.value_only
 def greater(x1, x2):
     """Return `x1 > x2` on the values, as a boolean array (no gradient).
 
@@ -229,21 +231,25 @@ def greater(x1, x2):
     return _np.greater(_value_of(x1), _value_of(x2))
 
 
+@_kinds.value_only
 def greater_equal(x1, x2):
     """Return `x1 >= x2` on the values, as a boolean array (no gradient)."""
     return _np.greater_equal(_value_of(x1), _value_of(x2))
 
 
+@_kinds.value_only
 def less(x1, x2):
     """Return `x1 < x2` on the values, as a boolean array (no gradient)."""
     return _np.less(_value_of(x1), _value_of(x2))
 
 
+@_kinds.value_only
 def less_equal(x1, x2):
     """Return `x1 <= x2` on the values, as a boolean array (no gradient)."""
     return _np.less_equal(_value_of(x1), _value_of(x2))
 
 
+@_kinds.value_only
 def equal(x1, x2):
     """Return `x1 == x2` on the values, as a boolean array (no gradient).
 
@@ -252,16 +258,19 @@ def equal(x1, x2):
     return _np.equal(_value_of(x1), _value_of(x2))
 
 
+@_kinds.value_only
 def not_equal(x1, x2):
     """Return `x1 != x2` on the values, as a boolean array (no gradient)."""
     return _np.not_equal(_value_of(x1), _value_of(x2))
 
 
+@_kinds.value_only
 def isfinite(x):
     """Return where the values of `x` are finite, as a boolean array."""
     return _np.isfinite(_value_of(x))
 
 
+@_kinds.value_only
 def isnan(x):
     """Return where the values of `x` are NaN, as a boolean array."""
     return _np.isnan(_value_of(x))
