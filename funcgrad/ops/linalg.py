@@ -451,6 +451,20 @@ def _in_float32_for_half(xp: ModuleType, fn: Callable[..., Any], *arrays: Array)
     return fn(*(xp.asarray(a, dtype=xp.float32) for a in arrays)).astype(half)
 
 
+def _svd_of(xp: ModuleType, fn: Callable[..., Any], x: Array) -> Array:
+    """Apply an SVD-based `xp.linalg` function to `x`, refusing non-finite entries.
+
+    NOTE: LAPACK's SVD (gesdd, which `numpy.linalg.svd` and `pinv` call) does
+    not return on a matrix holding inf (NumPy hangs): a clear error instead.
+    """
+    if not bool(xp.isfinite(x).all()):
+        raise ValueError(
+            "the matrix has non-finite entries (inf or NaN), for which LAPACK's SVD "
+            "does not converge (NumPy's can hang); replace them first"
+        )
+    return _in_float32_for_half(xp, fn, x)
+
+
 def _square_sample(g: Draw, max_side: int = 4) -> tuple[int, ...]:
     n = g.integers(1, max_side)
     batch = g.shape(min_dims=0, max_dims=2, max_side=3) if g.boolean() else ()
@@ -890,7 +904,7 @@ def _svdvals_jvp(x_t: Array, out: Array, x: Array, *, hermitian: bool) -> Array:
 svdvals: Primitive = register(
     Primitive(
         name="svdvals",
-        forward=lambda xp, x, *, hermitian: _in_float32_for_half(
+        forward=lambda xp, x, *, hermitian: _svd_of(
             xp, lambda a: xp.linalg.svd(a, compute_uv=False, hermitian=hermitian), x
         ),
         vjp=(_svdvals_vjp,),
@@ -977,7 +991,7 @@ def _svd_u_jvp(x_t: Array, out: Array, x: Array, *, full_matrices: bool, hermiti
 svd_u: Primitive = register(
     Primitive(
         name="svd_u",
-        forward=lambda xp, x, *, full_matrices, hermitian: _in_float32_for_half(
+        forward=lambda xp, x, *, full_matrices, hermitian: _svd_of(
             xp, lambda a: xp.linalg.svd(a, full_matrices=full_matrices, hermitian=hermitian)[0], x
         ),
         vjp=(_svd_u_vjp,),
@@ -1024,7 +1038,7 @@ def _svd_vh_jvp(x_t: Array, out: Array, x: Array, *, full_matrices: bool, hermit
 svd_vh: Primitive = register(
     Primitive(
         name="svd_vh",
-        forward=lambda xp, x, *, full_matrices, hermitian: _in_float32_for_half(
+        forward=lambda xp, x, *, full_matrices, hermitian: _svd_of(
             xp, lambda a: xp.linalg.svd(a, full_matrices=full_matrices, hermitian=hermitian)[2], x
         ),
         vjp=(_svd_vh_vjp,),
@@ -1176,7 +1190,7 @@ def _pinv_forward(xp: ModuleType, x: Array, *, rcond: Any, hermitian: bool) -> A
             return xp.linalg.pinv(a, hermitian=hermitian)
         return xp.linalg.pinv(a, rcond=rcond, hermitian=hermitian)
 
-    return _in_float32_for_half(xp, f, x)
+    return _svd_of(xp, f, x)
 
 
 def _pinv_vjp(ct: Array, out: Array, x: Array, *, rcond: Any, hermitian: bool) -> Array:

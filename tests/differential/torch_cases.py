@@ -1763,6 +1763,10 @@ custom(
 
 EXEMPT: dict[str, str] = {
     "Tensor.backward": "the driver of every case (first-order gradients)",
+    "Tensor.real": "complex tensors only (the fuzzer draws real ones): tests/tensors/test_complex.py "
+    "compares values and gradients with PyTorch",
+    "Tensor.imag": "complex tensors only (the fuzzer draws real ones): tests/tensors/test_complex.py "
+    "compares values and gradients with PyTorch",
     "Tensor.cuda": "needs a GPU (tests/gpu)",
     "Tensor.__hash__": "identity hash in both; nothing to compare",
     "Tensor.__array_priority__": "a NumPy protocol constant (its effect: Tensor.__rmatmul__ etc.)",
