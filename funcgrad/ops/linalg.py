@@ -1292,6 +1292,11 @@ def _matrix_function_forward(op: str) -> Callable[..., Array]:
         dtype = np.result_type(x)
         if dtype.kind == "c":  # a value (a complex node is refused when recorded)
             return np.asarray(_scipy_batched_call(fn, x))
+        if not bool(np.isfinite(x).all()):  # SciPy's sqrtm/logm iterate forever on inf/NaN
+            raise ValueError(
+                "the matrix has non-finite entries (inf or NaN), on which SciPy's matrix "
+                "functions do not converge; replace them first"
+            )
         work = np.float32 if dtype == np.float16 else dtype
         x = np.asarray(x, dtype=work)
         out = np.empty(x.shape, dtype=np.result_type(work, np.float32))
