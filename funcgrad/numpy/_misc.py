@@ -147,6 +147,7 @@ def _conj(x: Any) -> Any:
     """Return the conjugate of `x` (the identity on real dtypes)."""
     if _np.dtype(x.dtype).kind != "c":
         return x
+    # NOTE: cycle funcgrad.numpy imports this module; the namespace is read at call time
     import funcgrad.numpy as fnp
 
     return fnp.conjugate(x)

@@ -127,7 +127,8 @@ def _need_matrix(op, x, square=False):
 
 
 def _fnp():
-    import funcgrad.numpy as fnp  # the namespace imports this module first
+    # NOTE: cycle funcgrad.numpy imports this module first; the namespace is read at call time
+    import funcgrad.numpy as fnp
 
     return fnp
 

@@ -17,6 +17,7 @@ import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.errors import OpError, ReadOnlyError
 from funcgrad.graph import Node
+from tests.references import requires
 
 RNG = np.random.default_rng(0)
 
@@ -324,7 +325,7 @@ def test_poly_of_a_square_matrix_node_is_refused():
 def test_windows_are_numpys_and_kaiser_is_differentiable_in_beta():
     for name in ("bartlett", "blackman", "hamming", "hanning"):
         assert getattr(fnp, name) is getattr(np, name)
-    pytest.importorskip("scipy")
+    requires("scipy")
     for size in (0, 1, 6):
         got = fnp.kaiser(size, fg.leaf(np.float64(2.5)))
         np.testing.assert_allclose(_plain(got), np.kaiser(size, 2.5), rtol=1e-12)
