@@ -270,11 +270,11 @@ class DeviceError(FuncgradError, RuntimeError):
 
 
 class NotProvidedError(FuncgradError, AttributeError):
-    """A name of NumPy's API that `funcgrad.numpy` does not provide yet was looked up.
+    """A name of NumPy's API that `funcgrad.numpy` does not provide was looked up.
 
     `funcgrad.numpy` aims at every name of `jax.numpy` and of `autograd.numpy`
-    (issue #13); the ones still missing raise this error, naming the name,
-    instead of a bare `AttributeError`. It is an `AttributeError`, so
+    (issue #13); the ones missing (not yet, or by design, as `bfloat16`)
+    raise this error, naming the name and why, instead of a bare `AttributeError`. It is an `AttributeError`, so
     `hasattr(fnp, name)` is `False` and `getattr(fnp, name, default)` works.
     Names outside that scope raise a plain `AttributeError`.
 
@@ -284,10 +284,10 @@ class NotProvidedError(FuncgradError, AttributeError):
 
     Examples:
         >>> import funcgrad.numpy as fnp
-        >>> hasattr(fnp, "polyfit")
+        >>> hasattr(fnp, "bfloat16")
         False
-        >>> fnp.polyfit
+        >>> fnp.bfloat16
         Traceback (most recent call last):
         ...
-        funcgrad.errors.NotProvidedError: funcgrad.numpy.polyfit is not provided yet: ...
+        funcgrad.errors.NotProvidedError: funcgrad.numpy.bfloat16 is not provided, by design: ...
     """

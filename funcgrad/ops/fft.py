@@ -140,8 +140,8 @@ def _irfftn_vjp(ct: Array, out: Array, x: Array, *, axes: Any, n: int, norm: str
 irfftn: Primitive = register(
     Primitive(
         name="irfftn",
-        forward=lambda xp, x, *, axes, n, norm: xp.fft.irfftn(
-            x, s=_sizes(x, axes, n), axes=axes, norm=norm
+        forward=lambda xp, x, *, axes, n, norm: _real_like(
+            xp.fft.irfftn(x, s=_sizes(x, axes, n), axes=axes, norm=norm), x
         ),
         vjp=(_irfftn_vjp,),
         jvp=LINEAR,
@@ -153,6 +153,12 @@ irfftn: Primitive = register(
         ),
     )
 )
+
+
+def _real_like(out: Array, x: Array) -> Array:
+    """`out` in the real dtype of `x` (NumPy's multi-axis `irfftn` turns float16 into float32)."""
+    dtype = x.real.dtype
+    return out.astype(dtype) if dtype.kind == "f" and out.dtype != dtype else out
 
 
 def _sizes(x: Array, axes: Any, n: int) -> tuple[int, ...]:

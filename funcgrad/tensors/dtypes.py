@@ -249,6 +249,9 @@ def _number_dtype(x) -> np.dtype:
     return default_complex_dtype()
 
 
+_NUMBERS = frozenset({builtins.bool, builtins.int, builtins.float, builtins.complex})
+
+
 def result_dtype(operands) -> np.dtype | None:
     """Return the dtype of an operation on `operands` (arrays and Python numbers), PyTorch's rule.
 
@@ -265,7 +268,8 @@ def result_dtype(operands) -> np.dtype | None:
     """
     dim = zero = number = None
     for x in operands:
-        if isinstance(x, (builtins.bool, builtins.int, builtins.float, builtins.complex)):
+        # NOTE: the exact types: a NumPy scalar (a 0-d tensor's value) subclasses float
+        if type(x) in _NUMBERS:
             number = _promote(number, _number_dtype(x))
         elif x.ndim:
             dim = _promote(dim, x.dtype)

@@ -855,10 +855,10 @@ def _promote_operands(fn, args, unwrapped: list, kwargs) -> list:
         if isinstance(a, Tensor):
             operands.append(a._value)
             tensors = True
+        elif isinstance(a, np.generic) and a.dtype.kind in "biufc":
+            operands.append(a.item())  # a NumPy scalar acts as a Python number (see _unwrap)
         elif isinstance(a, (bool, int, float, complex)):
             operands.append(a)
-        elif isinstance(a, np.generic) and a.dtype.kind in "biufc":
-            operands.append(a.item())
     if name == "clamp":  # a bound that is not given is a placeholder 0.0
         bounds = kwargs.get("bounds")
         if bounds != "both" and len(operands) == 3:

@@ -182,6 +182,48 @@ def test_vjp_rules_do_not_upcast_float32(device, prim, data):
     _run(rules.test_vjp_rules_do_not_upcast_float32, device, prim, data)
 
 
+@rules.each_complex_primitive
+@examples
+@given(data=st.data())
+def test_complex_vjp_matches_finite_differences(device, prim, data):
+    _run(rules.test_complex_vjp_matches_finite_differences, device, prim, data)
+
+
+@rules.each_complex_primitive
+@examples
+@given(data=st.data())
+def test_complex_jvp_matches_finite_differences(device, prim, data):
+    _run(rules.test_complex_jvp_matches_finite_differences, device, prim, data)
+
+
+@rules.each_complex_primitive
+@examples
+@given(data=st.data())
+def test_complex_jvp_and_vjp_agree(device, prim, data):
+    _run(rules.test_complex_jvp_and_vjp_agree, device, prim, data)
+
+
+@rules.each_complex_primitive
+@examples
+@given(data=st.data())
+def test_complex_second_order(device, prim, data):
+    _run(rules.test_complex_second_order, device, prim, data)
+
+
+@rules.each_complex_primitive
+@examples
+@given(data=st.data())
+def test_complex_forward_matches_numpy(device, prim, data):
+    _run(rules.test_complex_forward_matches_numpy, device, prim, data)
+
+
+@rules.each_complex_primitive
+@examples
+@given(data=st.data())
+def test_complex64_preserved(device, prim, data):
+    _run(rules.test_complex64_preserved, device, prim, data)
+
+
 def test_every_generic_test_is_rerun_here():
     # A generic test added to test_rules must be added here too (or listed as
     # device-independent), so the device run never silently covers less.

@@ -279,6 +279,14 @@ def _tensor_ops():
     def flat(a):
         return a.reshape(-1)
 
+    def prod(a, axis, keepdim):
+        # PyTorch's prod takes one dim: a tuple of axes is one prod per axis, last axis first
+        if not isinstance(axis, tuple):
+            return a.prod(dim=axis, keepdim=keepdim) if axis is not None else a.prod()
+        for d in sorted((d % max(a.ndim, 1) for d in axis), reverse=True):
+            a = a.prod(dim=d, keepdim=keepdim)
+        return a
+
     # name -> f(args, params) with PyTorch's spelling of each operation
     return {
         "add": lambda a, p: a[0] + a[1],
@@ -312,7 +320,7 @@ def _tensor_ops():
         "where": lambda a, p: torch.where(a[0], a[1], a[2]),
         "sum": lambda a, p: a[0].sum(dim=_dim(p["axis"]), keepdim=p["keepdims"]),
         "mean": lambda a, p: a[0].mean(dim=_dim(p["axis"]), keepdim=p["keepdims"]),
-        "prod": lambda a, p: a[0].prod(dim=_dim(p["axis"]), keepdim=p["keepdims"]),
+        "prod": lambda a, p: prod(a[0], p["axis"], p["keepdims"]),
         "var": lambda a, p: a[0].var(
             dim=_dim(p["axis"]), correction=p["ddof"], keepdim=p["keepdims"]
         ),
@@ -330,7 +338,7 @@ def _tensor_ops():
         "softmax": lambda a, p: torch.softmax(a[0], p["axis"]),
         "log_softmax": lambda a, p: torch.log_softmax(a[0], p["axis"]),
         "matmul": lambda a, p: a[0] @ a[1],
-        "reshape": lambda a, p: a[0].reshape(*p["shape"]),
+        "reshape": lambda a, p: a[0].reshape(tuple(p["shape"])),
         "transpose": lambda a, p: (
             a[0].permute(tuple(reversed(range(a[0].dim()))))
             if p["axes"] is None
@@ -347,7 +355,7 @@ def _tensor_ops():
         "stack": lambda a, p: torch.stack(list(a), dim=p["axis"]),
         "getitem": lambda a, p: a[0][p["index"]],
         "einsum": lambda a, p: torch.einsum(p["subscripts"], *a),
-        "broadcast_to": lambda a, p: a[0].expand(*p["shape"]),
+        "broadcast_to": lambda a, p: a[0].expand(tuple(p["shape"])),
         "expand_dims": lambda a, p: a[0].unsqueeze(p["axis"]),
     }
 

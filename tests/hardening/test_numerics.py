@@ -316,6 +316,8 @@ def test_float16_stays_float16(prim, data):
     leaves = {k: fg.leaf(a) for k, a in enumerate(args) if is_float_array(a)}
     node = prim(*(leaves.get(k, a) for k, a in enumerate(args)), **params)
     expected = np.dtype(params["dtype"]) if "dtype" in params else np.dtype(np.float16)
+    if node.dtype.kind == "c" and "dtype" not in params:
+        expected = np.dtype(np.complex64)  # NumPy has no complex32: the Fourier transforms' output
     assert node.dtype == expected, f"{prim.name}: float16 in, {node.dtype} out"
     grads = fg.backward(node, direction(g, node.shape, node.dtype), wrt=list(leaves.values()))
     for leaf in leaves.values():

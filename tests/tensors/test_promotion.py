@@ -140,6 +140,10 @@ CASES = {
     "where(b, i32, zi)": lambda o, lib: lib.where(o["b"], o["i32"], o["zi"]),
     "cat([i, f])": lambda o, lib: lib.cat([o["i"], o["f"]]),
     "stack([i, d])": lambda o, lib: lib.stack([o["i"], o["d"]]),
+    # a 0-d result (its value a NumPy scalar) is still a float64 tensor, not a Python number
+    "stack([z64 * 2])": lambda o, lib: lib.stack([o["z64"] * 2]),
+    "f * (z64 + 1)": lambda o, lib: o["f"] * (o["z64"] + 1),
+    "where(b, d[0] * 1, 2.5)": lambda o, lib: lib.where(o["b"], o["d"][0] * 1, 2.5),
     "clamp(i, min=0.5)": lambda o, lib: lib.clamp(o["i"], min=0.5),
     "clamp(i, min=1)": lambda o, lib: lib.clamp(o["i"], min=1),
     "clamp(f, min=z64)": lambda o, lib: lib.clamp(o["f"], min=o["z64"]),
