@@ -36,12 +36,12 @@ LAYERS: dict[str, set[str]] = {
     # `tree` re-exports the pytree functions of transforms under JAX's names; `extend`
     # makes user primitives (registry records) with rules applied by the transforms.
     "transforms": {"transforms", "tree", "extend"},
-    # Functional namespaces over ops and transforms. NOTE: `funcgrad.nn` is today
-    # `jax.nn`-style (activations, softmax over arrays and nodes), so it sits here;
-    # DESIGN's `nn` (PyTorch's torch.nn) would sit in "training" below.
-    "namespaces": {"numpy", "scipy", "nn"},
+    # Functional namespaces over ops and transforms.
+    "namespaces": {"numpy", "scipy"},
     "imperative": {"tensors", "autograd"},
-    "training": {"optim", "utils", "optimizers"},
+    # PyTorch's torch.nn (with nn.functional, which takes arrays and nodes too),
+    # torch.optim, torch.utils; pure optax-style optimizers.
+    "training": {"nn", "optim", "utils", "optimizers"},
     "distributed": {"distributed"},
     # The public API (`funcgrad/__init__.py`) and `python -m funcgrad` use everything.
     "top": {"", "__main__"},
@@ -184,8 +184,8 @@ def test_imports_follow_the_layers(path):
         ("graph", ["ops", "transforms", "numpy", "tensors", "autograd", "nn"]),
         ("ops", ["transforms", "numpy", "tensors", "autograd", "nn"]),
         ("transforms", ["numpy", "scipy", "tensors", "autograd", "nn"]),
-        ("numpy", ["tensors", "autograd", "optim", "utils", "distributed"]),
-        ("tensors", ["optim", "utils", "optimizers", "distributed"]),
+        ("numpy", ["tensors", "autograd", "nn", "optim", "utils", "distributed"]),
+        ("tensors", ["nn", "optim", "utils", "optimizers", "distributed"]),
         ("autograd", ["optim", "utils", "optimizers", "distributed"]),
     ],
 )

@@ -1,4 +1,4 @@
-"""Neural-network helpers (`funcgrad.nn`), named as in `jax.nn`.
+"""The `jax.nn`-style helpers of `funcgrad.nn` for the functional API.
 
 Activations (`sigmoid`, `relu`, `softplus`) and numerically stable
 `softmax`, `log_softmax` and `logsumexp`. Each works on arrays and on graph

@@ -1,0 +1,22 @@
+"""`funcgrad.nn` is PyTorch's `torch.nn`: modules, layers, losses, `init`, `utils`.
+
+`funcgrad.nn.functional` (imported as `F`) holds the functions; each takes
+`Tensor`s (PyTorch style) and arrays or graph nodes (functional style, as
+`jax.nn`). The `jax.nn`-style activations of the functional API stay here
+too (`funcgrad.nn.relu`, `softmax(x, axis=-1)`, ...): they do not clash with
+PyTorch's names, which are classes (`nn.ReLU`). Layer: training (it may
+import everything below it: tensors, autograd, numpy, transforms, ops).
+"""
+
+from funcgrad.nn import functional
+from funcgrad.nn._jax import log_softmax, logsumexp, relu, sigmoid, softmax, softplus
+
+__all__ = [
+    "functional",
+    "log_softmax",
+    "logsumexp",
+    "relu",
+    "sigmoid",
+    "softmax",
+    "softplus",
+]

@@ -1,0 +1,9 @@
+"""`funcgrad.nn.functional` is PyTorch's `torch.nn.functional` (`import ... as F`).
+
+Every function takes `Tensor`s (PyTorch's dtype rules) and arrays or graph
+nodes (NumPy's), with PyTorch's signature on every input type (`dim`,
+`keepdim`, `reduction`). Each submodule holds one family and re-exports its
+names here, one import line per submodule.
+"""
+
+__all__: list[str] = []

@@ -1,0 +1,4 @@
+"""`funcgrad.utils` is PyTorch's `torch.utils`: `data` (datasets and loaders), `checkpoint`.
+
+Layer: training (it may import everything below it).
+"""
