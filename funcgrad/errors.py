@@ -7,6 +7,8 @@ section of `docs/errors.md`.
 
 from __future__ import annotations
 
+import numpy as _np
+
 
 def _with_link(message: str, cls: type) -> str:
     return f"{message}\n(see docs/errors.md#{cls.__name__.lower()})"
@@ -66,6 +68,32 @@ class AxisError(OpError, IndexError):
         Traceback (most recent call last):
         ...
         funcgrad.errors.AxisError: funcgrad.squeeze: axis 5 is out of range for an array of 1 dimension(s): ...
+    """
+
+
+class LinAlgError(OpError, _np.linalg.LinAlgError):
+    """A linear-algebra operation failed on its matrix: singular, not positive definite, no convergence.
+
+    Raised where NumPy or SciPy raise `numpy.linalg.LinAlgError` (`inv` of
+    a singular matrix, `cholesky` of a matrix that is not positive
+    definite, an SVD that does not converge) and where funcgrad refuses a
+    matrix with inf or NaN entries on which LAPACK would not return. It is
+    NumPy's `LinAlgError` (so `except funcgrad.numpy.linalg.LinAlgError`,
+    `except numpy.linalg.LinAlgError` and `except scipy.linalg.LinAlgError`
+    catch it, as they do in code written for autograd or JAX), and a
+    `RuntimeError`, as PyTorch's `torch.linalg.LinAlgError` is.
+
+    Fix: check the matrix (its condition number, `funcgrad.numpy.linalg.cond`),
+    regularize it (add a multiple of the identity), or use a solver for its
+    structure (`lstsq` or `pinv` for a singular one).
+
+    Examples:
+        >>> import numpy as np, funcgrad.numpy as fnp
+        >>> try:
+        ...     fnp.linalg.inv(np.zeros((2, 2)))
+        ... except fnp.linalg.LinAlgError as e:
+        ...     print(type(e).__name__, str(e).splitlines()[0])
+        LinAlgError funcgrad.inv(float64[2, 2]): failed: Singular matrix
     """
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy
 
 from funcgrad.backend import xp_of
-from funcgrad.errors import ArgumentTypeError, AxisError, OpError
+from funcgrad.errors import ArgumentTypeError, AxisError, LinAlgError, OpError
 from funcgrad.graph import Node
 from funcgrad.graph.node import Array
 
@@ -179,6 +179,8 @@ def op_error(
     ):
         explanation = axis_out_of_range(cause.axis, cause.ndim)
         return AxisError(f"funcgrad.{op}({shown}{extra}): {explanation}")
+    if isinstance(cause, numpy.linalg.LinAlgError):
+        return LinAlgError(f"funcgrad.{op}({shown}{extra}): {explanation}")
     return OpError(f"funcgrad.{op}({shown}{extra}): {explanation}")
 
 

@@ -458,7 +458,7 @@ def _svd_of(xp: ModuleType, fn: Callable[..., Any], x: Array) -> Array:
     not return on a matrix holding inf (NumPy hangs): a clear error instead.
     """
     if not bool(xp.isfinite(x).all()):
-        raise ValueError(
+        raise np.linalg.LinAlgError(
             "the matrix has non-finite entries (inf or NaN), for which LAPACK's SVD "
             "does not converge (NumPy's can hang); replace them first"
         )
@@ -1293,7 +1293,7 @@ def _matrix_function_forward(op: str) -> Callable[..., Array]:
         if dtype.kind == "c":  # a value (a complex node is refused when recorded)
             return np.asarray(_scipy_batched_call(fn, x))
         if not bool(np.isfinite(x).all()):  # SciPy's sqrtm/logm iterate forever on inf/NaN
-            raise ValueError(
+            raise np.linalg.LinAlgError(
                 "the matrix has non-finite entries (inf or NaN), on which SciPy's matrix "
                 "functions do not converge; replace them first"
             )
