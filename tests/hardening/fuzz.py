@@ -281,8 +281,10 @@ def _tensor_ops():
 
     def prod(a, axis, keepdim):
         # PyTorch's prod takes one dim: a tuple of axes is one prod per axis, last axis first
+        if axis is None:  # PyTorch's full prod has no keepdim
+            return a.prod().reshape((1,) * a.ndim) if keepdim else a.prod()
         if not isinstance(axis, tuple):
-            return a.prod(dim=axis, keepdim=keepdim) if axis is not None else a.prod()
+            return a.prod(dim=axis, keepdim=keepdim)
         for d in sorted((d % max(a.ndim, 1) for d in axis), reverse=True):
             a = a.prod(dim=d, keepdim=keepdim)
         return a
@@ -342,7 +344,7 @@ def _tensor_ops():
         "transpose": lambda a, p: (
             a[0].permute(tuple(reversed(range(a[0].dim()))))
             if p["axes"] is None
-            else a[0].permute(*p["axes"])
+            else a[0].permute(tuple(p["axes"]))
         ),
         "flip": lambda a, p: torch.flip(
             a[0], tuple(range(a[0].dim())) if p["axis"] is None else p["axis"]
