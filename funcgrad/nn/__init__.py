@@ -8,11 +8,20 @@ PyTorch's names, which are classes (`nn.ReLU`). Layer: training (it may
 import everything below it: tensors, autograd, numpy, transforms, ops).
 """
 
-from funcgrad.nn import functional
+from funcgrad.nn import functional, init
 from funcgrad.nn._jax import log_softmax, logsumexp, relu, sigmoid, softmax, softplus
+from funcgrad.nn.modules import *  # noqa: F403
+from funcgrad.nn.modules import __all__ as _modules_all
+from funcgrad.nn.parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
 __all__ = [
+    *_modules_all,
+    "Buffer",
+    "Parameter",
+    "UninitializedBuffer",
+    "UninitializedParameter",
     "functional",
+    "init",
     "log_softmax",
     "logsumexp",
     "relu",

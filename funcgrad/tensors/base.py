@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from funcgrad.graph import Node, make_node
 
@@ -46,6 +46,9 @@ class TensorBase:
     _base: Tensor | None  # the tensor whose `.data` this is
     _volatile: bool
     _grad_fn: BackwardFunction | None
+    # The class of results of operations, `.detach()` and gradients (None: its own);
+    # `nn.Parameter` sets Tensor, as PyTorch's operations on parameters give tensors.
+    _op_class: ClassVar[type[Tensor] | None] = None
 
 
 # Which tensor owns each leaf node: kept here, by the Tensor layer, so that

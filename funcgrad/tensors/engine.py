@@ -113,7 +113,9 @@ def _tensor_hooks(order) -> dict:
         for node in order:
             t = hooked.get(id(node))
             if t is not None and t._node is node:
-                found[node] = tuple(_as_graph_hook(fn, type(t)) for fn in t._hooks.values())
+                found[node] = tuple(
+                    _as_graph_hook(fn, t._op_class or type(t)) for fn in t._hooks.values()
+                )
     return found
 
 
@@ -124,7 +126,7 @@ def _run_tensor_hooks(t: TensorBase, g):
     """Pass a leaf's total gradient (array or node) through its tensor hooks."""
     assert t._hooks is not None  # callers run it only on tensors with hooks
     for fn in list(t._hooks.values()):
-        g = _as_graph_hook(fn, type(t))(g)
+        g = _as_graph_hook(fn, t._op_class or type(t))(g)
     return g
 
 
@@ -360,7 +362,7 @@ def _owned(g, seen: set):
 
 
 def _accumulate(t: TensorBase, g, create_graph: bool, seen: set) -> None:
-    cls = type(t)
+    cls = t._op_class or type(t)
     grad = t._grad
     if grad is None:
         t._grad = _wrap_grad(_owned(g, seen), cls)
@@ -465,7 +467,9 @@ def grad(
     for k, (t, nodes) in enumerate(zip(inputs, nodes_of, strict=True)):
         if not nodes:
             if materialize_grads:
-                result.append(_wrap_grad(xp_of(t._value).zeros_like(t._value), type(t)))
+                result.append(
+                    _wrap_grad(xp_of(t._value).zeros_like(t._value), t._op_class or type(t))
+                )
                 continue
             if not allow_unused:
                 raise RuntimeError(
@@ -478,5 +482,5 @@ def grad(
         g = _sum_grads(grads, nodes)
         if t.is_leaf and t._hooks:
             g = _run_tensor_hooks(t, g)
-        result.append(_wrap_grad(torch_convention(g), type(t)))
+        result.append(_wrap_grad(torch_convention(g), t._op_class or type(t)))
     return tuple(result)

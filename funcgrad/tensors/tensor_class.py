@@ -240,7 +240,7 @@ class Tensor(TensorBase, _Methods):
             >>> torch.ones(1, requires_grad=True).detach().requires_grad
             False
         """
-        return _new_like(type(self), self._value, None)
+        return _new_like(self._op_class or type(self), self._value, None)
 
     def detach_(self) -> Tensor:
         """Cut this tensor from the graph, in place; return it."""
@@ -615,7 +615,7 @@ class Tensor(TensorBase, _Methods):
         dtype = to_dtype(dtype)
         if dtype.kind in "fc":
             return _apply(_astype_op, self, dtype)
-        return _new_like(type(self), self._value.astype(dtype), None)
+        return _new_like(self._op_class or type(self), self._value.astype(dtype), None)
 
     def type(self, dtype=None, non_blocking: bool = False):
         """Return the type name (`'funcgrad.FloatTensor'`), or convert to `dtype`.
@@ -739,12 +739,12 @@ def _unwrap(x, record: bool):
 def _result_class(args) -> type:
     for a in args:
         if isinstance(a, Tensor):
-            if type(a) is not Tensor:
-                return type(a)
+            if type(a) is not Tensor and (a._op_class or type(a)) is not Tensor:
+                return a._op_class or type(a)
         elif isinstance(a, (list, tuple)):
             for v in a:
-                if isinstance(v, Tensor) and type(v) is not Tensor:
-                    return type(v)
+                if isinstance(v, Tensor) and (v._op_class or type(v)) is not Tensor:
+                    return v._op_class or type(v)
     return Tensor
 
 
@@ -787,7 +787,7 @@ def _apply(fn, *args, **kwargs):
             if a._volatile:
                 break
             if cls is Tensor and type(a) is not Tensor:
-                cls = type(a)
+                cls = a._op_class or type(a)
             if a._value.dtype is not dtype:
                 if dtype is None:
                     dtype = a._value.dtype

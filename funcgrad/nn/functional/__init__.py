@@ -6,4 +6,7 @@ nodes (NumPy's), with PyTorch's signature on every input type (`dim`,
 names here, one import line per submodule.
 """
 
-__all__: list[str] = []
+from funcgrad.nn.functional._activations import *  # noqa: F403
+from funcgrad.nn.functional._activations import __all__ as _activations_all
+
+__all__: list[str] = [*_activations_all]

@@ -1,0 +1,623 @@
+"""Containers: `Sequential`, `ModuleList`, `ModuleDict`, `ParameterList`, `ParameterDict`.
+
+They register what they hold under PyTorch's names (`"0"`, `"1"`, ... or
+the dict keys), so state dicts and `repr`s read as PyTorch's.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections import OrderedDict
+from collections import abc as container_abcs
+from itertools import chain, islice
+from typing import Any
+
+from funcgrad.nn.modules.module import Module, _addindent, typename
+from funcgrad.nn.parameter import Parameter
+from funcgrad.tensors.tensor_class import Tensor
+
+__all__ = ["ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential"]
+
+
+class Sequential(Module):
+    """Modules called one after the other (as `torch.nn.Sequential`).
+
+    Takes modules as arguments (named `"0"`, `"1"`, ...) or one `OrderedDict`
+    of named modules. Supports indexing, slicing (a new `Sequential`),
+    `len`, `append`, `insert`, `extend`, `pop`, `+` and `*`.
+
+    Examples:
+        >>> from collections import OrderedDict
+        >>> import funcgrad as torch
+        >>> from funcgrad import nn
+        >>> net = nn.Sequential(OrderedDict([("fc", nn.Linear(4, 2)), ("act", nn.ReLU())]))
+        >>> net
+        Sequential(
+          (fc): Linear(in_features=4, out_features=2, bias=True)
+          (act): ReLU()
+        )
+        >>> net[0] is net.fc, len(net), tuple(net(torch.ones(3, 4)).shape)
+        (True, 2, (3, 2))
+    """
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for key, module in args[0].items():
+                self.add_module(key, module)
+        else:
+            for idx, module in enumerate(args):
+                self.add_module(str(idx), module)
+
+    def _get_item_by_idx(self, iterator, idx):
+        size = len(self)
+        idx = operator.index(idx)
+        if not -size <= idx < size:
+            raise IndexError(f"index {idx} is out of range")
+        idx %= size
+        return next(islice(iterator, idx, None))
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return self.__class__(OrderedDict(list(self._modules.items())[idx]))
+        return self._get_item_by_idx(self._modules.values(), idx)
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        key = self._get_item_by_idx(self._modules.keys(), idx)
+        setattr(self, key, module)
+
+    def __delitem__(self, idx) -> None:
+        if isinstance(idx, slice):
+            for key in list(self._modules.keys())[idx]:
+                delattr(self, key)
+        else:
+            delattr(self, self._get_item_by_idx(self._modules.keys(), idx))
+        str_indices = [str(i) for i in range(len(self._modules))]
+        self._modules = OrderedDict(zip(str_indices, self._modules.values(), strict=True))
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __add__(self, other) -> Sequential:
+        if not isinstance(other, Sequential):
+            raise ValueError(
+                "add operator supports only objects of Sequential class, but "
+                f"{type(other)} is given."
+            )
+        ret = Sequential()
+        for layer in chain(self, other):
+            ret.append(layer)
+        return ret
+
+    def pop(self, key):
+        """Remove and return the module at index `key`."""
+        v = self[key]
+        del self[key]
+        return v
+
+    def __iadd__(self, other) -> Sequential:
+        if not isinstance(other, Sequential):
+            raise ValueError(
+                "add operator supports only objects of Sequential class, but "
+                f"{type(other)} is given."
+            )
+        offset = len(self)
+        for i, module in enumerate(other):
+            self.add_module(str(i + offset), module)
+        return self
+
+    def __mul__(self, other: int) -> Sequential:
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+        combined = Sequential()
+        offset = 0
+        for _ in range(other):
+            for module in self:
+                combined.add_module(str(offset), module)
+                offset += 1
+        return combined
+
+    def __rmul__(self, other: int) -> Sequential:
+        return self.__mul__(other)
+
+    def __imul__(self, other: int) -> Sequential:
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+        n = len(self)
+        offset = n
+        for _ in range(other - 1):
+            for i in range(n):
+                self.add_module(str(i + offset), self._modules[str(i)])
+            offset += n
+        return self
+
+    def __dir__(self):
+        return [key for key in super().__dir__() if not key.isdigit()]
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def forward(self, input):
+        for module in self:
+            input = module(input)
+        return input
+
+    def append(self, module: Module) -> Sequential:
+        """Add `module` at the end; return the Sequential."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    def insert(self, index: int, module: Module) -> Sequential:
+        """Insert `module` before position `index`; return the Sequential."""
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        if index < 0:
+            index += n
+        for i in range(n, index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
+        return self
+
+    def extend(self, sequential) -> Sequential:
+        """Append every module of `sequential`; return the Sequential."""
+        for layer in sequential:
+            self.append(layer)
+        return self
+
+
+class ModuleList(Module):
+    """A list of modules, each registered (as `torch.nn.ModuleList`).
+
+    Examples:
+        >>> from funcgrad import nn
+        >>> layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(3)])
+        >>> layers
+        ModuleList(
+          (0-2): 3 x Linear(in_features=2, out_features=2, bias=True)
+        )
+        >>> len(list(layers.parameters()))
+        6
+    """
+
+    def __init__(self, modules=None) -> None:
+        super().__init__()
+        if modules is not None:
+            self += modules
+
+    def _get_abs_string_index(self, idx) -> str:
+        idx = operator.index(idx)
+        if not -len(self) <= idx < len(self):
+            raise IndexError(f"index {idx} is out of range")
+        if idx < 0:
+            idx += len(self)
+        return str(idx)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return self.__class__(list(self._modules.values())[idx])
+        return self._modules[self._get_abs_string_index(idx)]
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        setattr(self, self._get_abs_string_index(idx), module)
+
+    def __delitem__(self, idx) -> None:
+        if isinstance(idx, slice):
+            for k in range(len(self._modules))[idx]:
+                delattr(self, str(k))
+        else:
+            delattr(self, self._get_abs_string_index(idx))
+        str_indices = [str(i) for i in range(len(self._modules))]
+        self._modules = OrderedDict(zip(str_indices, self._modules.values(), strict=True))
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def __iadd__(self, modules) -> ModuleList:
+        return self.extend(modules)
+
+    def __add__(self, other) -> ModuleList:
+        combined = ModuleList()
+        for i, module in enumerate(chain(self, other)):
+            combined.add_module(str(i), module)
+        return combined
+
+    def __repr__(self) -> str:
+        # PyTorch's: runs of identical modules print once, as "(0-2): 3 x ..."
+        reprs = [repr(item) for item in self]
+        if not reprs:
+            return self._get_name() + "()"
+        spans = [[0, 0]]
+        blocks = [reprs[0]]
+        for i, r in enumerate(reprs[1:], 1):
+            if r == blocks[-1]:
+                spans[-1][1] += 1
+                continue
+            spans.append([i, i])
+            blocks.append(r)
+        lines = []
+        for (start, end), b in zip(spans, blocks, strict=True):
+            local = f"({start}): {b}"
+            if start != end:
+                local = f"({start}-{end}): {end - start + 1} x {b}"
+            lines.append(_addindent(local, 2))
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
+    def __dir__(self):
+        return [key for key in super().__dir__() if not key.isdigit()]
+
+    def insert(self, index: int, module: Module) -> None:
+        """Insert `module` before position `index`."""
+        for i in range(len(self._modules), index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
+
+    def append(self, module: Module) -> ModuleList:
+        """Add `module` at the end; return the list."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    def pop(self, key):
+        """Remove and return the module at index `key`."""
+        v = self[key]
+        del self[key]
+        return v
+
+    def extend(self, modules) -> ModuleList:
+        """Append every module of the iterable `modules`; return the list."""
+        if not isinstance(modules, container_abcs.Iterable):
+            raise TypeError(
+                "ModuleList.extend should be called with an iterable, but got "
+                + type(modules).__name__
+            )
+        offset = len(self)
+        for i, module in enumerate(modules):
+            self.add_module(str(offset + i), module)
+        return self
+
+
+class ModuleDict(Module):
+    """An ordered dict of modules, each registered under its key (as `torch.nn.ModuleDict`).
+
+    Examples:
+        >>> from funcgrad import nn
+        >>> d = nn.ModuleDict({"enc": nn.Linear(2, 3), "act": nn.Tanh()})
+        >>> list(d.keys()), "enc" in d
+        (['enc', 'act'], True)
+    """
+
+    def __init__(self, modules=None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key: str) -> Module:
+        return self._modules[key]
+
+    def __setitem__(self, key: str, module: Module) -> None:
+        self.add_module(key, module)
+
+    def __delitem__(self, key: str) -> None:
+        del self._modules[key]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._modules
+
+    def clear(self) -> None:
+        """Remove every module."""
+        self._modules.clear()
+
+    def pop(self, key: str) -> Module:
+        """Remove and return the module under `key`."""
+        v = self[key]
+        del self[key]
+        return v
+
+    def keys(self):
+        """The keys, in order."""
+        return self._modules.keys()
+
+    def items(self):
+        """The `(key, module)` pairs, in order."""
+        return self._modules.items()
+
+    def values(self):
+        """The modules, in order."""
+        return self._modules.values()
+
+    def update(self, modules) -> None:
+        """Add (or replace) modules from a mapping or an iterable of `(key, module)` pairs."""
+        if not isinstance(modules, container_abcs.Iterable):
+            raise TypeError(
+                "ModuleDict.update should be called with an iterable of key/value pairs, "
+                "but got " + type(modules).__name__
+            )
+        if isinstance(modules, (OrderedDict, ModuleDict, container_abcs.Mapping)):
+            for key, module in modules.items():
+                self[key] = module
+        else:
+            for j, m in enumerate(modules):
+                if not isinstance(m, container_abcs.Iterable):
+                    raise TypeError(
+                        "ModuleDict update sequence element #"
+                        + str(j)
+                        + " should be Iterable; is"
+                        + type(m).__name__
+                    )
+                if not len(m) == 2:
+                    raise ValueError(
+                        "ModuleDict update sequence element #"
+                        + str(j)
+                        + " has length "
+                        + str(len(m))
+                        + "; 2 is required"
+                    )
+                self[m[0]] = m[1]
+
+
+def _param_line(k, p, by_dtype: bool = False) -> str:
+    if isinstance(p, Tensor):
+        size_str = "x".join(str(size) for size in p.size())
+        device_str = f" ({p.device})" if p.device.type == "cuda" else ""
+        return "  ({}): {} containing: [{} of size {}{}]".format(
+            k,
+            "Parameter" if isinstance(p, Parameter) else "Tensor",
+            f"funcgrad.{p.dtype}" if by_dtype else typename(p),
+            size_str,
+            device_str,
+        )
+    return "  (" + str(k) + "): Object of type: " + type(p).__name__
+
+
+class ParameterList(Module):
+    """A list of parameters, each registered (as `torch.nn.ParameterList`).
+
+    Tensors put in are made `Parameter`s.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> from funcgrad import nn
+        >>> ps = nn.ParameterList([torch.ones(2, 3), torch.zeros(4)])
+        >>> ps
+        ParameterList(
+            (0): Parameter containing: [funcgrad.float32 of size 2x3]
+            (1): Parameter containing: [funcgrad.float32 of size 4]
+        )
+    """
+
+    def __init__(self, values=None) -> None:
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self += values
+
+    def _get_abs_string_index(self, idx) -> str:
+        idx = operator.index(idx)
+        if not -len(self) <= idx < len(self):
+            raise IndexError(f"index {idx} is out of range")
+        if idx < 0:
+            idx += len(self)
+        return str(idx)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            start, stop, step = idx.indices(len(self))
+            out = self.__class__()
+            for i in range(start, stop, step):
+                out.append(self[i])
+            return out
+        return getattr(self, self._get_abs_string_index(idx))
+
+    def __setitem__(self, idx: int, param: Any) -> None:
+        idx = self._get_abs_string_index(idx)
+        if isinstance(param, Tensor) and not isinstance(param, Parameter):
+            param = Parameter(param)
+        setattr(self, str(idx), param)
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self):
+        return iter(self[i] for i in range(len(self)))
+
+    def __iadd__(self, parameters) -> ParameterList:
+        return self.extend(parameters)
+
+    def __dir__(self):
+        return [key for key in super().__dir__() if not key.isdigit()]
+
+    def append(self, value: Any) -> ParameterList:
+        """Add `value` at the end (a tensor becomes a Parameter); return the list."""
+        new_idx = len(self)
+        self._size += 1
+        self[new_idx] = value
+        return self
+
+    def extend(self, values) -> ParameterList:
+        """Append every value of the iterable `values`; return the list."""
+        if not isinstance(values, container_abcs.Iterable) or isinstance(values, Tensor):
+            raise TypeError(
+                "ParameterList.extend should be called with an iterable, but got "
+                + type(values).__name__
+            )
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self) -> str:
+        return "\n".join(_param_line(k, p, by_dtype=True) for k, p in enumerate(self))
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("ParameterList should not be called.")
+
+
+class ParameterDict(Module):
+    """An ordered dict of parameters, each registered under its key (as `torch.nn.ParameterDict`).
+
+    Tensors put in are made `Parameter`s. A plain `dict` is added in sorted
+    key order, an `OrderedDict` in its own, as in PyTorch.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> from funcgrad import nn
+        >>> pd = nn.ParameterDict({"b": torch.zeros(2), "a": torch.ones(1)})
+        >>> list(pd.keys()), [n for n, _ in pd.named_parameters()]
+        (['a', 'b'], ['a', 'b'])
+    """
+
+    def __init__(self, parameters: Any = None) -> None:
+        super().__init__()
+        self._keys: dict[str, None] = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    def _key_to_attr(self, key: str) -> str:
+        if not isinstance(key, str):
+            raise TypeError(
+                "Index given to ParameterDict cannot be used as a key as it is not a string "
+                f"(type is '{type(key).__name__}'). Open an issue on github if you need "
+                "non-string keys."
+            )
+        return key
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, self._key_to_attr(key))
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._keys[key] = None
+        attr = self._key_to_attr(key)
+        if isinstance(value, Tensor) and not isinstance(value, Parameter):
+            value = Parameter(value)
+        setattr(self, attr, value)
+
+    def __delitem__(self, key: str) -> None:
+        del self._keys[key]
+        delattr(self, self._key_to_attr(key))
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __reversed__(self):
+        return reversed(self._keys)
+
+    def copy(self) -> ParameterDict:
+        """Return a new ParameterDict holding the same parameters."""
+        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._keys
+
+    def setdefault(self, key: str, default: Any | None = None) -> Any:
+        """Return the value under `key`, first setting it to `default` if missing."""
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def clear(self) -> None:
+        """Remove every entry."""
+        for k in self._keys.copy():
+            del self[k]
+
+    def pop(self, key: str) -> Any:
+        """Remove and return the value under `key`."""
+        v = self[key]
+        del self[key]
+        return v
+
+    def popitem(self) -> tuple[str, Any]:
+        """Remove and return the last inserted `(key, value)` pair."""
+        k, _ = self._keys.popitem()
+        self._keys[k] = None
+        val = self[k]
+        del self[k]
+        return k, val
+
+    def get(self, key: str, default: Any | None = None) -> Any:
+        """Return the value under `key`, or `default`."""
+        return self[key] if key in self else default
+
+    def fromkeys(self, keys, default: Any | None = None) -> ParameterDict:
+        """Return a new ParameterDict with `keys`, each set to `default`."""
+        return ParameterDict((k, default) for k in keys)
+
+    def keys(self):
+        """The keys, in order."""
+        return self._keys.keys()
+
+    def items(self):
+        """The `(key, value)` pairs, in order."""
+        return ((k, self[k]) for k in self._keys)
+
+    def values(self):
+        """The values, in order."""
+        return (self[k] for k in self._keys)
+
+    def update(self, parameters) -> None:
+        """Add (or replace) entries from a mapping or an iterable of `(key, value)` pairs."""
+        if not isinstance(parameters, container_abcs.Iterable):
+            raise TypeError(
+                "ParametersDict.update should be called with an iterable of key/value pairs, "
+                "but got " + type(parameters).__name__
+            )
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            for key, parameter in parameters.items():
+                self[key] = parameter
+        elif isinstance(parameters, container_abcs.Mapping):
+            for key, parameter in sorted(parameters.items()):
+                self[key] = parameter
+        else:
+            for j, p in enumerate(parameters):
+                if not isinstance(p, container_abcs.Iterable):
+                    raise TypeError(
+                        "ParameterDict update sequence element #"
+                        + str(j)
+                        + " should be Iterable; is"
+                        + type(p).__name__
+                    )
+                if not len(p) == 2:
+                    raise ValueError(
+                        "ParameterDict update sequence element #"
+                        + str(j)
+                        + " has length "
+                        + str(len(p))
+                        + "; 2 is required"
+                    )
+                self[p[0]] = p[1]
+
+    def extra_repr(self) -> str:
+        return "\n".join(_param_line(k, p) for k, p in self.items())
+
+    def __call__(self, input):
+        raise RuntimeError("ParameterDict should not be called.")
+
+    def __or__(self, other: ParameterDict) -> ParameterDict:
+        copy = self.copy()
+        copy.update(other)
+        return copy
+
+    def __ror__(self, other: ParameterDict) -> ParameterDict:
+        copy = other.copy()
+        copy.update(self)
+        return copy
+
+    def __ior__(self, other: ParameterDict) -> ParameterDict:
+        self.update(other)
+        return self
