@@ -38,10 +38,20 @@ LAYERS: dict[str, set[str]] = {
     "transforms": {"transforms", "tree", "extend"},
     # Functional namespaces over ops and transforms.
     "namespaces": {"numpy", "scipy"},
-    "imperative": {"tensors", "autograd"},
+    # The PyTorch runtime around tensors: torch.random, torch.cuda, torch.backends,
+    # torch.save / torch.load, torch.profiler.
+    "imperative": {
+        "tensors",
+        "autograd",
+        "random",
+        "cuda",
+        "backends",
+        "serialization",
+        "profiler",
+    },
     # PyTorch's torch.nn (with nn.functional, which takes arrays and nodes too),
     # torch.optim, torch.utils; pure optax-style optimizers.
-    "training": {"nn", "optim", "utils", "optimizers"},
+    "training": {"nn", "optim", "utils", "optimizers", "func"},
     "distributed": {"distributed"},
     # The public API (`funcgrad/__init__.py`) and `python -m funcgrad` use everything.
     "top": {"", "__main__"},

@@ -1,23 +1,32 @@
-"""Random numbers on each device, from one seed (`manual_seed`).
+"""Random numbers on each device: seedable streams (`Source`), one default stream per device.
 
-The CPU draws from a NumPy `Generator` (`numpy.random.default_rng(seed)`,
-the stream funcgrad has always used); each GPU draws from its own CuPy
-`RandomState` (cuRAND), made on that GPU on first use, so random tensors
-are created on the device without passing through the host.
+A `Source` is one stream of random numbers on one device: on the CPU a
+NumPy `Generator` (PCG64), on a GPU a CuPy `RandomState` (cuRAND) made on
+that GPU at its first draw, so random values are made on the device
+without passing through the host. Each device has a default source
+(`default(device)`): `funcgrad.randn` and friends draw from it unless given
+a `funcgrad.Generator`, which owns a source of its own, and `manual_seed`
+reseeds every default source.
 
-`get_state` and `replay` let `funcgrad.checkpoint` draw, when it recomputes
-a function in the backward pass, the very numbers the forward drew (as
-PyTorch's `checkpoint(preserve_rng_state=True)` does).
+A source's state is a short byte string (`Source.get_state`), which is what
+`funcgrad.Generator.get_state` returns as a uint8 tensor. `get_state` and
+`replay` snapshot and replay every default source: `funcgrad.checkpoint`
+uses them to draw, when it recomputes a function in the backward pass, the
+very numbers the forward drew (as PyTorch's `checkpoint(preserve_rng_state=True)`
+does), and `funcgrad.random.fork_rng` to restore the generators after a block.
 
-# NOTE: one seed, one stream per device, as in PyTorch: `manual_seed(s)`
-# makes every device's numbers reproducible, but the CPU and a GPU give
-# different numbers for the same seed (different generators). CuPy is
-# imported only when a GPU generator is asked for.
+# NOTE: the streams are NumPy's and cuRAND's, not PyTorch's (PyTorch's CPU
+# generator is an mt19937, its CUDA one a Philox): for one seed funcgrad and
+# PyTorch draw different numbers from the same distributions, and a state
+# saved by one cannot be set in the other. The CPU and a GPU also give
+# different numbers for the same seed. CuPy is imported only when a GPU
+# stream is asked for.
 """
 
 from __future__ import annotations
 
 import contextlib
+import operator
 from collections.abc import Callable, Iterator
 from typing import Any, SupportsInt
 
@@ -26,28 +35,240 @@ from numpy.typing import DTypeLike
 
 from funcgrad.backend.devices import parse_device, require_cuda
 
-_seed: list[int | None] = [None]
-_generators: dict[str, Any] = {}
+# The seed of a new `funcgrad.Generator`, as PyTorch's (`torch.Generator().initial_seed()`).
+DEFAULT_SEED = 67280421310721
+_UINT64 = 2**64
+
+_seed: list[int | None] = [None]  # the last manual_seed (None: fresh entropy per device)
+_defaults: dict[str, Source] = {}  # "cpu" / "cuda:N" -> that device's default source
 
 
-def manual_seed(seed: SupportsInt | None) -> numpy.random.Generator:
-    """Seed every device's generator; return the CPU generator.
+def check_seed(seed: SupportsInt, op: str = "funcgrad.manual_seed") -> int:
+    """Return `seed` as the 64-bit unsigned number a generator is seeded with.
+
+    As PyTorch, a seed is an integer from -2**63 to 2**64 - 1; negative
+    seeds wrap around (-1 is 2**64 - 1).
+
+    Raises:
+        TypeError: For a seed that is not a number.
+        OverflowError: For a seed outside that range.
 
     Examples:
-        >>> g = manual_seed(0)
+        >>> check_seed(3), check_seed(-1) == 2**64 - 1
+        (3, True)
+    """
+    if isinstance(seed, (str, bytes)) or not hasattr(seed, "__int__"):
+        raise TypeError(f"{op}: a seed is an integer, got {type(seed).__name__} {seed!r}")
+    value = int(seed)
+    if not -(2**63) <= value < _UINT64:
+        raise OverflowError(
+            f"{op}: Overflow when unpacking long: the seed {value} is outside "
+            f"[-2**63, 2**64 - 1]; give a 64-bit integer"
+        )
+    return value % _UINT64
+
+
+def fresh_seed() -> int:
+    """Return a non-deterministic 64-bit seed (from the operating system's entropy).
+
+    Examples:
+        >>> 0 <= fresh_seed() < 2**64
+        True
+    """
+    entropy: Any = numpy.random.SeedSequence().entropy  # an int when none is given
+    return int(entropy) % _UINT64
+
+
+def device_key(device: object, what: str = "funcgrad: random numbers") -> str:
+    """Return the full name of `device`'s stream: `"cpu"` or `"cuda:N"`.
+
+    Raises:
+        DeviceError: For a CUDA device when CuPy or that GPU is missing.
+
+    Examples:
+        >>> device_key("cpu")
+        'cpu'
+    """
+    kind, index = parse_device(device)
+    if kind == "cpu":
+        return "cpu"
+    cupy = require_cuda(f"{what} on {str(device)!r}", index)
+    if index is None:
+        index = cupy.cuda.runtime.getDevice()
+    return f"cuda:{index}"
+
+
+# --- one stream --------------------------------------------------------------------------
+
+_MAGIC = b"funcgrad-rng:1:"
+_CPU_STATE_SIZE = len(_MAGIC) + 1 + 8 + 16 + 16 + 1 + 4
+_GPU_STATE_SIZE = len(_MAGIC) + 1 + 8 + 8
+
+
+class Source:
+    """One stream of random numbers on one device, with PyTorch's seeding API.
+
+    On the CPU it draws from a NumPy `Generator` (PCG64) seeded with the
+    seed; on a GPU from a CuPy `RandomState` made on that GPU when it first
+    draws. `initial_seed` is the seed it was last given.
+
+    Examples:
+        >>> s = Source("cpu", 0)
+        >>> a = standard_normal((3,), numpy.float64, source=s)
+        >>> s.reseed(0)
+        >>> bool((a == standard_normal((3,), numpy.float64, source=s)).all())
+        True
+    """
+
+    __slots__ = ("_raw", "_stream_seed", "device", "initial_seed")
+
+    def __init__(self, device: str = "cpu", seed: int = DEFAULT_SEED):
+        self.device = device  # "cpu" or "cuda:N"
+        self.reseed(seed)
+
+    def reseed(self, seed: int) -> None:
+        """Start the stream again from `seed` (a 64-bit unsigned integer, see `check_seed`)."""
+        self.initial_seed = seed
+        self._stream_seed = seed  # GPU: the seed of the current CuPy stream
+        self._raw: Any = numpy.random.default_rng(seed) if self.device == "cpu" else None
+
+    @property
+    def raw(self) -> Any:
+        """The NumPy `Generator` (CPU) or CuPy `RandomState` (GPU) that draws the numbers."""
+        if self._raw is None:
+            self._raw = _gpu_generator(self.device, self._stream_seed)
+        return self._raw
+
+    @property
+    def index(self) -> int | None:
+        """The GPU number (None on the CPU)."""
+        return None if self.device == "cpu" else int(self.device.partition(":")[2])
+
+    def get_state(self) -> bytes:
+        """Return the stream's state as bytes (for `set_state`).
+
+        The CPU state is exact (PCG64's state). A CuPy `RandomState` cannot
+        report its state, so on a GPU this reseeds the stream from a number
+        drawn from it and returns that seed: the numbers after a `get_state`
+        are a new stream (still determined by the seed), and `set_state`
+        gives exactly them.
+        """
+        head = _MAGIC + (b"c" if self.device == "cpu" else b"g") + _u(self.initial_seed, 8)
+        if self.device == "cpu":
+            st = self._raw.bit_generator.state
+            return (
+                head
+                + _u(st["state"]["state"], 16)
+                + _u(st["state"]["inc"], 16)
+                + _u(st["has_uint32"], 1)
+                + _u(st["uinteger"], 4)
+            )
+        if self._raw is not None:  # a stream in use: continue it from a seed it draws
+            self._stream_seed = int(self._raw.randint(0, 2**62, size=(), dtype=numpy.int64))
+            self._raw = None
+        return head + _u(self._stream_seed, 8)
+
+    def set_state(self, state: bytes, op: str = "funcgrad.Generator.set_state") -> None:
+        """Set the stream's state to `state`, bytes from `get_state` of a source of this kind.
+
+        Raises:
+            ValueError: For bytes that are not such a state (PyTorch's own
+                generator states are named as such).
+        """
+        state = bytes(state)
+        kind = b"c" if self.device == "cpu" else b"g"
+        size = _CPU_STATE_SIZE if kind == b"c" else _GPU_STATE_SIZE
+        if not state.startswith(_MAGIC) or len(state) != size or state[len(_MAGIC)] != kind[0]:
+            raise ValueError(_bad_state(state, self.device, op))
+        body = state[len(_MAGIC) + 1 :]
+        self.initial_seed = _int(body[0:8])
+        if kind == b"g":
+            self._stream_seed = _int(body[8:16])
+            self._raw = None
+            return
+        self._raw.bit_generator.state = {
+            "bit_generator": "PCG64",
+            "state": {"state": _int(body[8:24]), "inc": _int(body[24:40])},
+            "has_uint32": body[40],
+            "uinteger": _int(body[41:45]),
+        }
+
+
+def _u(value: int, size: int) -> bytes:
+    return int(value).to_bytes(size, "little")
+
+
+def _int(data: bytes) -> int:
+    return int.from_bytes(data, "little")
+
+
+def _bad_state(state: bytes, device: str, op: str) -> str:
+    what = {
+        5056: "PyTorch's CPU generator state (an mt19937)",
+        16: "PyTorch's CUDA generator state (Philox seed and offset)",
+    }.get(len(state), f"{len(state)} bytes that no funcgrad generator on {device!r} wrote")
+    if state.startswith(_MAGIC) and len(state) > len(_MAGIC):
+        other = "'cpu'" if state[len(_MAGIC)] == ord("c") else "a GPU"
+        what = f"the state of a funcgrad generator on {other}"
+    return (
+        f"{op}: expected the state of a funcgrad generator on {device!r} (a uint8 tensor "
+        f"from its get_state()), got {what}. funcgrad's generators are NumPy's PCG64 and "
+        f"cuRAND's, not PyTorch's, so their states do not mix; reseed with manual_seed instead"
+    )
+
+
+def _gpu_generator(key: str, seed: int) -> Any:
+    import cupy
+
+    with cupy.cuda.Device(int(key.partition(":")[2])):
+        return cupy.random.RandomState(seed)
+
+
+# --- the default streams -----------------------------------------------------------------
+
+
+def default(device: object = "cpu", what: str = "funcgrad: random numbers") -> Source:
+    """Return the default source of `device` (made on first use, from the last seed).
+
+    `what` starts the error message for a missing GPU.
+
+    Raises:
+        DeviceError: For a CUDA device when CuPy or that GPU is missing.
+
+    Examples:
+        >>> default("cpu") is default("cpu")
+        True
+    """
+    key = "cpu" if device == "cpu" else device_key(device, what)
+    source = _defaults.get(key)
+    if source is None:
+        seed = _seed[0] if _seed[0] is not None else fresh_seed()
+        source = _defaults[key] = Source(key, seed)
+    return source
+
+
+def manual_seed(seed: SupportsInt | None) -> Source:
+    """Seed every device's default source; return the CPU's.
+
+    `None` reseeds each from fresh entropy (as NumPy's `seed()`).
+
+    Examples:
+        >>> _ = manual_seed(0)
         >>> a = standard_normal((2,), numpy.float32)
         >>> _ = manual_seed(0)
         >>> bool((a == standard_normal((2,), numpy.float32)).all())
         True
     """
-    _seed[0] = None if seed is None else int(seed)
-    _generators.clear()
-    cpu: numpy.random.Generator = generator("cpu")
-    return cpu
+    value = None if seed is None else check_seed(seed)
+    _seed[0] = value
+    default("cpu")
+    for source in _defaults.values():
+        source.reseed(value if value is not None else fresh_seed())
+    return _defaults["cpu"]
 
 
 def generator(device: object = "cpu") -> Any:
-    """Return the generator of `device` (a NumPy `Generator` or a CuPy `RandomState`).
+    """Return the generator of `device`'s default source (a NumPy `Generator` or a CuPy `RandomState`).
 
     Raises:
         DeviceError: For a CUDA device when CuPy or that GPU is missing.
@@ -56,38 +277,40 @@ def generator(device: object = "cpu") -> Any:
         >>> type(generator("cpu")).__name__
         'Generator'
     """
-    kind, index = parse_device(device)
-    if kind == "cpu":
-        key = "cpu"
-    else:
-        cupy = require_cuda(f"funcgrad: random numbers on {str(device)!r}", index)
-        if index is None:
-            index = cupy.cuda.runtime.getDevice()
-        key = f"cuda:{index}"
-    g = _generators.get(key)
-    if g is None:
-        if kind == "cpu":
-            g = numpy.random.default_rng(_seed[0])
-        else:
-            with cupy.cuda.Device(index):
-                g = cupy.random.RandomState(_seed[0])
-        _generators[key] = g
-    return g
+    return default(device).raw
 
 
-def _draw(device: object, draw_cpu: Callable[[Any], Any], draw_gpu: Callable[[Any], Any]) -> Any:
-    kind, index = parse_device(device)
-    g = generator(device)
-    if kind == "cpu":
-        return draw_cpu(g)
+# --- drawing -----------------------------------------------------------------------------
+
+
+def _draw(
+    device: object,
+    source: Source | None,
+    draw_cpu: Callable[[Any], Any],
+    draw_gpu: Callable[[Any], Any],
+) -> Any:
+    """Draw with `source` (by default `device`'s default source), on the source's device."""
+    if source is None:
+        source = default(device)
+    if source.device == "cpu":
+        return draw_cpu(source.raw)
     import cupy
 
-    with cupy.cuda.Device(index if index is not None else cupy.cuda.runtime.getDevice()):
-        return draw_gpu(g)
+    with cupy.cuda.Device(source.index):
+        return draw_gpu(source.raw)
 
 
-def standard_normal(shape: Any, dtype: DTypeLike, device: object = "cpu") -> Any:
+def _gpu_float(dtype: numpy.dtype) -> Any:
+    """The dtype CuPy draws floats in for `dtype` (float32 or float64, then cast)."""
+    return dtype if dtype.kind == "f" and dtype.itemsize >= 4 else numpy.float64
+
+
+def standard_normal(
+    shape: Any, dtype: DTypeLike, device: object = "cpu", source: Source | None = None
+) -> Any:
     """Return standard normal random numbers of `shape` and floating `dtype` on `device`.
+
+    `source` draws them instead of `device`'s default source (on its own device).
 
     Examples:
         >>> standard_normal((2, 3), numpy.float32).dtype
@@ -96,15 +319,16 @@ def standard_normal(shape: Any, dtype: DTypeLike, device: object = "cpu") -> Any
     dtype = numpy.dtype(dtype)
     return _draw(
         device,
+        source,
         # float64 draws, then cast: the CPU stream funcgrad has always given
         lambda g: g.standard_normal(shape).astype(dtype),
-        lambda g: g.standard_normal(
-            shape, dtype=dtype if dtype.kind == "f" and dtype.itemsize >= 4 else numpy.float64
-        ).astype(dtype, copy=False),
+        lambda g: g.standard_normal(shape, dtype=_gpu_float(dtype)).astype(dtype, copy=False),
     )
 
 
-def uniform(shape: Any, dtype: DTypeLike, device: object = "cpu") -> Any:
+def uniform(
+    shape: Any, dtype: DTypeLike, device: object = "cpu", source: Source | None = None
+) -> Any:
     """Return random numbers uniform in [0, 1) of `shape` and floating `dtype` on `device`.
 
     Examples:
@@ -114,50 +338,109 @@ def uniform(shape: Any, dtype: DTypeLike, device: object = "cpu") -> Any:
     dtype = numpy.dtype(dtype)
     return _draw(
         device,
+        source,
         lambda g: g.random(shape).astype(dtype),
-        lambda g: g.random_sample(
-            shape, dtype=dtype if dtype.kind == "f" and dtype.itemsize >= 4 else numpy.float64
-        ).astype(dtype, copy=False),
+        lambda g: g.random_sample(shape, dtype=_gpu_float(dtype)).astype(dtype, copy=False),
     )
 
 
-def integers(low: int, high: int, shape: Any, dtype: DTypeLike, device: object = "cpu") -> Any:
-    """Return random integers in [low, high) of `shape` and integer `dtype` on `device`.
+def integers(
+    low: int,
+    high: int,
+    shape: Any,
+    dtype: DTypeLike,
+    device: object = "cpu",
+    source: Source | None = None,
+) -> Any:
+    """Return random integers in [low, high) of `shape` and `dtype` on `device`.
+
+    `high` may be up to 2**64 (uint64's range); the numbers are drawn as
+    int64 or uint64 and then cast.
 
     Examples:
         >>> integers(0, 3, (4,), numpy.int64).dtype
         dtype('int64')
     """
     dtype = numpy.dtype(dtype)
+    wide = numpy.int64 if high <= 2**63 else numpy.uint64
     return _draw(
         device,
-        lambda g: numpy.asarray(g.integers(low, high, size=shape), dtype=dtype),
-        lambda g: g.randint(low, high, size=shape, dtype=numpy.int64).astype(dtype, copy=False),
+        source,
+        lambda g: numpy.asarray(g.integers(low, high, size=shape, dtype=wide)).astype(dtype),
+        lambda g: g.randint(low, high, size=shape, dtype=wide).astype(dtype, copy=False),
     )
 
 
-# --- saving and replaying the generators (funcgrad.checkpoint) --------------------
+def sample(
+    method: str,
+    shape: Any,
+    dtype: DTypeLike,
+    *params: Any,
+    device: object = "cpu",
+    source: Source | None = None,
+) -> Any:
+    """Return `method`'s draws of `shape`, cast to `dtype`, on `device`.
+
+    `method` is a method both NumPy's `Generator` and CuPy's `RandomState`
+    have with the same parameters (`exponential`, `geometric`,
+    `standard_cauchy`, `poisson`, `standard_gamma` ...); `params` are its
+    parameters (numbers, or arrays on the device for `poisson`'s rates).
+
+    Examples:
+        >>> bool((sample("exponential", (4,), numpy.float32, 2.0) > 0).all())
+        True
+    """
+    dtype = numpy.dtype(dtype)
+    return _draw(
+        device,
+        source,
+        lambda g: numpy.asarray(getattr(g, method)(*params, size=shape)).astype(dtype),
+        lambda g: getattr(g, method)(*params, size=shape).astype(dtype, copy=False),
+    )
+
+
+def permutation(
+    n: int, dtype: DTypeLike, device: object = "cpu", source: Source | None = None
+) -> Any:
+    """Return a random permutation of `0 .. n - 1` of `dtype` on `device`.
+
+    Examples:
+        >>> sorted(permutation(4, numpy.int64).tolist())
+        [0, 1, 2, 3]
+    """
+    dtype = numpy.dtype(dtype)
+    n = operator.index(n)
+    return _draw(
+        device,
+        source,
+        lambda g: g.permutation(n).astype(dtype),
+        lambda g: g.permutation(n).astype(dtype, copy=False),
+    )
+
+
+# --- saving and replaying the default streams (checkpoint, fork_rng) ---------------------
 
 
 class State:
-    """A snapshot of every device's generator, taken by `get_state`, replayed by `replay`.
+    """A snapshot of every default source, taken by `get_state`, replayed by `replay`.
 
-    The CPU generator's state is saved exactly (its bit generator's state).
-    A CuPy `RandomState` cannot report its state, so `get_state` reseeds
-    each GPU generator that exists from a number drawn from it, and saves
-    that seed: the GPU streams after a snapshot are new ones (still
-    determined by `manual_seed`), and replaying gives exactly them.
+    Each source's state is its `Source.get_state` (exact on the CPU; on a
+    GPU the snapshot starts a new stream from a seed it saves, see there).
     """
 
     __slots__ = ("saved", "seed")
 
-    def __init__(self, seed: int | None, saved: dict[str, Any]):
+    def __init__(self, seed: int | None, saved: dict[str, bytes]):
         self.seed = seed
         self.saved = saved
 
 
-def get_state() -> State:
-    """Return a snapshot of every device's generator (see `State`).
+def get_state(devices: Any = None) -> State:
+    """Return a snapshot of every default source (or of the CPU's and those of `devices`).
+
+    Args:
+        devices: None for every default source made so far; else the CPU's
+            and the GPU streams named (`"cuda:0"`, `1` ...).
 
     Examples:
         >>> s = get_state()
@@ -166,33 +449,22 @@ def get_state() -> State:
         ...     bool((uniform((2,), numpy.float64) == a).all())
         True
     """
-    saved: dict[str, Any] = {}
-    for key, g in list(_generators.items()):
-        if key == "cpu":
-            saved[key] = g.bit_generator.state  # a fresh dict, copied by NumPy
-        else:
-            seed = int(g.randint(0, 2**62, size=(), dtype=numpy.int64))
-            _generators[key] = _gpu_generator(key, seed)
-            saved[key] = seed
-    return State(_seed[0], saved)
-
-
-def _gpu_generator(key: str, seed: int | None) -> Any:
-    import cupy
-
-    with cupy.cuda.Device(int(key.partition(":")[2])):
-        return cupy.random.RandomState(seed)
+    default("cpu")
+    if devices is None:
+        keys = list(_defaults)
+    else:
+        keys = ["cpu", *(device_key(d) for d in devices)]
+    return State(_seed[0], {key: default(key).get_state() for key in keys})
 
 
 @contextlib.contextmanager
 def replay(state: State) -> Iterator[None]:
-    """Draw from the generators as they were at `state` inside the block; restore them after.
+    """Draw from the default sources as they were at `state` inside the block; restore them after.
 
     Numbers drawn in the block are those drawn after `get_state` returned
-    `state`; after the block every generator continues where it was before
-    it, as if the block had drawn nothing (PyTorch's `fork_rng`). A device
-    whose generator did not exist at the snapshot gets a fresh one from the
-    seed, as it did then.
+    `state`; after the block every default source continues where it was
+    before it, as if the block had drawn nothing (PyTorch's `fork_rng`). A
+    device whose source did not exist at the snapshot is left as it is.
 
     Examples:
         >>> s = get_state()
@@ -203,23 +475,14 @@ def replay(state: State) -> Iterator[None]:
         >>> bool(uniform((), numpy.float64) != b)  # the stream went on from b
         True
     """
-    seed, before = _seed[0], dict(_generators)
-    cpu = before.get("cpu")
-    cpu_state = None if cpu is None else cpu.bit_generator.state
+    seed = _seed[0]
+    before = {key: default(key).get_state() for key in state.saved}
     _seed[0] = state.seed
-    _generators.clear()
     for key, saved in state.saved.items():
-        if key == "cpu":
-            g = cpu if cpu is not None else numpy.random.default_rng()
-            g.bit_generator.state = saved
-            _generators[key] = g
-        else:
-            _generators[key] = _gpu_generator(key, saved)
+        _defaults[key].set_state(saved)
     try:
         yield
     finally:
         _seed[0] = seed
-        _generators.clear()
-        _generators.update(before)
-        if cpu is not None:
-            cpu.bit_generator.state = cpu_state
+        for key, saved in before.items():
+            _defaults[key].set_state(saved)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from funcgrad.tensors.base import _init
-from funcgrad.tensors.dtypes import default_float_dtype
+from funcgrad.tensors.dtypes import default_float_dtype, to_dtype
 from funcgrad.tensors.tensor_class import Tensor
 
 __all__ = ["Buffer", "Parameter", "UninitializedBuffer", "UninitializedParameter", "is_lazy"]
@@ -91,8 +91,6 @@ class UninitializedParameter(Parameter):
 
     def materialize(self, shape, device=None, dtype=None) -> None:
         """Give the parameter a shape (zero values) and make it a `Parameter`."""
-        from funcgrad.tensors.dtypes import to_dtype
-
         dt = dtype or getattr(self, "_uninit_dtype", None)
         dt = to_dtype(dt) if dt is not None else default_float_dtype()
         shape = (shape,) if isinstance(shape, int) else tuple(shape)

@@ -16,15 +16,9 @@ from funcgrad.tensors.creation import (
     full_like,
     is_tensor,
     linspace,
-    manual_seed,
     numel,
     ones,
     ones_like,
-    rand,
-    rand_like,
-    randint,
-    randn,
-    randn_like,
     tensor,
     zeros,
     zeros_like,
@@ -38,9 +32,12 @@ from funcgrad.tensors.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from funcgrad.tensors.random import *  # noqa: F403  (Generator, manual_seed, rand, normal ...)
+from funcgrad.tensors.random import __all__ as _random_all
 from funcgrad.tensors.tensor_class import Size, Tensor
 
 __all__ = [
+    *_random_all,
     "Size",
     "Tensor",
     "arange",
@@ -57,16 +54,10 @@ __all__ = [
     "is_inference_mode_enabled",
     "is_tensor",
     "linspace",
-    "manual_seed",
     "no_grad",
     "numel",
     "ones",
     "ones_like",
-    "rand",
-    "rand_like",
-    "randint",
-    "randn",
-    "randn_like",
     "set_grad_enabled",
     "tensor",
     "zeros",

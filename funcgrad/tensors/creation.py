@@ -1,10 +1,10 @@
-"""Creating tensors: `tensor`, `ones`, `zeros`, `randn`, `arange`, `*_like` ... with PyTorch's defaults.
+"""Creating tensors: `tensor`, `ones`, `zeros`, `arange`, `*_like` ... with PyTorch's defaults.
 
 Python floats become the default float dtype (float32); Python ints
 become int64; NumPy arrays keep their dtype. `device=` ('cpu', 'cuda',
 'cuda:N') creates the tensor there: constants are made by the device's
-array module, random numbers by the device's own generator
-(`funcgrad.backend.rng`), all reseeded by `manual_seed`.
+array module. Random tensors (`rand`, `randn` ...) are in
+`funcgrad.tensors.random`.
 """
 
 from __future__ import annotations
@@ -14,25 +14,10 @@ from collections.abc import Iterable
 import numpy as np
 
 from funcgrad.backend import module_for, on_device, parse_device, to_device
-from funcgrad.backend import rng as _rng
-from funcgrad.errors import ArgumentTypeError, DtypeError, OpError
+from funcgrad.errors import ArgumentTypeError, OpError
 from funcgrad.ops._util import index_of
 from funcgrad.tensors.dtypes import default_float_dtype, to_dtype
 from funcgrad.tensors.tensor_class import Tensor, _fresh_leaf, _to_array
-
-
-def manual_seed(seed: int):
-    """Seed the random number generator of `randn`, `rand` and friends.
-
-    Examples:
-        >>> import funcgrad as torch
-        >>> _ = torch.manual_seed(0)
-        >>> a = torch.randn(2)
-        >>> _ = torch.manual_seed(0)
-        >>> bool((a == torch.randn(2)).all())
-        True
-    """
-    return _rng.manual_seed(seed)
 
 
 def _size(size, op):
@@ -148,21 +133,11 @@ def _filled(fill, size, dtype, device, requires_grad, op):
     """Make a tensor with `fill(xp, shape, dtype, device)`, on the device itself."""
     shape = _size(size, op.removeprefix("funcgrad."))
     dt = to_dtype(dtype) if dtype is not None else default_float_dtype()
-    if op in _RANDOM_FLOATS and dt.kind != "f":
-        raise DtypeError(
-            f"{op}: draws floating-point numbers; dtype {dt} is not supported "
-            f'("{_RANDOM_FLOATS[op]}" not implemented for it in PyTorch); use a float '
-            f"dtype, or funcgrad.randint for integers"
-        )
     where = _device(device)
     xp = module_for(where, op=op)  # raises clearly without CuPy or a GPU
     with on_device(where, op=op):
         value = fill(xp, shape, dt, where)
     return _fresh_leaf(Tensor, value, requires_grad)
-
-
-# The random functions that draw floats, with the PyTorch kernel that refuses other dtypes.
-_RANDOM_FLOATS = {"funcgrad.randn": "normal_kernel_cpu", "funcgrad.rand": "check_uniform_bounds"}
 
 
 def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -207,46 +182,6 @@ def full(size, fill_value, dtype=None, device=None, requires_grad: bool = False)
         requires_grad,
         "funcgrad.full",
     )
-
-
-def randn(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
-    """Return a tensor of standard normal random numbers (float32 by default)."""
-
-    def draw(xp, s, d, where):
-        if generator is not None:  # a NumPy Generator of the user's: drawn here, then moved
-            return to_device(generator.standard_normal(s).astype(d), where)
-        return _rng.standard_normal(s, d, where)
-
-    return _filled(draw, size, dtype, device, requires_grad, "funcgrad.randn")
-
-
-def rand(*size, dtype=None, device=None, requires_grad: bool = False, generator=None) -> Tensor:
-    """Return a tensor of random numbers uniform in [0, 1) (float32 by default)."""
-
-    def draw(xp, s, d, where):
-        if generator is not None:
-            return to_device(generator.random(s).astype(d), where)
-        return _rng.uniform(s, d, where)
-
-    return _filled(draw, size, dtype, device, requires_grad, "funcgrad.rand")
-
-
-def randint(low, high=None, size=(), dtype=None, device=None) -> Tensor:
-    """Return a tensor of random integers in [low, high)."""
-    if isinstance(high, (tuple, list)):  # randint(high, size), PyTorch's other overload
-        high, size = None, high
-    if high is None:
-        low, high = 0, low
-    if not low < high:  # as PyTorch, also for an empty size (NumPy checks only when it draws)
-        raise OpError(
-            f"funcgrad.randint: random_ expects 'from' to be less than 'to', but got "
-            f"from={low} >= to={high}; integers are drawn from [low, high)"
-        )
-    dt = to_dtype(dtype) if dtype else np.dtype(np.int64)
-    where = _device(device)
-    module_for(where, op="funcgrad.randint")  # raises clearly without CuPy or a GPU
-    value = _rng.integers(low, high, tuple(size), dt, where)
-    return _fresh_leaf(Tensor, value, False)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -329,12 +264,6 @@ zeros_like.__doc__ = "Return a tensor of zeros shaped (and typed) like `input`."
 empty_like = _like(empty)
 empty_like.__name__ = "empty_like"
 empty_like.__doc__ = "Return a tensor shaped (and typed) like `input` (zeros here)."
-randn_like = _like(randn)
-randn_like.__name__ = "randn_like"
-randn_like.__doc__ = "Return standard normal random numbers shaped like `input`."
-rand_like = _like(rand)
-rand_like.__name__ = "rand_like"
-rand_like.__doc__ = "Return uniform random numbers in [0, 1) shaped like `input`."
 
 
 def full_like(input, fill_value, dtype=None, device=None, requires_grad: bool = False):  # noqa: A002

@@ -38,6 +38,7 @@ from funcgrad.tensors.inplace import (
     inplace,
     torch_dtype_name,
 )
+from funcgrad.tensors.random import RandomMethods
 from funcgrad.tensors.tensor_class import Tensor, _apply, _new_like, _unwrap_value
 
 
@@ -137,7 +138,7 @@ def _permute_all(self: Tensor) -> Tensor:
     return F.permute(self, tuple(reversed(range(self.dim()))))
 
 
-class TensorMethods(DeclaredMethods):
+class TensorMethods(DeclaredMethods, RandomMethods):
     """`Tensor`'s operators and methods: the records' (`DeclaredMethods`) and these.
 
     These are the operators that are not one declared method, and the
@@ -187,7 +188,7 @@ class TensorMethods(DeclaredMethods):
 
 def install() -> None:
     """Give `Tensor` the methods and operators of `DeclaredMethods`, then of `TensorMethods`."""
-    for cls in (DeclaredMethods, TensorMethods):
+    for cls in (DeclaredMethods, RandomMethods, TensorMethods):
         for name, value in vars(cls).items():
             if callable(value) or isinstance(value, property):  # not __doc__, __slots__ ...
                 setattr(Tensor, name, value)

@@ -21,10 +21,15 @@ import warnings
 import numpy as np
 
 import funcgrad.numpy as fnp
+from funcgrad.backend import rng as _rng
+from funcgrad.backend.devices import device_of
 from funcgrad.nn.functional._adapt import takes_tensors
 from funcgrad.nn.functional._adapt import value as _value_of
 from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import nn as _nn
+from funcgrad.ops.special import erf
+from funcgrad.tensors.dtypes import to_dtype
+from funcgrad.tensors.inplace import check_inplace, rebind
 from funcgrad.tensors.tensor_class import Tensor
 
 __all__ = [
@@ -75,8 +80,6 @@ _SQRT_HALF = math.sqrt(0.5)
 def _in_place(input, result, name: str):
     """Rebind a tensor `input` to `result` (PyTorch's in-place activation); else return `result`."""
     if isinstance(input, Tensor):
-        from funcgrad.tensors.inplace import check_inplace, rebind
-
         check_inplace(input, name)
         rebind(input, result)
         return input
@@ -212,9 +215,6 @@ def rrelu(
 ):
     """Randomized leaky ReLU: a slope drawn from U(lower, upper) per element in training, their mean in eval."""
     if training:
-        from funcgrad.backend import rng as _rng
-        from funcgrad.backend.devices import device_of
-
         v = _value_of(input)
         dtype = v.dtype if v.dtype.kind == "f" else np.dtype(np.float64)
         u = _rng.uniform(tuple(v.shape), dtype, str(device_of(v)))
@@ -282,8 +282,6 @@ def _gelu(x, approximate):
     if approximate == "tanh":
         inner = (x + x * x * x * 0.044715) * _SQRT_2_OVER_PI
         return x * (_ew.tanh(inner) + 1.0) * 0.5
-    from funcgrad.ops.special import erf
-
     return x * (erf(x * _SQRT_HALF) + 1.0) * 0.5
 
 
@@ -495,8 +493,6 @@ def _cast(input, dtype):
         return input
     if isinstance(input, Tensor):
         return input.to(dtype)
-    from funcgrad.tensors.dtypes import to_dtype
-
     return fnp.astype(input, to_dtype(dtype)) if hasattr(fnp, "astype") else input
 
 
@@ -570,9 +566,6 @@ def gumbel_softmax(logits, tau: float = 1, hard: bool = False, eps: float = 1e-1
     With `hard=True` the result is one-hot (the argmax), with the gradient
     of the soft sample (the straight-through estimator), as in PyTorch.
     """
-    from funcgrad.backend import rng as _rng
-    from funcgrad.backend.devices import device_of
-
     v = _value_of(logits)
     dtype = v.dtype if v.dtype.kind == "f" else np.dtype(np.float64)
     u = _rng.uniform(tuple(v.shape), dtype, str(device_of(v)))

@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 
 from funcgrad.autograd.function import Function
+from funcgrad.tensors.base import _new_like
 from funcgrad.tensors.grad_mode import is_grad_enabled
 from funcgrad.tensors.tensor_class import Tensor
 
@@ -60,8 +61,6 @@ class _Pack(Function):
 
 
 def _tensor(value) -> Tensor:
-    from funcgrad.tensors.base import _new_like
-
     return _new_like(Tensor, value, None)
 
 

@@ -9,6 +9,7 @@ from funcgrad.nn import init
 from funcgrad.nn.modules._factory import empty
 from funcgrad.nn.modules.module import Module
 from funcgrad.nn.parameter import Parameter
+from funcgrad.tensors.functions import einsum
 
 __all__ = ["Bilinear", "Identity", "Linear"]
 
@@ -83,8 +84,6 @@ def _bilinear(input1, input2, weight, bias=None):
     fn = getattr(F, "bilinear", None)
     if fn is not None:
         return fn(input1, input2, weight, bias)
-    from funcgrad.tensors.functions import einsum
-
     out = einsum("...i,oij,...j->...o", input1, weight, input2)
     return out if bias is None else out + bias
 

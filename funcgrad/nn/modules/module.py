@@ -21,9 +21,13 @@ from typing import Any
 
 import numpy as np
 
+from funcgrad.nn.modules._hooks import BackwardHook
 from funcgrad.nn.parameter import Buffer, Parameter, is_lazy
+from funcgrad.tensors.base import _new_like
+from funcgrad.tensors.devices import parse_to_args
+from funcgrad.tensors.dtypes import to_dtype, torch_name
 from funcgrad.tensors.grad_mode import is_grad_enabled, no_grad
-from funcgrad.tensors.tensor_class import Tensor
+from funcgrad.tensors.tensor_class import Size, Tensor
 
 __all__ = [
     "Module",
@@ -632,9 +636,6 @@ class Module:
         keywords, as PyTorch: a dtype applies to floating-point (and
         complex) values only; integer buffers keep theirs.
         """
-        from funcgrad.tensors.devices import parse_to_args
-        from funcgrad.tensors.dtypes import to_dtype
-
         kwargs = dict(kwargs)
         kwargs.pop("non_blocking", None)
         kwargs.pop("memory_format", None)
@@ -850,8 +851,6 @@ class Module:
 
             bw_hook = None
             if self._backward_hooks or self._backward_pre_hooks:
-                from funcgrad.nn.modules._hooks import BackwardHook
-
                 bw_hook = BackwardHook(
                     self,
                     list(self._backward_hooks.values()),
@@ -1159,8 +1158,6 @@ class Module:
 def _size_repr(value) -> str:
     shape = value.shape
     if isinstance(value, Tensor) or isinstance(value, np.ndarray):
-        from funcgrad.tensors.tensor_class import Size
-
         return repr(Size(tuple(shape)))
     return repr(shape)  # a PyTorch tensor: torch.Size([...])
 
@@ -1174,16 +1171,12 @@ def _as_value(value):
 def _as_tensor(original, value) -> Tensor:
     if isinstance(original, Tensor):
         return original
-    from funcgrad.tensors.base import _new_like
-
     return _new_like(Tensor, value, None)
 
 
 def _plain_tensor(t: Tensor) -> Tensor:
     if type(t) is Tensor:
         return t
-    from funcgrad.tensors.base import _new_like
-
     out = _new_like(Tensor, t._value, t._node)
     return out
 
@@ -1204,8 +1197,6 @@ def _as_kind(dtype, kind: str):
 
 
 def _torch_dtype_name(dtype) -> str:
-    from funcgrad.tensors.dtypes import torch_name
-
     return torch_name(dtype)
 
 
