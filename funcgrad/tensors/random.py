@@ -40,7 +40,6 @@ __all__ = [
     "Generator",
     "bernoulli",
     "default_generator",
-    "fork_rng",
     "get_rng_state",
     "initial_seed",
     "manual_seed",
