@@ -5,7 +5,7 @@ such as `grad` and `vjp`) under a PyTorch-style imperative layer. Import the
 NumPy-like namespace as `import funcgrad.numpy as fnp`.
 """
 
-from funcgrad import autograd, extend, nn, numpy, random, tree
+from funcgrad import autograd, extend, nn, numpy, optim, random, tree
 from funcgrad.backend import freeze
 from funcgrad.errors import (
     ArgumentTypeError,
@@ -81,6 +81,7 @@ __all__ = [
     "FloatTensor",
     "autograd",
     "nn",
+    "optim",
     "random",
     "bool",
     "complex64",

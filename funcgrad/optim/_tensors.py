@@ -1,0 +1,87 @@
+"""How the optimizers read and write tensors: the one place that touches a tensor's array.
+
+An optimizer step computes on the arrays of the parameters, gradients and
+state (NumPy or CuPy, whatever the tensors hold), which costs a few
+microseconds per parameter tensor instead of one `Tensor` operation per
+formula term. The results go back through two doors:
+
+* `write(p, new)`: a parameter takes its new values through the public
+  in-place path (`p.copy_` under `no_grad`), so `param.data`, aliases,
+  views and a module's `state_dict` see the update as in PyTorch;
+* `assign(t, new)`: an optimizer's own state tensor (`exp_avg`, `step` ...)
+  is rebound to its new array (nothing else writes into it).
+
+Arrays are never written into: every step makes new arrays (the graph may
+hold the old ones).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from funcgrad.backend import xp_of
+from funcgrad.tensors.base import _new_like
+from funcgrad.tensors.dtypes import get_default_dtype
+from funcgrad.tensors.tensor_class import Tensor
+
+
+def array(t: Tensor) -> Any:
+    """Return the array a tensor holds (read-only when the graph holds it)."""
+    return t._value
+
+
+def wrap(value: Any) -> Tensor:
+    """Return a tensor (not requiring grad) holding `value` as it is."""
+    return _new_like(Tensor, value, None)
+
+
+def assign(t: Tensor, value: Any) -> None:
+    """Rebind an optimizer's own state tensor to a new array."""
+    t._set_value(value)
+
+
+def write(p: Tensor, value: Any) -> None:
+    """Give parameter `p` the values of `value`, an in-place update (call under `no_grad`)."""
+    p.copy_(_new_like(Tensor, value, None))
+
+
+def scalar_dtype() -> np.dtype:
+    """The dtype of a `step` counter: float64 under a float64 default dtype, else float32."""
+    return np.dtype(np.float64) if get_default_dtype() == np.float64 else np.dtype(np.float32)
+
+
+def step_tensor(value: float = 0.0) -> Tensor:
+    """A new `step` counter: a 0-d tensor on the CPU, as PyTorch's (not capturable) one."""
+    return wrap(np.asarray(value, dtype=scalar_dtype()))
+
+
+def zeros_like(p: Tensor) -> Tensor:
+    """A state tensor of zeros with `p`'s shape, dtype and device."""
+    a = p._value
+    xp = np if type(a) is np.ndarray else _xp(a)
+    return wrap(xp.zeros_like(a))
+
+
+def full_like(p: Tensor, fill: complex) -> Tensor:
+    """A state tensor filled with `fill`, with `p`'s shape, dtype and device."""
+    a = p._value
+    xp = np if type(a) is np.ndarray else _xp(a)
+    return wrap(xp.full_like(a, fill))
+
+
+def copy_of(value: Any) -> Tensor:
+    """A state tensor holding a copy of an array (a momentum buffer's first value)."""
+    return wrap(value.copy())
+
+
+def _xp(a: Any) -> Any:
+    return xp_of(a)
+
+
+def to_float(x: Any) -> float:
+    """A hyperparameter as a Python float (a 1-element tensor's value, as PyTorch's `_to_scalar`)."""
+    if isinstance(x, Tensor):
+        return float(x.item())
+    return x

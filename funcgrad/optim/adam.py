@@ -1,0 +1,230 @@
+"""`Adam` and `AdamW`: adaptive moment estimation, with L2 or decoupled weight decay."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from funcgrad.backend import xp_of
+from funcgrad.optim import _tensors
+from funcgrad.optim._common import (
+    advance,
+    check_betas,
+    check_flags,
+    complex_view,
+    lerp,
+    real_view,
+    steps_as_tensors,
+)
+from funcgrad.optim.optimizer import Optimizer
+
+__all__ = ["Adam", "AdamW"]
+
+
+class Adam(Optimizer):
+    """Adam (PyTorch's `torch.optim.Adam`): per-coordinate steps from running moments.
+
+    Each step `t` (from 1), with `g` the gradient (negated when `maximize`):
+
+    ```text
+    g = g + weight_decay * p                  (L2; decoupled: p = p * (1 - lr * weight_decay))
+    m = beta1 * m + (1 - beta1) * g
+    v = beta2 * v + (1 - beta2) * g * g
+    v_max = max(v_max, v)                     (amsgrad; then v_max is used for v below)
+    p = p - lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps)
+    ```
+
+    State per parameter: `step` (a 0-d float tensor), `exp_avg` (`m`),
+    `exp_avg_sq` (`v`) and `max_exp_avg_sq` with `amsgrad`. Complex
+    parameters are updated as pairs of reals, as in PyTorch.
+
+    Args:
+        params: Tensors to optimize, or dicts defining parameter groups.
+        lr: Learning rate.
+        betas: Decay rates of the first and second moments.
+        eps: Added to the denominator.
+        weight_decay: L2 penalty (or decoupled decay, see below).
+        amsgrad: Use the maximum of the second moments (AMSGrad).
+        foreach: Accepted for PyTorch's signature: the update is always one
+            fused pass over each parameter's arrays.
+        maximize: Maximize the objective instead of minimizing it.
+        capturable: Accepted for PyTorch's signature (CUDA-graph capture is
+            PyTorch's); it changes nothing here.
+        differentiable: Must be False: for steps that can be differentiated
+            use `funcgrad.optimizers.adam` (a pure function).
+        fused: Accepted, as `foreach`.
+        decoupled_weight_decay: Decay the parameters directly (AdamW)
+            instead of adding `weight_decay * p` to the gradient.
+
+    Raises:
+        ValueError: For an out-of-range option (negative lr, eps or
+            weight decay, a beta outside [0, 1)).
+        RuntimeError: For `differentiable=True`, or `fused` with `foreach`.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+        >>> opt = torch.optim.Adam([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> w
+        tensor([ 0.9000, -1.9000], requires_grad=True)
+        >>> sorted(opt.state[w])
+        ['exp_avg', 'exp_avg_sq', 'step']
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+        decoupled_weight_decay: bool = False,
+    ) -> None:
+        if not 0.0 <= _tensors.to_float(lr):
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        check_betas(betas)
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {
+            "lr": lr,
+            "betas": tuple(betas),
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "amsgrad": amsgrad,
+            "maximize": maximize,
+            "foreach": foreach,
+            "capturable": capturable,
+            "differentiable": differentiable,
+            "fused": fused,
+            "decoupled_weight_decay": decoupled_weight_decay,
+        }
+        check_flags(foreach, fused, differentiable)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("amsgrad", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("capturable", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("decoupled_weight_decay", False)
+            group.setdefault("fused", None)
+            steps_as_tensors(self, group)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Perform one optimization step; return the closure's loss (or None)."""
+        loss = self._closure_loss(closure)
+        array, assign = _tensors.array, _tensors.assign
+        for group in self.param_groups:
+            lr = _tensors.to_float(group["lr"])
+            beta1, beta2 = (_tensors.to_float(b) for b in group["betas"])
+            eps, weight_decay = group["eps"], _tensors.to_float(group["weight_decay"])
+            amsgrad, maximize = group["amsgrad"], group["maximize"]
+            decoupled = group["decoupled_weight_decay"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _tensors.step_tensor()
+                    state["exp_avg"] = _tensors.zeros_like(p)
+                    state["exp_avg_sq"] = _tensors.zeros_like(p)
+                    if amsgrad:
+                        state["max_exp_avg_sq"] = _tensors.zeros_like(p)
+                param = array(p)
+                grad = array(p.grad)
+                if maximize:
+                    grad = -grad
+                step = advance(state["step"])
+                new_param = param
+                if weight_decay != 0:
+                    if decoupled:
+                        new_param = param * (1 - lr * weight_decay)
+                    else:
+                        grad = grad + weight_decay * param
+                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                g = real_view(grad)
+                m = lerp(real_view(array(exp_avg)), g, 1 - beta1)
+                v = real_view(array(exp_avg_sq)) * beta2 + (1 - beta2) * (g * g)
+                assign(exp_avg, complex_view(m, param))
+                assign(exp_avg_sq, complex_view(v, param))
+                xp = xp_of(v)
+                bias_correction1 = 1 - beta1**step
+                bias_correction2 = 1 - beta2**step
+                step_size = lr / bias_correction1
+                bias_correction2_sqrt = bias_correction2**0.5
+                if amsgrad:
+                    v_max = xp.maximum(real_view(array(state["max_exp_avg_sq"])), v)
+                    assign(state["max_exp_avg_sq"], complex_view(v_max, param))
+                    denom = xp.sqrt(v_max) / bias_correction2_sqrt + eps
+                else:
+                    denom = xp.sqrt(v) / bias_correction2_sqrt + eps
+                update = complex_view(-step_size * m / denom, param)
+                _tensors.write(p, new_param + update)
+        return loss
+
+
+class AdamW(Adam):
+    """AdamW (PyTorch's `torch.optim.AdamW`): Adam with decoupled weight decay.
+
+    The parameters decay directly, `p = p * (1 - lr * weight_decay)`, before
+    the Adam update; the decay never enters the moments. Options as
+    `Adam`'s, with `weight_decay=1e-2` by default.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+        >>> opt = torch.optim.AdamW([w], lr=0.1, weight_decay=0.5)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> w
+        tensor([ 0.8500, -1.8000], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        super().__init__(
+            params,
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            amsgrad,
+            foreach=foreach,
+            maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=True,
+        )
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = True

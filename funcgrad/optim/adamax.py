@@ -1,0 +1,127 @@
+"""`Adamax`: Adam with the infinity norm in place of the second moment."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from funcgrad.backend import xp_of
+from funcgrad.optim import _tensors
+from funcgrad.optim._common import (
+    advance,
+    check_betas,
+    check_nonnegative,
+    complex_view,
+    lerp,
+    real_view,
+    steps_as_tensors,
+)
+from funcgrad.optim.optimizer import Optimizer
+
+__all__ = ["Adamax"]
+
+
+class Adamax(Optimizer):
+    """Adamax (PyTorch's `torch.optim.Adamax`), the infinity-norm variant of Adam.
+
+    Each step `t` (from 1), with `g` the gradient (negated when `maximize`):
+
+    ```text
+    g = g + weight_decay * p
+    m = beta1 * m + (1 - beta1) * g
+    u = max(beta2 * u, |g| + eps)
+    p = p - lr / (1 - beta1**t) * m / u
+    ```
+
+    State: `step`, `exp_avg` (`m`) and `exp_inf` (`u`).
+
+    Args:
+        params: Tensors to optimize, or dicts defining parameter groups.
+        lr: Learning rate.
+        betas: Decay rates of the first moment and of the infinity norm.
+        eps: Added to `|g|`.
+        weight_decay: L2 penalty.
+        foreach: Accepted for PyTorch's signature.
+        maximize: Maximize the objective instead of minimizing it.
+        differentiable: Must be False.
+        capturable: Accepted for PyTorch's signature; it changes nothing here.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+        >>> opt = torch.optim.Adamax([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> w
+        tensor([ 0.9000, -1.9000], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 2e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        foreach: bool | None = None,
+        *,
+        maximize: bool = False,
+        differentiable: bool = False,
+        capturable: bool = False,
+    ) -> None:
+        check_nonnegative(lr=lr, eps=eps)
+        check_betas(betas)
+        check_nonnegative(weight_decay=weight_decay)
+        defaults = {
+            "lr": lr,
+            "betas": betas,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "foreach": foreach,
+            "maximize": maximize,
+            "differentiable": differentiable,
+            "capturable": capturable,
+        }
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
+            steps_as_tensors(self, group)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Perform one optimization step; return the closure's loss (or None)."""
+        loss = self._closure_loss(closure)
+        array, assign = _tensors.array, _tensors.assign
+        for group in self.param_groups:
+            lr = _tensors.to_float(group["lr"])
+            beta1, beta2 = group["betas"]
+            eps, weight_decay, maximize = group["eps"], group["weight_decay"], group["maximize"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _tensors.step_tensor()
+                    state["exp_avg"] = _tensors.zeros_like(p)
+                    state["exp_inf"] = _tensors.zeros_like(p)
+                param = array(p)
+                grad = array(p.grad)
+                if maximize:
+                    grad = -grad
+                step = advance(state["step"])
+                if weight_decay != 0:
+                    grad = grad + weight_decay * param
+                g = real_view(grad)
+                xp = xp_of(g)
+                m = lerp(real_view(array(state["exp_avg"])), g, 1 - beta1)
+                u = xp.maximum(real_view(array(state["exp_inf"])) * beta2, xp.abs(g) + eps)
+                assign(state["exp_avg"], complex_view(m, param))
+                assign(state["exp_inf"], complex_view(u, param))
+                clr = lr / (1 - beta1**step)
+                _tensors.write(p, param + complex_view(-clr * m / u, param))
+        return loss

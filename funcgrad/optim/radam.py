@@ -1,0 +1,153 @@
+"""`RAdam`: Adam with a rectified (variance-controlled) adaptive learning rate."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from funcgrad.backend import xp_of
+from funcgrad.optim import _tensors
+from funcgrad.optim._common import (
+    advance,
+    check_betas,
+    check_nonnegative,
+    complex_view,
+    lerp,
+    real_view,
+    steps_as_tensors,
+)
+from funcgrad.optim.optimizer import Optimizer
+
+__all__ = ["RAdam"]
+
+
+class RAdam(Optimizer):
+    """RAdam (PyTorch's `torch.optim.RAdam`): Adam whose adaptive step waits for a good variance estimate.
+
+    Each step `t` (from 1), with `g` the gradient (negated when `maximize`):
+
+    ```text
+    g = g + weight_decay * p              (decoupled: p = p * (1 - lr * weight_decay))
+    m = beta1 * m + (1 - beta1) * g;  v = beta2 * v + (1 - beta2) * g * g
+    rho_inf = 2 / (1 - beta2) - 1;  rho_t = rho_inf - 2 t beta2**t / (1 - beta2**t)
+    m_hat = m / (1 - beta1**t)
+    rho_t > 5:  r = sqrt((rho_t - 4)(rho_t - 2) rho_inf / ((rho_inf - 4)(rho_inf - 2) rho_t))
+                p = p - lr * m_hat * sqrt(1 - beta2**t) / (sqrt(v) + eps) * r
+    otherwise:  p = p - lr * m_hat
+    ```
+
+    State: `step`, `exp_avg` (`m`) and `exp_avg_sq` (`v`).
+
+    Args:
+        params: Tensors to optimize, or dicts defining parameter groups.
+        lr: Learning rate.
+        betas: Decay rates of the first and second moments.
+        eps: Added to the denominator.
+        weight_decay: L2 penalty (or decoupled decay).
+        decoupled_weight_decay: Decay the parameters directly (RAdamW).
+        foreach: Accepted for PyTorch's signature.
+        maximize: Maximize the objective instead of minimizing it.
+        capturable: Accepted for PyTorch's signature; it changes nothing here.
+        differentiable: Must be False.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+        >>> opt = torch.optim.RAdam([w], lr=0.1)
+        >>> (w * w).sum().backward()
+        >>> opt.step()
+        >>> w
+        tensor([ 0.8000, -1.6000], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        decoupled_weight_decay: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        check_nonnegative(lr=lr, eps=eps)
+        check_betas(betas)
+        check_nonnegative(weight_decay=weight_decay)
+        defaults = {
+            "lr": lr,
+            "betas": betas,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "maximize": maximize,
+            "foreach": foreach,
+            "capturable": capturable,
+            "decoupled_weight_decay": decoupled_weight_decay,
+            "differentiable": differentiable,
+        }
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("decoupled_weight_decay", False)
+            group.setdefault("capturable", False)
+            steps_as_tensors(self, group)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Perform one optimization step; return the closure's loss (or None)."""
+        loss = self._closure_loss(closure)
+        array, assign = _tensors.array, _tensors.assign
+        for group in self.param_groups:
+            lr = _tensors.to_float(group["lr"])
+            beta1, beta2 = group["betas"]
+            eps, weight_decay = group["eps"], group["weight_decay"]
+            maximize, decoupled = group["maximize"], group["decoupled_weight_decay"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _tensors.step_tensor()
+                    state["exp_avg"] = _tensors.zeros_like(p)
+                    state["exp_avg_sq"] = _tensors.zeros_like(p)
+                param = array(p)
+                grad = array(p.grad)
+                if maximize:
+                    grad = -grad
+                step = advance(state["step"])
+                new_param = param
+                if weight_decay != 0:
+                    if decoupled:
+                        new_param = param * (1 - lr * weight_decay)
+                    else:
+                        grad = grad + weight_decay * param
+                g = real_view(grad)
+                m = lerp(real_view(array(state["exp_avg"])), g, 1 - beta1)
+                v = real_view(array(state["exp_avg_sq"])) * beta2 + (1 - beta2) * (g * g)
+                assign(state["exp_avg"], complex_view(m, param))
+                assign(state["exp_avg_sq"], complex_view(v, param))
+                bias_correction1 = 1 - beta1**step
+                bias_correction2 = 1 - beta2**step
+                m_hat = m / bias_correction1
+                rho_inf = 2 / (1 - beta2) - 1
+                rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
+                if rho_t > 5.0:
+                    rect = (
+                        (rho_t - 4)
+                        * (rho_t - 2)
+                        * rho_inf
+                        / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
+                    ) ** 0.5
+                    adaptive = (bias_correction2**0.5) / (xp_of(v).sqrt(v) + eps)
+                    update = -(m_hat * lr * adaptive * rect)
+                else:
+                    update = -(m_hat * lr)
+                _tensors.write(p, new_param + complex_view(update, param))
+        return loss

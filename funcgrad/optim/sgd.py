@@ -1,0 +1,138 @@
+"""`SGD`: stochastic gradient descent, with momentum, dampening, Nesterov and weight decay."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from funcgrad.optim import _tensors
+from funcgrad.optim.optimizer import Optimizer
+
+__all__ = ["SGD"]
+
+
+def _check_fused(fused: bool | None, foreach: bool | None) -> None:
+    if fused and foreach:
+        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent, optionally with momentum (PyTorch's `torch.optim.SGD`).
+
+    Each step, with `g` the gradient (negated when `maximize`):
+
+    ```text
+    g = g + weight_decay * p
+    b = g                                  (first step)
+    b = momentum * b + (1 - dampening) * g (later steps)
+    g = g + momentum * b  if nesterov  else  b          (when momentum != 0)
+    p = p - lr * g
+    ```
+
+    The momentum buffer is `state[p]["momentum_buffer"]`.
+
+    Args:
+        params: Tensors to optimize, or dicts defining parameter groups.
+        lr: Learning rate.
+        momentum: Momentum factor.
+        dampening: Dampening of the momentum.
+        weight_decay: L2 penalty.
+        nesterov: Use Nesterov momentum (needs momentum > 0 and no dampening).
+        maximize: Maximize the objective instead of minimizing it.
+        foreach: Accepted for PyTorch's signature (the update is always one
+            fused pass over each parameter's arrays).
+        differentiable: Must be False: see `funcgrad.optimizers` for steps
+            that can be differentiated.
+        fused: Accepted for PyTorch's signature, as `foreach`.
+
+    Raises:
+        ValueError: For a negative learning rate, momentum or weight decay,
+            or Nesterov without momentum or with dampening.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> w = torch.tensor([1.0, -2.0], requires_grad=True)
+        >>> opt = torch.optim.SGD([w], lr=0.1, momentum=0.9)
+        >>> for _ in range(2):
+        ...     opt.zero_grad()
+        ...     (w * w).sum().backward()
+        ...     opt.step()
+        >>> w
+        tensor([ 0.4600, -0.9200], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1e-3,
+        momentum: float = 0,
+        dampening: float = 0,
+        weight_decay: float = 0,
+        nesterov: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {
+            "lr": lr,
+            "momentum": momentum,
+            "dampening": dampening,
+            "weight_decay": weight_decay,
+            "nesterov": nesterov,
+            "maximize": maximize,
+            "foreach": foreach,
+            "differentiable": differentiable,
+            "fused": fused,
+        }
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        _check_fused(fused, foreach)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("nesterov", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", False)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Perform one optimization step; return the closure's loss (or None)."""
+        loss = self._closure_loss(closure)
+        array, write = _tensors.array, _tensors.write
+        for group in self.param_groups:
+            lr = _tensors.to_float(group["lr"])
+            momentum, dampening = group["momentum"], group["dampening"]
+            weight_decay = _tensors.to_float(group["weight_decay"])
+            nesterov, maximize = group["nesterov"], group["maximize"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                param = array(p)
+                grad = array(p.grad)
+                if maximize:
+                    grad = -grad
+                if weight_decay != 0:
+                    grad = grad + weight_decay * param
+                if momentum != 0:
+                    state = self.state[p]
+                    buf = state.get("momentum_buffer")
+                    if buf is None:
+                        state["momentum_buffer"] = _tensors.copy_of(grad)
+                        b = grad
+                    else:
+                        b = array(buf) * momentum + (1 - dampening) * grad
+                        _tensors.assign(buf, b)
+                    grad = grad + momentum * b if nesterov else b
+                write(p, param - lr * grad)
+        return loss
