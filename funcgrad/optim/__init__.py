@@ -2,12 +2,13 @@
 
 `Optimizer` and its subclasses (`SGD`, `Adam`, `AdamW`, `RMSprop`,
 `Adagrad`, `Adadelta`, `Adamax`, `NAdam`, `RAdam`, `LBFGS`) step leaf
-tensors under `no_grad`. For
+tensors under `no_grad`; `lr_scheduler` changes their learning rates. For
 pure optimizers over pytrees (optax's style) see `funcgrad.optimizers`.
 Layer: training (it may import everything below it: tensors, autograd,
 numpy, transforms, ops).
 """
 
+from funcgrad.optim import lr_scheduler
 from funcgrad.optim.adadelta import Adadelta
 from funcgrad.optim.adagrad import Adagrad
 from funcgrad.optim.adam import Adam, AdamW
@@ -31,4 +32,5 @@ __all__ = [
     "Optimizer",
     "RAdam",
     "RMSprop",
+    "lr_scheduler",
 ]
