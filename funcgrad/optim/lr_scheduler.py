@@ -1105,7 +1105,7 @@ class CyclicLR(LRScheduler):
         fn = state_dict.pop("_scale_fn_custom")
         super().load_state_dict(state_dict)
         if fn is not None:
-            self._scale_fn_custom.__dict__.update(fn)  # type: ignore[union-attr]
+            self._scale_fn_custom.__dict__.update(fn)
         self._init_scale_fn()
 
 
@@ -1158,7 +1158,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             for base_lr in self.base_lrs
         ]
 
-    def step(self, epoch: float | None = None) -> None:  # type: ignore[override]
+    def step(self, epoch: float | None = None) -> None:
         """Advance one epoch, or go to `epoch` (which may be fractional)."""
         if epoch is None and self.last_epoch < 0:
             epoch = 0
