@@ -4,7 +4,7 @@ Each has PyTorch's signature and takes `Tensor`s (returning tensors) or
 arrays and graph nodes (returning those), through the `takes_tensors`
 adapter. Gradients match PyTorch's at the kinks too: at a boundary the
 side PyTorch's backward picks (`relu'(0) = 0`, `leaky_relu'(0) = slope`,
-`elu'(0) = alpha`, `hardswish'(3) = 1.5`, `hardtanh` 0 on its bounds).
+`elu'(0) = alpha`, `hardswish'(3) = 1`, `hardtanh` 0 on its bounds).
 Branches are selected with `where` on a safe input, so a large input in the
 branch not taken never turns a gradient into NaN.
 
@@ -393,11 +393,11 @@ def hardsigmoid(input, inplace: bool = False):
 
 @takes_tensors
 def _hardswish(x):
-    return fnp.where(x < -3.0, 0.0, fnp.where(x <= 3.0, x * (x + 3.0) / 6.0, x))
+    return fnp.where(x <= -3.0, 0.0, fnp.where(x < 3.0, x * (x + 3.0) / 6.0, x))
 
 
 def hardswish(input, inplace: bool = False):
-    """Return `x * relu6(x + 3) / 6` (PyTorch's gradient, `x/3 + 1/2`, on [-3, 3])."""
+    """Return `x * relu6(x + 3) / 6` (gradient `x/3 + 1/2` strictly inside (-3, 3), as PyTorch)."""
     out = _hardswish(input)
     return _in_place(input, out, "hardswish_") if inplace else out
 

@@ -680,15 +680,15 @@ class Module:
 
     def float(self) -> Module:
         """Cast floating-point parameters and buffers to float32."""
-        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+        return self._apply(lambda t: t.float() if t.dtype.kind == "f" else t)
 
     def double(self) -> Module:
         """Cast floating-point parameters and buffers to float64."""
-        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+        return self._apply(lambda t: t.double() if t.dtype.kind == "f" else t)
 
     def half(self) -> Module:
         """Cast floating-point parameters and buffers to float16."""
-        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+        return self._apply(lambda t: t.half() if t.dtype.kind == "f" else t)
 
     def bfloat16(self) -> Module:
         """Refused: NumPy has no bfloat16."""
