@@ -22,6 +22,9 @@ from funcgrad.ops import (
 )
 
 # isort: split
+from funcgrad.ops import conv, pooling  # noqa: F401  (the neural-network families, after those they use)
+
+# isort: split
 from funcgrad.ops import device  # noqa: F401  (registers to_device, after the families it uses)
 
 # isort: split

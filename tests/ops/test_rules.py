@@ -31,6 +31,7 @@ from funcgrad.ops.reduce import sum_
 from funcgrad.ops.registry import ELEMENTWISE, LINEAR
 from funcgrad.transforms.forward import apply_jvp
 from tests.call_samples import REFERENCES, sample_of
+from tests.nn.reference import NN_REFERENCES
 from tests.references import requires
 from tests.strategies import (
     Draw,
@@ -410,6 +411,7 @@ NUMPY_REFERENCE = {
     "max_dim": lambda x, *, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims),
     "min_dim": lambda x, *, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims),
     **REFERENCES,  # the call primitives: the user functions of tests/call_samples.py
+    **NN_REFERENCES,  # convolutions, pooling, normalization: tests/nn/reference.py
     "to_device": lambda x, *, device: x,  # its sample moves CPU to CPU (tests/gpu: across)
     "fftn": lambda x, *, axes, norm: np.fft.fftn(x, axes=axes, norm=norm),
     "ifftn": lambda x, *, axes, norm: np.fft.ifftn(x, axes=axes, norm=norm),

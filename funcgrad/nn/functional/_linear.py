@@ -1,0 +1,83 @@
+"""Linear maps of `torch.nn.functional`: `linear`, `bilinear`.
+
+Each has PyTorch's signature and takes `Tensor`s or arrays and graph nodes:
+`linear` is one `matmul` with the transposed weight (a view: BLAS reads it
+transposed, nothing is copied) plus the bias; `bilinear` one `einsum`.
+"""
+
+from __future__ import annotations
+
+from funcgrad.errors import OpError
+from funcgrad.nn.functional._adapt import takes_tensors
+from funcgrad.ops._util import shape_of
+from funcgrad.ops.elementwise import add
+from funcgrad.ops.linalg import einsum, matmul
+from funcgrad.ops.shape import transpose
+
+__all__ = ["bilinear", "linear"]
+
+
+@takes_tensors
+def linear(input, weight, bias=None):  # noqa: A002
+    """Return `input @ weight.T + bias` (`torch.nn.functional.linear`).
+
+    Args:
+        input: `(*, in_features)`.
+        weight: `(out_features, in_features)`, or `(in_features,)` for one output
+            without its axis.
+        bias: `(out_features,)`, a scalar, or None.
+
+    Returns:
+        `(*, out_features)`: a tensor, array or node, as the inputs.
+
+    Examples:
+        >>> import numpy as np
+        >>> import funcgrad.nn.functional as F
+        >>> F.linear(np.ones((2, 3)), np.arange(6.0).reshape(2, 3), np.array([0.5, -0.5]))
+        array([[ 3.5, 11.5],
+               [ 3.5, 11.5]])
+    """
+    x_shape, w_shape = shape_of(input), shape_of(weight)
+    if len(w_shape) not in (1, 2) or not x_shape or x_shape[-1] != w_shape[-1]:
+        rows = 1
+        for n in x_shape[:-1]:
+            rows *= n
+        raise OpError(
+            f"funcgrad.nn.functional.linear: mat1 and mat2 shapes cannot be multiplied "
+            f"({rows}x{x_shape[-1] if x_shape else 0} and "
+            f"{'x'.join(str(n) for n in reversed(w_shape))}); input has shape "
+            f"{tuple(x_shape)}, weight {tuple(w_shape)}"
+        )
+    w = weight if len(w_shape) == 1 else transpose(weight, axes=(1, 0))
+    out = matmul(input, w)
+    return out if bias is None else add(out, bias)
+
+
+@takes_tensors
+def bilinear(input1, input2, weight, bias=None):
+    """Return `input1^T A input2 + b` for each row (`torch.nn.functional.bilinear`).
+
+    Args:
+        input1: `(*, in1_features)`.
+        input2: `(*, in2_features)`.
+        weight: `(out_features, in1_features, in2_features)`.
+        bias: `(out_features,)` or None.
+
+    Returns:
+        `(*, out_features)`.
+
+    Examples:
+        >>> import numpy as np
+        >>> import funcgrad.nn.functional as F
+        >>> F.bilinear(np.ones((1, 2)), np.ones((1, 3)), np.ones((4, 2, 3)))
+        array([[6., 6., 6., 6.]])
+    """
+    s1, s2, sw = shape_of(input1), shape_of(input2), shape_of(weight)
+    if len(sw) != 3 or not s1 or not s2 or s1[-1] != sw[1] or s2[-1] != sw[2]:
+        raise OpError(
+            f"funcgrad.nn.functional.bilinear: input1 {tuple(s1)} and input2 {tuple(s2)} do "
+            f"not match weight {tuple(sw)}: expected input1.size(-1) == weight.size(1) and "
+            f"input2.size(-1) == weight.size(2)"
+        )
+    out = einsum(input1, weight, input2, subscripts="...i,oij,...j->...o", optimize=True)
+    return out if bias is None else add(out, bias)
