@@ -5,7 +5,7 @@ such as `grad` and `vjp`) under a PyTorch-style imperative layer. Import the
 NumPy-like namespace as `import funcgrad.numpy as fnp`.
 """
 
-from funcgrad import autograd, extend, nn, numpy, optim, random, tree
+from funcgrad import autograd, backends, cuda, extend, nn, numpy, optim, random, tree
 from funcgrad.backend import freeze
 from funcgrad.errors import (
     ArgumentTypeError,
@@ -28,6 +28,11 @@ from funcgrad.tensors import *  # noqa: F403  (the imperative layer, PyTorch's n
 from funcgrad.tensors import __all__ as _tensor_all
 from funcgrad.tensors._generated import *  # noqa: F403  (PyTorch's names, from the records)
 from funcgrad.tensors._generated import __all__ as _generated_all
+from funcgrad.tensors.creation import (
+    get_default_device,
+    set_default_device,
+    set_default_tensor_type,
+)
 from funcgrad.tensors.dtypes import (
     bool,  # noqa: A004
     complex64,
@@ -51,6 +56,8 @@ from funcgrad.tensors.dtypes import (
 )
 from funcgrad.tensors.functions import *  # noqa: F403
 from funcgrad.tensors.functions import __all__ as _functions_all
+from funcgrad.tensors.settings import *  # noqa: F403  (PyTorch's process-wide switches)
+from funcgrad.tensors.settings import __all__ as _settings_all
 from funcgrad.tensors.tensor_class import Tensor as FloatTensor  # legacy constructor name
 from funcgrad.transforms import (
     GradMap,
@@ -78,6 +85,12 @@ __all__ = [
     *_tensor_all,
     *_generated_all,
     *_functions_all,
+    *_settings_all,
+    "backends",
+    "cuda",
+    "get_default_device",
+    "set_default_device",
+    "set_default_tensor_type",
     "FloatTensor",
     "autograd",
     "nn",

@@ -16,7 +16,14 @@ import numpy as np
 from funcgrad.backend import module_for, on_device, parse_device, to_device
 from funcgrad.errors import ArgumentTypeError, OpError
 from funcgrad.ops._util import index_of
-from funcgrad.tensors.dtypes import default_float_dtype, to_dtype
+from funcgrad.tensors.devices import device as _torch_device
+from funcgrad.tensors.devices import parse_device as _parse_torch_device
+from funcgrad.tensors.dtypes import (
+    default_float_dtype,
+    parse_type_name,
+    set_default_dtype,
+    to_dtype,
+)
 from funcgrad.tensors.tensor_class import Tensor, _fresh_leaf, _to_array
 
 
@@ -43,17 +50,75 @@ def _size(size, op):
     return shape
 
 
+# The device of new tensors when none is given (`set_default_device`); None is the CPU.
+_default_device: list[str | None] = [None]
+
+
 def _device(device) -> str:
-    """The device name for the backend ('cpu' for None)."""
+    """The device name for the backend (the default device for None: 'cpu' at start)."""
     if device is None:
-        return "cpu"
+        device = _default_device[0]
+        if device is None:
+            return "cpu"
     kind, index = parse_device(device)
     return kind if index is None else f"{kind}:{index}"
+
+
+def set_default_device(device) -> None:
+    """Make `device` the device of tensors created without `device=` (None: the CPU again).
+
+    It applies to the creation functions (`tensor`, `zeros`, `ones`, `full`,
+    `empty`, `arange`, `linspace`, `eye`, `rand`, `randn` ... and the modules'
+    parameters, which they create); `from_numpy` stays on the CPU, and the
+    `*_like` functions follow their input, as in PyTorch.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.set_default_device("cpu")
+        >>> torch.get_default_device()
+        device(type='cpu')
+        >>> torch.set_default_device(None)
+    """
+    if device is None:
+        _default_device[0] = None
+        return
+    d = _parse_torch_device(device)
+    _default_device[0] = None if d.type == "cpu" else str(d)
+
+
+def get_default_device() -> _torch_device:
+    """Return the device of tensors created without `device=` (`device('cpu')` at start)."""
+    current = _default_device[0]
+    return _torch_device("cpu" if current is None else current)
+
+
+def set_default_tensor_type(t) -> None:
+    """Set the default float dtype (and device) from a tensor type, as PyTorch's deprecated function.
+
+    Accepts `'torch.DoubleTensor'`, `'torch.cuda.FloatTensor'`, their
+    `funcgrad.` spellings and `funcgrad.FloatTensor`.
+
+    Raises:
+        TypeError: For a type that is not a floating-point tensor type.
+    """
+    parsed = parse_type_name(t) if isinstance(t, str) else None
+    if isinstance(t, type) and issubclass(t, Tensor):
+        parsed = (np.dtype(np.float32), "cpu")  # funcgrad.FloatTensor
+    if parsed is None or parsed[0].kind != "f":
+        raise TypeError(
+            f"funcgrad.set_default_tensor_type: only floating-point types are supported as "
+            f"the default type, got {t!r}; prefer funcgrad.set_default_dtype and "
+            f"funcgrad.set_default_device"
+        )
+    set_default_dtype(parsed[0])
+    set_default_device(None if parsed[1] == "cpu" else "cuda")
 
 
 def _make(value, dtype, device, requires_grad, op):
     if dtype is not None:
         value = value.astype(to_dtype(dtype), copy=False)
+    if device is None:
+        device = _default_device[0]
     if device is not None:
         value = to_device(value, _device(device), op=op)
     return _fresh_leaf(Tensor, value, requires_grad)

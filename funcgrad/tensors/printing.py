@@ -34,6 +34,7 @@ _PRECISION = 4
 _THRESHOLD = 1000
 _EDGEITEMS = 3
 _LINEWIDTH = 80
+_SCI_MODE: bool | None = None  # None: chosen per tensor (funcgrad.set_printoptions)
 
 
 def type_name(t) -> str:
@@ -71,6 +72,8 @@ class _Formatter:
         lo, hi = float(magnitudes.min()), float(magnitudes.max())
         self.int_mode = bool(np.all(finite == np.ceil(finite)))
         self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
+        if _SCI_MODE is not None:
+            self.sci_mode = _SCI_MODE
         for v in finite.tolist():
             if self.sci_mode:
                 width = len(f"{v:.{_PRECISION}e}")
