@@ -12,6 +12,8 @@ from funcgrad.nn.modules.flatten import *  # noqa: F403
 from funcgrad.nn.modules.flatten import __all__ as _flatten_all
 from funcgrad.nn.modules.linear import *  # noqa: F403
 from funcgrad.nn.modules.linear import __all__ as _linear_all
+from funcgrad.nn.modules.loss import *  # noqa: F403
+from funcgrad.nn.modules.loss import __all__ as _loss_all
 from funcgrad.nn.modules.module import Module
 
 __all__ = [
@@ -20,4 +22,5 @@ __all__ = [
     *_container_all,
     *_flatten_all,
     *_linear_all,
+    *_loss_all,
 ]
