@@ -1,0 +1,138 @@
+"""`Embedding`: a lookup table of vectors, initialised from N(0, 1) (the padding row zero)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from funcgrad.nn import functional as F
+from funcgrad.nn import init
+from funcgrad.nn.modules._factory import empty
+from funcgrad.nn.modules.module import Module
+from funcgrad.nn.parameter import Parameter
+from funcgrad.tensors.grad_mode import no_grad
+
+__all__ = ["Embedding"]
+
+
+class Embedding(Module):
+    """Look up rows of `weight` `(num_embeddings, embedding_dim)` by integer index.
+
+    `padding_idx`'s row starts at zero and gets no gradient; `max_norm`
+    renormalizes the rows looked up (in place), as in PyTorch. `sparse=True`
+    is accepted and gives a dense gradient.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> from funcgrad import nn
+        >>> emb = nn.Embedding(10, 3, padding_idx=0)
+        >>> emb
+        Embedding(10, 3, padding_idx=0)
+        >>> emb(torch.tensor([[1, 2, 4], [4, 3, 0]])).shape
+        funcgrad.Size([2, 3, 3])
+    """
+
+    def __init__(
+        self,
+        num_embeddings: int,
+        embedding_dim: int,
+        padding_idx: int | None = None,
+        max_norm: float | None = None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        sparse: bool = False,
+        _weight=None,
+        _freeze: bool = False,
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__()
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        if padding_idx is not None:
+            if padding_idx > 0:
+                if padding_idx >= self.num_embeddings:
+                    raise AssertionError("Padding_idx must be within num_embeddings")
+            elif padding_idx < 0:
+                if padding_idx < -self.num_embeddings:
+                    raise AssertionError("Padding_idx must be within num_embeddings")
+                padding_idx = self.num_embeddings + padding_idx
+        self.padding_idx = padding_idx
+        self.max_norm = max_norm
+        self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        if _weight is None:
+            self.weight = Parameter(
+                empty((num_embeddings, embedding_dim), device, dtype), requires_grad=not _freeze
+            )
+            self.reset_parameters()
+        else:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise AssertionError(
+                    "Shape of weight does not match num_embeddings and embedding_dim"
+                )
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+        self.sparse = sparse
+
+    def reset_parameters(self) -> None:
+        """Draw the weight from N(0, 1) again (the padding row zero)."""
+        init.normal_(self.weight)
+        self._fill_padding_idx_with_zero()
+
+    def _fill_padding_idx_with_zero(self) -> None:
+        if self.padding_idx is not None:
+            value = np.array(self.weight.detach().numpy())
+            value[self.padding_idx] = 0
+            with no_grad():
+                self.weight.copy_(value)
+
+    def forward(self, input):
+        return F.embedding(
+            input,
+            self.weight,
+            self.padding_idx,
+            self.max_norm,
+            self.norm_type,
+            self.scale_grad_by_freq,
+            self.sparse,
+        )
+
+    def extra_repr(self) -> str:
+        s = "{num_embeddings}, {embedding_dim}"
+        if self.padding_idx is not None:
+            s += ", padding_idx={padding_idx}"
+        if self.max_norm is not None:
+            s += ", max_norm={max_norm}"
+        if self.norm_type != 2:
+            s += ", norm_type={norm_type}"
+        if self.scale_grad_by_freq is not False:
+            s += ", scale_grad_by_freq={scale_grad_by_freq}"
+        if self.sparse is not False:
+            s += ", sparse=True"
+        return s.format(**self.__dict__)
+
+    @classmethod
+    def from_pretrained(
+        cls,
+        embeddings,
+        freeze: bool = True,
+        padding_idx: int | None = None,
+        max_norm: float | None = None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        sparse: bool = False,
+    ) -> Embedding:
+        """Make an Embedding whose weight is `embeddings` (frozen unless `freeze=False`)."""
+        if embeddings.dim() != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        return cls(
+            num_embeddings=rows,
+            embedding_dim=cols,
+            _weight=embeddings,
+            _freeze=freeze,
+            padding_idx=padding_idx,
+            max_norm=max_norm,
+            norm_type=norm_type,
+            scale_grad_by_freq=scale_grad_by_freq,
+            sparse=sparse,
+        )
