@@ -5,7 +5,7 @@ such as `grad` and `vjp`) under a PyTorch-style imperative layer. Import the
 NumPy-like namespace as `import funcgrad.numpy as fnp`.
 """
 
-from funcgrad import autograd, backends, cuda, extend, nn, numpy, optim, random, tree
+from funcgrad import autograd, backends, cuda, extend, nn, numpy, optim, random, tree, utils
 from funcgrad.backend import freeze
 from funcgrad.errors import (
     ArgumentTypeError,
@@ -95,6 +95,7 @@ __all__ = [
     "autograd",
     "nn",
     "optim",
+    "utils",
     "random",
     "bool",
     "complex64",

@@ -2,3 +2,7 @@
 
 Layer: training (it may import everything below it).
 """
+
+from funcgrad.utils import data
+
+__all__ = ["data"]
