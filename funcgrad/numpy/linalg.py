@@ -46,6 +46,7 @@ from funcgrad.numpy._adapters import axes as _as_axes
 from funcgrad.numpy._generated_linalg import *  # noqa: F403
 from funcgrad.numpy._generated_linalg import __all__ as _generated_all
 from funcgrad.numpy._kinds import value_only as _value_only
+from funcgrad.ops import eig as _la_eig
 from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import linalg as _la
 from funcgrad.ops import reduce as _reduce
@@ -56,6 +57,7 @@ from funcgrad.ops._util import value_of as _value_of
 LinAlgError = _np.linalg.LinAlgError
 
 __all__ = [
+    "EigResult",
     "EighResult",
     "LinAlgError",
     "QRResult",
@@ -65,6 +67,7 @@ __all__ = [
     "cond",
     "cross",
     "diagonal",
+    "eig",
     "eigh",
     "eigvalsh",
     "lstsq",
@@ -92,6 +95,8 @@ __all__ = [
 
 SlogdetResult = _namedtuple("SlogdetResult", ["sign", "logabsdet"])
 SlogdetResult.__doc__ = "The `(sign, logabsdet)` pair that `slogdet` returns."
+EigResult = _namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
+EigResult.__doc__ = "The `(eigenvalues, eigenvectors)` pair that `eig` returns."
 EighResult = _namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
 EighResult.__doc__ = "The `(eigenvalues, eigenvectors)` pair that `eigh` returns."
 SVDResult = _namedtuple("SVDResult", ["U", "S", "Vh"])
@@ -198,6 +203,42 @@ def cholesky(a, /, *, upper=False):
 
 
 # --- eigenvalues and singular values --------------------------------------------------
+
+
+def eig(a):
+    """Return the eigenvalues and eigenvectors of a general square matrix, as `numpy.linalg.eig`.
+
+    `a = v @ diag(w) @ inv(v)`. The eigenvalues are in LAPACK's order;
+    complex unless every eigenvalue of a real `a` is real (then real, as in
+    NumPy). Each eigenvector (a column of norm 1) is turned so that its entry
+    of largest modulus is real and *positive*: NumPy leaves its sign (phase)
+    to LAPACK's iterations, which can flip it under a tiny change of `a`, so
+    only this gauge has a derivative. Functions that do not depend on the
+    phases (JAX's assumption for `jax.numpy.linalg.eig`) get JAX's gradient.
+
+    At repeated eigenvalues the eigenvectors' gradient is non-finite, as in
+    PyTorch and JAX; the eigenvalues' stays finite while `a` is
+    diagonalizable.
+
+    Args:
+        a: An array or graph node of shape `(..., n, n)`, real or complex.
+
+    Returns:
+        `EigResult(eigenvalues, eigenvectors)`, of shapes `(..., n)` and
+        `(..., n, n)`; nodes if `a` is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad as fg, funcgrad.numpy as fnp
+        >>> fnp.linalg.eig([[0.0, -1.0], [1.0, 0.0]]).eigenvalues
+        array([0.+1.j, 0.-1.j])
+        >>> a = np.array([[2.0, 1.0], [0.5, 3.0]])
+        >>> det = lambda a: fnp.real(fnp.prod(fnp.linalg.eig(a).eigenvalues))
+        >>> np.allclose(fg.grad(det)(a), np.linalg.det(a) * np.linalg.inv(a).T)  # d det = det A^-T
+        True
+    """
+    a = _arr(a)
+    _need_matrix("eig", a, square=True)
+    return EigResult(_la_eig.eigvals(a), _la_eig.eig_vectors(a))
 
 
 def eigh(a, UPLO="L"):  # noqa: N803  (NumPy's name)

@@ -140,7 +140,7 @@ def test_two_dimensional_functions_match_numpy():
 
 
 def test_every_numpy_linalg_name_is_provided():
-    names = {n for n in dir(np.linalg) if not n.startswith("_")} - {"test", "eig", "eigvals"}
+    names = {n for n in dir(np.linalg) if not n.startswith("_")} - {"test"}
     missing = sorted(n for n in names if n not in L.__all__)
     assert not missing, missing
     assert L.LinAlgError is np.linalg.LinAlgError
@@ -269,6 +269,56 @@ def test_eigh_and_svd_gradients_agree_with_pytorch():
         lambda t: (torch.linalg.qr(t)[0][..., 0, :] * torch.linalg.qr(t)[1][..., 0, :]).sum(), x
     )
     np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-10)
+
+
+def _general(rng, n, complex_=False):
+    """A diagonalizable matrix (the seeds used here give complex pairs of eigenvalues too)."""
+    a = rng.normal(size=(n, n)) + (1j * rng.normal(size=(n, n)) if complex_ else 0.0)
+    return a + 2.0 * np.diag(np.arange(n))
+
+
+@pytest.mark.parametrize("complex_", [False, True], ids=["real", "complex"])
+def test_eig_gradients_agree_with_autograd_and_pytorch(complex_):
+    # Phase-invariant functions of eig (JAX's assumption): every library agrees there.
+    autograd, anp = requires("autograd"), requires("autograd.numpy")
+    torch = requires("torch")
+    rng = np.random.default_rng(3)
+    a = _general(rng, 4, complex_)
+    w = rng.normal(size=(4, 4))
+
+    def f(lib, la, a):
+        vals, vecs = la.eig(a)
+        return lib.sum(lib.abs(vecs) ** 2 * w) + lib.sum(lib.real(vals) ** 3 + lib.imag(vals))
+
+    got = fg.grad(lambda a: f(fnp, L, a))(a)
+    want = autograd.grad(lambda a: f(anp, anp.linalg, a))(a)
+    np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-10)
+    t = torch.tensor(a, requires_grad=True)
+    vals, vecs = torch.linalg.eig(t)
+    ((vecs.abs() ** 2 * torch.tensor(w)).sum() + (vals.real**3 + vals.imag).sum()).backward()
+    # PyTorch's .grad of a complex input is the conjugate of the functional API's gradient
+    np.testing.assert_allclose(got, np.conj(t.grad.numpy()), rtol=1e-8, atol=1e-10)
+
+
+def test_eig_vectors_have_a_smooth_gauge_and_its_derivative():
+    # Each eigenvector's largest entry is real and positive, so the eigenvectors
+    # themselves (not only phase-invariant functions) have a derivative: central differences.
+    rng = np.random.default_rng(4)
+    a = _general(rng, 3)
+    v = L.eig(a).eigenvectors
+    top = np.take_along_axis(v, np.argmax(np.abs(v), axis=0)[None, :], axis=0)
+    np.testing.assert_allclose(top.imag, 0.0, atol=1e-14)
+    assert (top.real > 0).all()
+    np.testing.assert_allclose(a @ v, v * L.eig(a).eigenvalues, atol=1e-12)
+    c = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
+
+    def f(a):
+        return fnp.sum(fnp.real(L.eig(a).eigenvectors * c))
+
+    d = rng.normal(size=(3, 3))
+    eps = 1e-6
+    numeric = (f(a + eps * d) - f(a - eps * d)) / (2 * eps)
+    np.testing.assert_allclose(np.sum(fg.grad(f)(a) * d), numeric, rtol=1e-6)
 
 
 def test_second_order_through_eigh_and_svd():

@@ -381,11 +381,56 @@ def _scatter_add(values, *, index, shape):
     return out
 
 
+def _index_update(x, values, *, index):
+    out = np.array(x, copy=True)
+    out[index] = values
+    return out
+
+
+def _gather(x, *, index, axis, keepdims, method):
+    x1, i1 = (x.reshape(1), index.reshape(1)) if x.ndim == 0 else (x, index)
+    cut = tuple(slice(0, n) if d != axis else slice(None) for d, n in enumerate(i1.shape))
+    out = np.take_along_axis(x1[cut], i1, axis=axis).reshape(index.shape)
+    return out if keepdims else np.squeeze(out, axis=axis)
+
+
+def _scatter(x, src, *, index, axis, reduce, include_self, method):
+    # one write (or reduction) at a time, in order: the sequential loop of PyTorch's CPU kernel
+    out = np.array(x, copy=True).reshape(x.shape or (1,))
+    index, src = (index.reshape(1), src.reshape(1)) if index.ndim == 0 else (index, src)
+    count = np.ones(out.shape) if include_self else np.zeros(out.shape)
+    seen = np.zeros(out.shape, dtype=bool)
+    ops = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.fmax, "amin": np.fmin}
+    for pos in np.ndindex(*index.shape):
+        at = list(pos)
+        at[axis] = index[pos]
+        at = tuple(at)
+        if reduce == "none":
+            out[at] = src[pos]
+            continue
+        if not include_self and not seen[at]:
+            out[at], seen[at] = src[pos], True
+        else:
+            out[at] = ops[reduce](out[at], src[pos])
+        count[at] += 1
+    if reduce == "mean":
+        out = out / np.maximum(count, 1)
+    return out.reshape(x.shape)
+
+
 # Names NumPy spells differently, or does not have. Everything else is looked
 # up as `numpy.<name>`, then `numpy.linalg.<name>`, and called with the same
 # arguments and keyword parameters as the primitive.
+def _eigenvectors_positive(x):
+    """NumPy's eigenvectors, each column turned so that its largest entry is real and positive."""
+    v = np.linalg.eig(x)[1]
+    top = np.take_along_axis(v, np.argmax(np.abs(v), axis=-2)[..., None, :], axis=-2)
+    return v * (np.conj(top) / np.abs(top))
+
+
 NUMPY_REFERENCE = {
     "identity": lambda x: x,  # numpy.identity makes an identity matrix
+    "eig_vectors": _eigenvectors_positive,
     "stop_gradient": lambda x: x,
     "hook_scope": lambda x, *, hooks: x,
     "astype": lambda x, *, dtype: x.astype(dtype),
@@ -404,6 +449,15 @@ NUMPY_REFERENCE = {
     "logsumexp": _logsumexp,
     "getitem": lambda x, *, index: x[index],
     "scatter_add": _scatter_add,
+    "index_update": _index_update,
+    "gather": _gather,
+    "lower_median": lambda x, *, skipnan: np.asarray(
+        (np.nanquantile if skipnan else np.quantile)(x, 0.5, method="lower"), dtype=x.dtype
+    ),
+    "logcumsumexp": lambda x, *, axis: (
+        x.copy() if x.ndim == 0 else np.logaddexp.accumulate(x, axis=axis)
+    ),
+    "scatter": _scatter,
     "concatenate": lambda *arrays, axis: np.concatenate(arrays, axis=axis),
     "stack": lambda *arrays, axis: np.stack(arrays, axis=axis),
     "einsum": lambda *ops, subscripts, optimize: np.einsum(subscripts, *ops, optimize=optimize),
@@ -411,7 +465,7 @@ NUMPY_REFERENCE = {
     "max_dim": lambda x, *, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims),
     "min_dim": lambda x, *, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims),
     **REFERENCES,  # the call primitives: the user functions of tests/call_samples.py
-    **NN_REFERENCES,  # convolutions, pooling, normalization: tests/nn/reference.py
+    **NN_REFERENCES,  # convolutions and pooling: tests/nn/reference.py
     "to_device": lambda x, *, device: x,  # its sample moves CPU to CPU (tests/gpu: across)
     "fftn": lambda x, *, axes, norm: np.fft.fftn(x, axes=axes, norm=norm),
     "ifftn": lambda x, *, axes, norm: np.fft.ifftn(x, axes=axes, norm=norm),
