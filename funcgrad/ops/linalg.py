@@ -23,7 +23,7 @@ from funcgrad.backend import as_value, xp_of
 from funcgrad.errors import DeviceError, DtypeError, NotDifferentiableError, OpError
 from funcgrad.graph.node import Array
 from funcgrad.ops._util import attach, describe, failure, op_error, shape_of, value_of
-from funcgrad.ops.elementwise import multiply
+from funcgrad.ops.elementwise import conjugate, multiply
 from funcgrad.ops.index import getitem, normalize_index
 from funcgrad.ops.reduce import sum_
 from funcgrad.ops.registry import (
@@ -66,11 +66,21 @@ def _well_conditioned(g: Draw, shape: tuple[int, ...]) -> Array:
 
 
 def _spd(g: Draw, shape: tuple[int, ...]) -> Array:
-    """A stack of symmetric positive definite matrices B B^T / n + I (exactly symmetric)."""
+    """A stack of Hermitian positive definite matrices B B^H / n + I (exactly Hermitian)."""
     n = shape[-1]
     b = g.array(shape, -1.0, 1.0)
-    a = matmul(b, _mT(b)) * (1.0 / n) + _scaled_identity(n, 1.0)
-    return (a + _mT(a)) * 0.5
+    a = matmul(b, np.conj(_mT(b))) * (1.0 / n) + _scaled_identity(n, 1.0)
+    return (a + np.conj(_mT(a))) * 0.5
+
+
+def _conj(x: Array) -> Array:
+    """The complex conjugate of a complex `x`; a real `x` itself (no node, no copy)."""
+    return conjugate(x) if np.dtype(value_of(x).dtype).kind == "c" else x
+
+
+def _hermitian_part(x: Array) -> Array:
+    """(x + x^H) / 2 of each matrix: its symmetric part for a real x."""
+    return (x + _conj(_mT(x))) * 0.5
 
 
 # --- triangles (used by the Cholesky and einsum rules) --------------------------
@@ -637,31 +647,32 @@ logabsdet = register(
 
 
 def _cholesky_vjp(ct: Array, out: Array, x: Array) -> Array:
-    # Murray (2016), symmetrised: A_bar = L^-T sym(Phi(L^T L_bar)) L^-1
-    lt = _mT(out)
-    phi = _phi(matmul(lt, ct))
-    y = solve(lt, (phi + _mT(phi)) * 0.5)  # L^-T S
-    return _mT(solve(lt, _mT(y)))  # (L^-T (L^-T S)^T)^T = L^-T S L^-1
+    # Murray (2016), transposed for complex L (the functional API's convention):
+    # A_bar = herm(L^-T Phi(L^T L_bar) conj(L)^-1), herm(M) = (M + M^H) / 2
+    y = solve(_mT(out), _phi(matmul(_mT(out), ct)))  # L^-T Phi
+    z = _mT(solve(_mT(_conj(out)), _mT(y)))  # y conj(L)^-1
+    return _hermitian_part(z)
 
 
 def _cholesky_jvp(x_t: Array, out: Array, x: Array) -> Array:
-    # dL = L Phi(L^-1 sym(dA) L^-T)
-    y = solve(out, (x_t + _mT(x_t)) * 0.5)  # L^-1 S
-    return matmul(out, _phi(solve(out, _mT(y))))  # L^-1 (L^-1 S)^T = L^-1 S L^-T
+    # dL = L Phi(L^-1 herm(dA) L^-H)
+    y = solve(out, _hermitian_part(x_t))  # L^-1 dA
+    z = _conj(_mT(solve(out, _conj(_mT(y)))))  # (L^-1 y^H)^H = y L^-H
+    return matmul(out, _phi(z))
 
 
 cholesky = register(
     Primitive(
         name="cholesky",
-        # NOTE: factors (x + x^T) / 2, as JAX does, so the function (and its
-        # gradient) is symmetric in x; NumPy reads only the lower triangle.
+        # NOTE: factors (x + x^H) / 2, as JAX does, so the function (and its
+        # gradient) is Hermitian in x; NumPy reads only the lower triangle.
         forward=lambda xp, x: _in_float32_for_half(
-            xp, xp.linalg.cholesky, (x + xp.swapaxes(x, -1, -2)) * 0.5
+            xp, xp.linalg.cholesky, (x + xp.conj(xp.swapaxes(x, -1, -2))) * 0.5
         ),
         vjp=(_cholesky_vjp,),
         jvp=(_cholesky_jvp,),
-        sample=Sample(lambda g: ((_spd(g, _square_sample(g)),), {})),
-        doc="lower Cholesky factor L of a symmetric positive definite x = L L^T",
+        sample=Sample(lambda g: ((_spd(g, _square_sample(g)),), {}), complex=True),
+        doc="lower Cholesky factor L of a Hermitian (symmetric) positive definite x = L L^H",
         names=Names(numpy="linalg.cholesky", grad_fn="LinalgCholeskyExBackward0"),
     )
 )

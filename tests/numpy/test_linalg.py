@@ -393,6 +393,19 @@ def test_eigh_reads_one_triangle_and_its_gradient_falls_on_it():
         fg.grad(lambda y: fnp.sum(L.eigvalsh(y, UPLO="X")))(sym)
 
 
+def test_complex_cholesky_gradient_agrees_with_pytorch():
+    # Both factor the Hermitian part of the matrix; PyTorch's .grad is the conjugate.
+    torch = requires("torch")
+    rng = np.random.default_rng(5)
+    b = rng.normal(size=(2, 3, 3)) + 1j * rng.normal(size=(2, 3, 3))
+    a = b @ np.conj(np.swapaxes(b, -1, -2)) / 3 + np.eye(3)
+    w = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
+    got = fg.grad(lambda a: fnp.sum(fnp.abs(L.cholesky(a) * w) ** 2))(a)
+    t = torch.tensor(a, requires_grad=True)
+    ((torch.linalg.cholesky(t) * torch.tensor(w)).abs() ** 2).sum().backward()
+    np.testing.assert_allclose(got, np.conj(t.grad.numpy()), rtol=1e-10, atol=1e-12)
+
+
 def test_complex_matrices_are_refused_with_the_op_named():
     z = np.eye(2) + 1j * np.ones((2, 2))
     for name, f in [
