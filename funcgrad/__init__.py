@@ -5,7 +5,19 @@ such as `grad` and `vjp`) under a PyTorch-style imperative layer. Import the
 NumPy-like namespace as `import funcgrad.numpy as fnp`.
 """
 
-from funcgrad import autograd, backends, cuda, extend, nn, numpy, optim, random, tree, utils
+from funcgrad import (
+    autograd,
+    backends,
+    cuda,
+    extend,
+    nn,
+    numpy,
+    optim,
+    optimizers,
+    random,
+    tree,
+    utils,
+)
 from funcgrad.backend import freeze
 from funcgrad.errors import (
     ArgumentTypeError,
@@ -95,6 +107,7 @@ __all__ = [
     "autograd",
     "nn",
     "optim",
+    "optimizers",
     "utils",
     "random",
     "bool",

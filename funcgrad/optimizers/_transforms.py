@@ -1,0 +1,491 @@
+"""The building blocks: gradient transformations that scale, clip, decay and keep moments (optax's).
+
+Each returns a `GradientTransformation`; its state is a NamedTuple of arrays
+(new arrays every step, never written in place). The formulas are optax's,
+written with `funcgrad.numpy`, so they run on plain arrays and on the nodes
+of a `funcgrad.grad` trace alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+
+import funcgrad.numpy as fnp
+from funcgrad.backend import freeze, xp_of
+from funcgrad.optimizers._base import (
+    EmptyState,
+    GradientTransformation,
+    Params,
+    State,
+    Updates,
+    cast_like,
+    global_norm,
+)
+from funcgrad.transforms.pytree import tree_map
+
+__all__ = [
+    "AddDecayedWeightsState",
+    "ClipByGlobalNormState",
+    "ClipState",
+    "ScaleByAdamState",
+    "ScaleByLionState",
+    "ScaleByRmsState",
+    "ScaleByRssState",
+    "ScaleByScheduleState",
+    "ScaleByRStdDevState",
+    "ScaleByTrustRatioState",
+    "ScaleState",
+    "TraceState",
+    "add_decayed_weights",
+    "clip",
+    "clip_by_global_norm",
+    "scale",
+    "scale_by_adam",
+    "scale_by_learning_rate",
+    "scale_by_lion",
+    "scale_by_rms",
+    "scale_by_rss",
+    "scale_by_schedule",
+    "scale_by_stddev",
+    "scale_by_trust_ratio",
+    "trace",
+]
+
+ScalarOrSchedule = Any  # a number (or a scalar node) or a Schedule
+
+# Stateless transformations keep an empty state, as in optax.
+ScaleState = EmptyState
+ClipState = EmptyState
+ClipByGlobalNormState = EmptyState
+AddDecayedWeightsState = EmptyState
+ScaleByTrustRatioState = EmptyState
+
+
+def _zeros_like(params: Params, dtype: Any = None) -> Any:
+    # A moment's first value: read-only zeros shaped like each parameter.
+    def zeros(p: Any) -> Any:
+        value = getattr(p, "value", p)  # a node's value (init under a trace)
+        if not hasattr(value, "dtype"):
+            value = np.asarray(value)
+        return freeze(xp_of(value).zeros_like(value, dtype=dtype))
+
+    return tree_map(zeros, params)
+
+
+def _count() -> Any:
+    return freeze(np.zeros((), np.int32))
+
+
+def _moment(updates: Updates, moments: Any, decay: float, order: int) -> Any:
+    # (1 - decay) * g**order + decay * m, leaf by leaf
+    return tree_map(lambda g, t: (1 - decay) * (g**order) + decay * t, updates, moments)
+
+
+def _bias_correction(moment: Any, decay: float, count: Any) -> Any:
+    # m / (1 - decay**count), the scalar in each leaf's dtype
+    correction = 1 - decay ** fnp.asarray(count, dtype=np.float64)
+    return tree_map(lambda t: t / cast_like(correction, t), moment)
+
+
+def _increment(count: Any) -> Any:
+    # count + 1, stopping at int32's largest value instead of wrapping around
+    limit = np.iinfo(np.int32).max
+    return freeze(np.asarray(np.where(count < limit, count + 1, limit), dtype=np.int32))
+
+
+# --- scaling ----------------------------------------------------------------------------------
+
+
+def scale(step_size: Any) -> GradientTransformation:
+    """Multiply the updates by `step_size` (a number, or a scalar node to differentiate).
+
+    Examples:
+        >>> import numpy as np
+        >>> scale(-0.5).update(np.array([2.0]), ScaleState())[0]
+        array([-1.])
+    """
+
+    def init(params: Params) -> EmptyState:
+        return EmptyState()
+
+    def update(updates: Updates, state: State, params: Params = None) -> tuple[Updates, State]:
+        return tree_map(lambda g: step_size * g, updates), state
+
+    return GradientTransformation(init, update)
+
+
+class ScaleByScheduleState(NamedTuple):
+    """The step count of `scale_by_schedule`."""
+
+    count: Any
+
+
+def scale_by_schedule(step_size_fn: Callable[[Any], Any]) -> GradientTransformation:
+    """Multiply the updates by `step_size_fn(count)`, the count starting at 0.
+
+    Examples:
+        >>> import numpy as np
+        >>> t = scale_by_schedule(lambda count: 1.0 / (count + 1))
+        >>> s = t.init(np.zeros(1))
+        >>> u, s = t.update(np.ones(1), s)
+        >>> u, s = t.update(np.ones(1), s)
+        >>> u
+        array([0.5])
+    """
+
+    def init(params: Params) -> ScaleByScheduleState:
+        return ScaleByScheduleState(count=_count())
+
+    def update(updates: Updates, state: State, params: Params = None) -> tuple[Updates, State]:
+        step_size = step_size_fn(state.count)
+        updates = tree_map(lambda g: cast_like(step_size, g) * g, updates)
+        return updates, ScaleByScheduleState(count=_increment(state.count))
+
+    return GradientTransformation(init, update)
+
+
+def scale_by_learning_rate(
+    learning_rate: ScalarOrSchedule, *, flip_sign: bool = True
+) -> GradientTransformation:
+    """Multiply by `-learning_rate` (descent), or `learning_rate` without `flip_sign`.
+
+    A callable learning rate is a schedule of the step count.
+    """
+    sign = -1 if flip_sign else 1
+    if callable(learning_rate):
+        return scale_by_schedule(lambda count: sign * learning_rate(count))
+    return scale(sign * learning_rate)
+
+
+# --- moments --------------------------------------------------------------------------------------
+
+
+class ScaleByAdamState(NamedTuple):
+    """Adam's state: the step count and the first (`mu`) and second (`nu`) moments."""
+
+    count: Any
+    mu: Any
+    nu: Any
+
+
+def scale_by_adam(
+    b1: float = 0.9,
+    b2: float = 0.999,
+    eps: float = 1e-8,
+    eps_root: float = 0.0,
+    mu_dtype: Any = None,
+    *,
+    nesterov: bool = False,
+) -> GradientTransformation:
+    """Adam's rescaling: `m_hat / (sqrt(v_hat + eps_root) + eps)` with bias-corrected moments.
+
+    `m = b1 m + (1 - b1) g`, `v = b2 v + (1 - b2) g^2`, `m_hat = m / (1 - b1^t)`,
+    `v_hat = v / (1 - b2^t)`. With `nesterov` (NAdam), `m_hat` is
+    `b1 m / (1 - b1^(t+1)) + (1 - b1) g / (1 - b1^t)`. Use `eps_root > 0`
+    when differentiating through the step: the square root's derivative at
+    zero is infinite.
+
+    Args:
+        b1: Decay of the first moment.
+        b2: Decay of the second moment.
+        eps: Added to the denominator, outside the square root.
+        eps_root: Added inside the square root.
+        mu_dtype: The dtype of the first moment (default: the parameters').
+        nesterov: Use Nesterov momentum (NAdam).
+    """
+
+    def init(params: Params) -> ScaleByAdamState:
+        return ScaleByAdamState(
+            count=_count(), mu=_zeros_like(params, mu_dtype), nu=_zeros_like(params)
+        )
+
+    def update(updates: Updates, state: State, params: Params = None) -> tuple[Updates, State]:
+        mu = _moment(updates, state.mu, b1, 1)
+        nu = _moment(updates, state.nu, b2, 2)
+        count = _increment(state.count)
+        if nesterov:
+            mu_hat = tree_map(
+                lambda m, g: m + g,
+                _bias_correction(tree_map(lambda m: b1 * m, mu), b1, count + 1),
+                _bias_correction(tree_map(lambda g: (1 - b1) * g, updates), b1, count),
+            )
+        else:
+            mu_hat = _bias_correction(mu, b1, count)
+        nu_hat = _bias_correction(nu, b2, count)
+        updates = tree_map(lambda m, v: m / (fnp.sqrt(v + eps_root) + eps), mu_hat, nu_hat)
+        if mu_dtype is not None:
+            mu = tree_map(lambda m: fnp.astype(m, mu_dtype), mu)
+        return updates, ScaleByAdamState(count=count, mu=mu, nu=nu)
+
+    return GradientTransformation(init, update)
+
+
+class ScaleByRmsState(NamedTuple):
+    """RMSprop's state: the running average of the squared gradients."""
+
+    nu: Any
+
+
+def scale_by_rms(
+    decay: float = 0.9, eps: float = 1e-8, initial_scale: float = 0.0, eps_in_sqrt: bool = True
+) -> GradientTransformation:
+    """Divide by the root of a running average of squared gradients (RMSprop).
+
+    `nu = decay nu + (1 - decay) g^2`; the update is `g / sqrt(nu + eps)`
+    (optax's default, `eps_in_sqrt=True`) or `g / (sqrt(nu) + eps)` (PyTorch's
+    placement, `eps_in_sqrt=False`).
+
+    Args:
+        decay: Decay of the average (PyTorch's `alpha`).
+        eps: Keeps the denominator away from zero.
+        initial_scale: The average's first value.
+        eps_in_sqrt: Where `eps` goes (see above).
+    """
+
+    def init(params: Params) -> ScaleByRmsState:
+        nu = tree_map(lambda z: freeze(np.asarray(z + initial_scale)), _zeros_like(params))
+        return ScaleByRmsState(nu=nu)
+
+    def update(updates: Updates, state: State, params: Params = None) -> tuple[Updates, State]:
+        nu = _moment(updates, state.nu, decay, 2)
+        if eps_in_sqrt:
+            updates = tree_map(lambda g, n: g / fnp.sqrt(n + eps), updates, nu)
+        else:
+            updates = tree_map(lambda g, n: g / (fnp.sqrt(n) + eps), updates, nu)
+        return updates, ScaleByRmsState(nu=nu)
+
+    return GradientTransformation(init, update)
+
+
+class ScaleByRStdDevState(NamedTuple):
+    """Centered RMSprop's state: running averages of the gradients and their squares."""
+
+    mu: Any
+    nu: Any
+
+
+def scale_by_stddev(
+    decay: float = 0.9, eps: float = 1e-8, initial_scale: float = 0.0, eps_in_sqrt: bool = True
+) -> GradientTransformation:
+    """Divide by a running estimate of the gradients' standard deviation (centered RMSprop).
+
+    `mu = decay mu + (1 - decay) g`, `nu = decay nu + (1 - decay) g^2`; the
+    update is `g / sqrt(nu - mu^2 + eps)` or, with `eps_in_sqrt=False`,
+    `g / (sqrt(nu - mu^2) + eps)` (PyTorch's centered RMSprop).
+    """
+
+    def init(params: Params) -> ScaleByRStdDevState:
+        nu = tree_map(lambda z: freeze(np.asarray(z + initial_scale)), _zeros_like(params))
+        return ScaleByRStdDevState(mu=_zeros_like(params), nu=nu)
+
+    def update(updates: Updates, state: State, params: Params = None) -> tuple[Updates, State]:
+        mu = _moment(updates, state.mu, decay, 1)
+        nu = _moment(updates, state.nu, decay, 2)
+        if eps_in_sqrt:
+            updates = tree_map(lambda g, m, n: g / fnp.sqrt(n - m * m + eps), updates, mu, nu)
+        else:
+            updates = tree_map(lambda g, m, n: g / (fnp.sqrt(n - m * m) + eps), updates, mu, nu)
+        return updates, ScaleByRStdDevState(mu=mu, nu=nu)
+
+    return GradientTransformation(init, update)
+
+
+class ScaleByRssState(NamedTuple):
+    """Adagrad's state: the sum of the squared gradients."""
+
+    sum_of_squares: Any
+
+
+def scale_by_rss(
+    initial_accumulator_value: float = 0.1, eps: float = 1e-7
+) -> GradientTransformation:
+    """Divide by the root of the summed squared gradients (Adagrad).
+
+    `s = s + g^2`; the update is `g / sqrt(s + eps)` where `s > 0`, else 0 (optax's).
+    """
+
+    def init(params: Params) -> ScaleByRssState:
+        s = tree_map(
+            lambda z: freeze(np.asarray(z + initial_accumulator_value)), _zeros_like(params)
+        )
+        return ScaleByRssState(sum_of_squares=s)
+
+    def update(updates: Updates, state: State, params: Params = None) -> tuple[Updates, State]:
+        s = tree_map(lambda g, t: g * g + t, updates, state.sum_of_squares)
+        updates = tree_map(
+            lambda g, t: fnp.where(t > 0, g / fnp.sqrt(fnp.where(t > 0, t, 1) + eps), 0 * g),
+            updates,
+            s,
+        )
+        return updates, ScaleByRssState(sum_of_squares=s)
+
+    return GradientTransformation(init, update)
+
+
+class TraceState(NamedTuple):
+    """The momentum (`trace`) of `trace`."""
+
+    trace: Any
+
+
+def trace(
+    decay: float, nesterov: bool = False, accumulator_dtype: Any = None
+) -> GradientTransformation:
+    """Momentum: `t = g + decay t`; the update is `t` (or `g + decay t` with `nesterov`).
+
+    PyTorch's SGD momentum without dampening, the first buffer being the gradient.
+    """
+
+    def init(params: Params) -> TraceState:
+        return TraceState(trace=_zeros_like(params, accumulator_dtype))
+
+    def update(updates: Updates, state: State, params: Params = None) -> tuple[Updates, State]:
+        new_trace = tree_map(lambda g, t: g + decay * t, updates, state.trace)
+        if nesterov:
+            updates = tree_map(lambda g, t: g + decay * t, updates, new_trace)
+        else:
+            updates = new_trace
+        if accumulator_dtype is not None:
+            new_trace = tree_map(lambda t: fnp.astype(t, accumulator_dtype), new_trace)
+        return updates, TraceState(trace=new_trace)
+
+    return GradientTransformation(init, update)
+
+
+class ScaleByLionState(NamedTuple):
+    """Lion's state: the step count and the momentum `mu`."""
+
+    count: Any
+    mu: Any
+
+
+def scale_by_lion(
+    b1: float = 0.9, b2: float = 0.99, mu_dtype: Any = None
+) -> GradientTransformation:
+    """Lion's update direction: `sign((1 - b1) g + b1 mu)`, then `mu = (1 - b2) g + b2 mu`.
+
+    Args:
+        b1: The interpolation of the update's direction.
+        b2: Decay of the momentum.
+        mu_dtype: The dtype of the momentum.
+    """
+
+    def init(params: Params) -> ScaleByLionState:
+        return ScaleByLionState(count=_count(), mu=_zeros_like(params, mu_dtype))
+
+    def update(updates: Updates, state: State, params: Params = None) -> tuple[Updates, State]:
+        direction = tree_map(lambda g, m: fnp.sign((1 - b1) * g + b1 * m), updates, state.mu)
+        mu = _moment(updates, state.mu, b2, 1)
+        if mu_dtype is not None:
+            mu = tree_map(lambda m: fnp.astype(m, mu_dtype), mu)
+        return direction, ScaleByLionState(count=_increment(state.count), mu=mu)
+
+    return GradientTransformation(init, update)
+
+
+# --- decay, clipping, trust ratio ---------------------------------------------------------------
+
+
+def add_decayed_weights(weight_decay: Any = 0.0, mask: Any = None) -> GradientTransformation:
+    """Add `weight_decay * params` to the updates (decoupled weight decay once scaled by -lr).
+
+    Args:
+        weight_decay: The factor (a number or a scalar node).
+        mask: A pytree of bools shaped like the parameters (or a function of
+            the parameters returning one): decay only where True.
+
+    Raises:
+        ValueError: If `params` is not given to `update`.
+    """
+
+    def init(params: Params) -> EmptyState:
+        return EmptyState()
+
+    def update(updates: Updates, state: State, params: Params = None) -> tuple[Updates, State]:
+        if params is None:
+            raise ValueError(
+                "funcgrad.optimizers.add_decayed_weights: update needs params "
+                "(call update(grads, state, params))"
+            )
+        decay = tree_map(lambda g, p: g + weight_decay * p, updates, params)
+        if mask is None:
+            return decay, state
+        flags = mask(params) if callable(mask) else mask
+        return tree_map(lambda d, g, m: d if m else g, decay, updates, flags), state
+
+    return GradientTransformation(init, update)
+
+
+def clip(max_delta: float) -> GradientTransformation:
+    """Clip every update entry to `[-max_delta, max_delta]`."""
+
+    def init(params: Params) -> EmptyState:
+        return EmptyState()
+
+    def update(updates: Updates, state: State, params: Params = None) -> tuple[Updates, State]:
+        return tree_map(lambda g: fnp.clip(g, -max_delta, max_delta), updates), state
+
+    return GradientTransformation(init, update)
+
+
+def clip_by_global_norm(max_norm: float) -> GradientTransformation:
+    """Scale all updates by `max_norm / global_norm` when their global norm exceeds `max_norm`.
+
+    Examples:
+        >>> import numpy as np
+        >>> t = clip_by_global_norm(1.0)
+        >>> t.update([np.array([3.0, 4.0])], t.init(None))[0]
+        [array([0.6, 0.8])]
+    """
+
+    def init(params: Params) -> EmptyState:
+        return EmptyState()
+
+    def update(updates: Updates, state: State, params: Params = None) -> tuple[Updates, State]:
+        g_norm = global_norm(updates)
+        trigger = g_norm < max_norm
+        # NOTE: divide by the norm only where it exceeds max_norm (no 0/0 in either branch)
+        safe = fnp.where(trigger, max_norm, g_norm)
+        updates = tree_map(
+            lambda g: fnp.where(trigger, g, g * cast_like(max_norm / safe, g)), updates
+        )
+        return updates, state
+
+    return GradientTransformation(init, update)
+
+
+def scale_by_trust_ratio(
+    min_norm: float = 0.0, trust_coefficient: float = 1.0, eps: float = 0.0
+) -> GradientTransformation:
+    """Scale each leaf's update by `|p| / |u|` (LARS/LAMB's layer-wise trust ratio).
+
+    The norms are floored at `min_norm`; where either is zero the ratio is 1.
+
+    Raises:
+        ValueError: If `params` is not given to `update`.
+    """
+
+    def init(params: Params) -> EmptyState:
+        return EmptyState()
+
+    def update(updates: Updates, state: State, params: Params = None) -> tuple[Updates, State]:
+        if params is None:
+            raise ValueError(
+                "funcgrad.optimizers.scale_by_trust_ratio: update needs params "
+                "(call update(grads, state, params))"
+            )
+
+        def ratio(u: Any, p: Any) -> Any:
+            param_norm = fnp.maximum(fnp.sqrt(fnp.sum(p * p)), min_norm)
+            update_norm = fnp.maximum(fnp.sqrt(fnp.sum(u * u)), min_norm)
+            zero = fnp.logical_or(param_norm == 0.0, update_norm == 0.0)
+            safe_update_norm = fnp.where(zero, 1.0, update_norm)
+            trust = trust_coefficient * param_norm / (safe_update_norm + eps)
+            return u * cast_like(fnp.where(zero, 1.0, trust), u)
+
+        return tree_map(ratio, updates, params), state
+
+    return GradientTransformation(init, update)
