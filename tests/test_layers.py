@@ -51,7 +51,7 @@ LAYERS: dict[str, set[str]] = {
     },
     # PyTorch's torch.nn (with nn.functional, which takes arrays and nodes too),
     # torch.optim, torch.utils; pure optax-style optimizers.
-    "training": {"nn", "optim", "utils", "optimizers", "func"},
+    "training": {"nn", "optim", "utils", "optimizers", "func", "misc"},
     "distributed": {"distributed"},
     # The public API (`funcgrad/__init__.py`) and `python -m funcgrad` use everything.
     "top": {"", "__main__"},
