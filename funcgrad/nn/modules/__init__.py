@@ -23,6 +23,8 @@ from funcgrad.nn.modules.normalization import *  # noqa: F403
 from funcgrad.nn.modules.normalization import __all__ as _normalization_all
 from funcgrad.nn.modules.pooling import *  # noqa: F403
 from funcgrad.nn.modules.pooling import __all__ as _pooling_all
+from funcgrad.nn.modules.rnn import *  # noqa: F403
+from funcgrad.nn.modules.rnn import __all__ as _rnn_all
 from funcgrad.nn.modules.sparse import *  # noqa: F403
 from funcgrad.nn.modules.sparse import __all__ as _sparse_all
 from funcgrad.nn.modules.upsampling import *  # noqa: F403
@@ -39,6 +41,7 @@ __all__ = [
     *_loss_all,
     *_normalization_all,
     *_pooling_all,
+    *_rnn_all,
     *_sparse_all,
     *_upsampling_all,
 ]
