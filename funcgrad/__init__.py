@@ -16,6 +16,7 @@ from funcgrad import (
     optim,
     optimizers,
     random,
+    serialization,
     tree,
     utils,
 )
@@ -37,6 +38,7 @@ from funcgrad.errors import (
     TreeStructureError,
 )
 from funcgrad.graph import Node, leaf, to_dot, to_mermaid, toposort
+from funcgrad.serialization import load, save
 from funcgrad.tensors import *  # noqa: F403  (the imperative layer, PyTorch's names)
 from funcgrad.tensors import __all__ as _tensor_all
 from funcgrad.tensors._generated import *  # noqa: F403  (PyTorch's names, from the records)
@@ -101,6 +103,9 @@ __all__ = [
     *_settings_all,
     "backends",
     "cuda",
+    "load",
+    "save",
+    "serialization",
     "get_default_device",
     "set_default_device",
     "set_default_tensor_type",

@@ -39,19 +39,19 @@ LAYERS: dict[str, set[str]] = {
     # Functional namespaces over ops and transforms.
     "namespaces": {"numpy", "scipy"},
     # The PyTorch runtime around tensors: torch.random, torch.cuda, torch.backends,
-    # torch.save / torch.load, torch.profiler.
+    # torch.profiler.
     "imperative": {
         "tensors",
         "autograd",
         "random",
         "cuda",
         "backends",
-        "serialization",
         "profiler",
     },
     # PyTorch's torch.nn (with nn.functional, which takes arrays and nodes too),
-    # torch.optim, torch.utils; pure optax-style optimizers.
-    "training": {"nn", "optim", "utils", "optimizers", "func", "misc"},
+    # torch.optim, torch.utils; pure optax-style optimizers; torch.save / torch.load (which
+    # build nn.Parameters); torch.func (whose functional_call runs nn.Modules).
+    "training": {"nn", "optim", "utils", "optimizers", "func", "serialization", "misc"},
     "distributed": {"distributed"},
     # The public API (`funcgrad/__init__.py`) and `python -m funcgrad` use everything.
     "top": {"", "__main__"},
