@@ -259,7 +259,7 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
     centre = tuple(s // 2 for s in sizes[2:])
     for g in range(groups):
         for d in range(min_dim):
-            value[(g * out_chans_per_grp + d, d, *centre)] = 1
+            value[(g * out_chans_per_grp + d, d) + centre] = 1
     return _write(tensor, value)
 
 

@@ -97,7 +97,7 @@ class UninitializedParameter(Parameter):
         requires_grad = self.requires_grad
         self.requires_grad_(False)
         self._value = np.zeros(shape, dtype=dt)
-        self.__class__ = self.cls_to_become
+        self.__class__ = self.cls_to_become  # type: ignore[assignment]
         if requires_grad:
             self.requires_grad_(True)
 
@@ -151,7 +151,7 @@ class UninitializedBuffer(Tensor):
         """Give the buffer a shape (zero values) and make it a plain tensor."""
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         self._value = np.zeros(shape, dtype=dtype or default_float_dtype())
-        self.__class__ = Tensor
+        self.__class__ = Tensor  # type: ignore[assignment]
 
 
 def is_lazy(param) -> bool:

@@ -300,7 +300,7 @@ class ModuleDict(Module):
         if modules is not None:
             self.update(modules)
 
-    def __getitem__(self, key: str) -> Module:
+    def __getitem__(self, key: str) -> Any:
         return self._modules[key]
 
     def __setitem__(self, key: str, module: Module) -> None:
@@ -351,6 +351,7 @@ class ModuleDict(Module):
             for key, module in modules.items():
                 self[key] = module
         else:
+            m: Any
             for j, m in enumerate(modules):
                 if not isinstance(m, container_abcs.Iterable):
                     raise TypeError(
@@ -359,15 +360,16 @@ class ModuleDict(Module):
                         + " should be Iterable; is"
                         + type(m).__name__
                     )
-                if not len(m) == 2:
+                pair: Any = m
+                if not len(pair) == 2:
                     raise ValueError(
                         "ModuleDict update sequence element #"
                         + str(j)
                         + " has length "
-                        + str(len(m))
+                        + str(len(pair))
                         + "; 2 is required"
                     )
-                self[m[0]] = m[1]
+                self[pair[0]] = pair[1]
 
 
 def _param_line(k, p, by_dtype: bool = False) -> str:
@@ -424,10 +426,10 @@ class ParameterList(Module):
         return getattr(self, self._get_abs_string_index(idx))
 
     def __setitem__(self, idx: int, param: Any) -> None:
-        idx = self._get_abs_string_index(idx)
+        key = self._get_abs_string_index(idx)
         if isinstance(param, Tensor) and not isinstance(param, Parameter):
             param = Parameter(param)
-        setattr(self, str(idx), param)
+        setattr(self, key, param)
 
     def __len__(self) -> int:
         return self._size
@@ -584,6 +586,7 @@ class ParameterDict(Module):
             for key, parameter in sorted(parameters.items()):
                 self[key] = parameter
         else:
+            p: Any
             for j, p in enumerate(parameters):
                 if not isinstance(p, container_abcs.Iterable):
                     raise TypeError(
@@ -592,15 +595,16 @@ class ParameterDict(Module):
                         + " should be Iterable; is"
                         + type(p).__name__
                     )
-                if not len(p) == 2:
+                pair: Any = p
+                if not len(pair) == 2:
                     raise ValueError(
                         "ParameterDict update sequence element #"
                         + str(j)
                         + " has length "
-                        + str(len(p))
+                        + str(len(pair))
                         + "; 2 is required"
                     )
-                self[p[0]] = p[1]
+                self[pair[0]] = pair[1]
 
     def extra_repr(self) -> str:
         return "\n".join(_param_line(k, p) for k, p in self.items())

@@ -163,6 +163,15 @@ class Module:
     _version: int = 1
     training: bool
     call_super_init: bool = False
+    _parameters: dict[str, Parameter | None]
+    _buffers: dict[str, Tensor | None]
+    _modules: dict[str, Module | None]
+    _non_persistent_buffers_set: set[str]
+    _is_full_backward_hook: bool | None
+    _forward_hooks: OrderedDict[int, Callable]
+    _forward_pre_hooks: OrderedDict[int, Callable]
+    _backward_hooks: OrderedDict[int, Callable]
+    _backward_pre_hooks: OrderedDict[int, Callable]
 
     def __init__(self, *args, **kwargs) -> None:
         if self.call_super_init is False and bool(kwargs):
@@ -1005,7 +1014,7 @@ class Module:
                 value = _as_value(input_param)
                 with no_grad():
                     if lazy:
-                        param.materialize(in_shape)
+                        param.materialize(in_shape)  # type: ignore[attr-defined]
                     if assign:
                         new = _as_tensor(input_param, value)
                         if isinstance(param, Parameter):
