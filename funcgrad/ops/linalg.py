@@ -23,7 +23,7 @@ from funcgrad.backend import as_value, xp_of
 from funcgrad.errors import DeviceError, DtypeError, NotDifferentiableError, OpError
 from funcgrad.graph.node import Array
 from funcgrad.ops._util import attach, describe, failure, op_error, shape_of, value_of
-from funcgrad.ops.elementwise import conjugate, multiply
+from funcgrad.ops.elementwise import conjugate, imag, multiply, real
 from funcgrad.ops.index import getitem, normalize_index
 from funcgrad.ops.reduce import sum_
 from funcgrad.ops.registry import (
@@ -747,23 +747,43 @@ def _inverse_gaps(d: Array) -> Array:
 
 
 def _mirror(x: Array, lower: bool) -> Array:
-    """The symmetric matrix that NumPy's eigh reads from one triangle of x."""
-    if lower:
-        return tril(x, k=0) + _mT(tril(x, k=-1))
-    return triu(x, k=0) + _mT(triu(x, k=1))
+    """The Hermitian (symmetric) matrix that NumPy's eigh reads from one triangle of x.
+
+    LAPACK reads the real part of the diagonal, and conjugates the triangle it
+    reads into the other.
+    """
+    if not _is_complex(x):
+        if lower:
+            return tril(x, k=0) + _mT(tril(x, k=-1))
+        return triu(x, k=0) + _mT(triu(x, k=1))
+    part = tril(x, k=-1) if lower else triu(x, k=1)
+    return part + conjugate(_mT(part)) + _real_diagonal(x)
 
 
 def _onto_triangle(g: Array, lower: bool) -> Array:
-    """The adjoint of `_mirror`: a gradient in the symmetric matrix, on the triangle read."""
-    if lower:
-        return tril(g, k=0) + tril(_mT(g), k=-1)
-    return triu(g, k=0) + triu(_mT(g), k=1)
+    """The adjoint (transpose) of `_mirror`: a gradient in the Hermitian matrix, on the triangle read."""
+    if not _is_complex(g):
+        if lower:
+            return tril(g, k=0) + tril(_mT(g), k=-1)
+        return triu(g, k=0) + triu(_mT(g), k=1)
+    h = conjugate(_mT(g))
+    off = tril(g, k=-1) + tril(h, k=-1) if lower else triu(g, k=1) + triu(h, k=1)
+    return off + _real_diagonal(g)
+
+
+def _real_diagonal(x: Array) -> Array:
+    """The real part of the diagonal of each matrix, as a diagonal matrix."""
+    return multiply(_eye_like(x, shape_of(x)[-1]), real(x))
+
+
+def _is_complex(x: Array) -> bool:
+    return bool(np.dtype(value_of(x).dtype).kind == "c")
 
 
 def _householder(g: Draw, n: int) -> Array:
-    """A random n x n orthogonal matrix I - 2 u u^T / |u|^2 (exactly orthogonal)."""
+    """A random n x n unitary (orthogonal) matrix I - 2 u u^H / |u|^2 (complex for a complex `g`)."""
     u = g.array((n,), 0.5, 1.5) * np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
-    return np.eye(n) - 2.0 * np.outer(u, u) / float(u @ u)
+    return np.eye(n) - 2.0 * np.outer(u, np.conj(u)) / float(np.vdot(u, u).real)
 
 
 def _spread(g: Draw, k: int, low: float = 1.0) -> Array:
@@ -790,7 +810,10 @@ def _eigh_sample(g: Draw) -> Drawn:
     batch = _batch(g)
     h = _householder(g, n)
     sym = np.stack(
-        [h @ np.diag(_spread(g, n, -1.0)) @ h.T for _ in range(int(np.prod(batch)))]
+        [
+            h @ np.diag(np.real(_spread(g, n, -1.0))) @ np.conj(h.T)
+            for _ in range(int(np.prod(batch)))
+        ]
     ).reshape((*batch, n, n))
     uplo = g.choice(["L", "U"])
     # the other triangle is not read: fill it with anything
@@ -800,15 +823,15 @@ def _eigh_sample(g: Draw) -> Drawn:
 
 
 def _eigvalsh_vjp(ct: Array, out: Array, x: Array, *, UPLO: str) -> Array:  # noqa: N803
-    _real_only("eigvalsh", x)
+    # dw = diag(V^H dH V): the transpose is conj(V) diag(ct) V^T, onto the triangle read
     v = eigh_vectors(x, UPLO=UPLO)
-    return _onto_triangle(matmul(multiply(v, _row(ct)), _mT(v)), _lower(UPLO))
+    return _onto_triangle(matmul(multiply(_conj(v), _row(ct)), _mT(v)), _lower(UPLO))
 
 
 def _eigvalsh_jvp(x_t: Array, out: Array, x: Array, *, UPLO: str) -> Array:  # noqa: N803
-    _real_only("eigvalsh", x)
     v = eigh_vectors(x, UPLO=UPLO)
-    return sum_(v * matmul(_mirror(x_t, _lower(UPLO)), v), axis=(-2,), keepdims=False)
+    dw = sum_(_conj(v) * matmul(_mirror(x_t, _lower(UPLO)), v), axis=(-2,), keepdims=False)
+    return real(dw) if _is_complex(dw) else dw
 
 
 eigvalsh: Primitive = register(
@@ -820,27 +843,50 @@ eigvalsh: Primitive = register(
         vjp=(_eigvalsh_vjp,),
         jvp=(_eigvalsh_jvp,),
         params=("UPLO",),
-        sample=Sample(_eigh_sample),
-        doc="eigenvalues (ascending) of the symmetric matrix read from one triangle",
+        sample=Sample(_eigh_sample, complex=True),
+        doc="eigenvalues (ascending) of the Hermitian (symmetric) matrix read from one triangle",
         names=Names(numpy="linalg.eigvalsh"),
     )
 )
 
 
 def _eigh_vectors_vjp(ct: Array, out: Array, x: Array, *, UPLO: str) -> Array:  # noqa: N803
-    _real_only("eigh_vectors", x)
+    # the transposes of the JVP's maps, in reverse order (see _eigh_vectors_jvp)
+    if _is_complex(out):
+        mask, v0 = _real_row(out, _lower(UPLO))
+        s = _row(sum_(multiply(ct, out), axis=(-2,), keepdims=False))
+        ct = ct - multiply(mask, imag(s) / v0 * 1j)
     w = eigvalsh(x, UPLO=UPLO)
     f = _inverse_gaps(_row(w) - _column(w))  # 1 / (w_j - w_i)
     inner = multiply(f, matmul(_mT(out), ct))
-    return _onto_triangle(matmul(out, matmul(inner, _mT(out))), _lower(UPLO))
+    return _onto_triangle(matmul(_conj(out), matmul(inner, _mT(out))), _lower(UPLO))
 
 
 def _eigh_vectors_jvp(x_t: Array, out: Array, x: Array, *, UPLO: str) -> Array:  # noqa: N803
-    _real_only("eigh_vectors", x)
+    # dV = V (F o (V^H dH V)) (zero diagonal: norm kept, no phase turn); for complex V,
+    # then the turn i v_j Im(dv_kj) / v_kj that keeps row k real (LAPACK's gauge, _real_row)
     w = eigvalsh(x, UPLO=UPLO)
     f = _inverse_gaps(_row(w) - _column(w))
-    p = matmul(_mT(out), matmul(_mirror(x_t, _lower(UPLO)), out))
-    return matmul(out, multiply(f, p))
+    p = matmul(_conj(_mT(out)), matmul(_mirror(x_t, _lower(UPLO)), out))
+    dv = matmul(out, multiply(f, p))
+    if not _is_complex(out):
+        return dv
+    mask, v0 = _real_row(out, _lower(UPLO))
+    turn = _row(sum_(multiply(imag(dv), mask), axis=(-2,), keepdims=False)) / v0
+    return dv - multiply(out, turn * 1j)
+
+
+def _real_row(v: Array, lower: bool) -> tuple[Array, Array]:
+    """A 0/1 mask of the row LAPACK keeps real, and that row's entries as a row.
+
+    NOTE: LAPACK's Hermitian eigenvectors have a real first entry (the last
+    one with UPLO="U"), which fixes their phase up to sign; the derivative
+    keeps that gauge.
+    """
+    n = shape_of(v)[-2]
+    mask = np.zeros((n, 1))
+    mask[0 if lower else -1] = 1.0
+    return mask, _row(sum_(multiply(real(v), mask), axis=(-2,), keepdims=False))
 
 
 eigh_vectors: Primitive = register(
@@ -852,8 +898,11 @@ eigh_vectors: Primitive = register(
         vjp=(_eigh_vectors_vjp,),
         jvp=(_eigh_vectors_jvp,),
         params=("UPLO",),
-        sample=Sample(_eigh_sample),
-        doc="eigenvectors (columns) of the symmetric matrix read from one triangle",
+        sample=Sample(_eigh_sample, complex=True),
+        doc=(
+            "eigenvectors (columns) of the Hermitian (symmetric) matrix read from one triangle; "
+            "complex ones with a real first (UPLO='U': last) entry, as LAPACK gives them"
+        ),
     )
 )
 
