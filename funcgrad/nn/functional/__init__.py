@@ -8,15 +8,22 @@ names here, one import line per submodule.
 
 from funcgrad.nn.functional._activations import *  # noqa: F403
 from funcgrad.nn.functional._activations import __all__ as _activations_all
-from funcgrad.nn.functional._loss import *  # noqa: F403
-from funcgrad.nn.functional._loss import __all__ as _loss_all
 from funcgrad.nn.functional._conv import *  # noqa: F403
 from funcgrad.nn.functional._conv import __all__ as _conv_all
-from funcgrad.nn.functional._pooling import *  # noqa: F403
-from funcgrad.nn.functional._pooling import __all__ as _pooling_all
-from funcgrad.nn.functional._linear import *  # noqa: F403
-from funcgrad.nn.functional._linear import __all__ as _linear_all
 from funcgrad.nn.functional._dropout import *  # noqa: F403
 from funcgrad.nn.functional._dropout import __all__ as _dropout_all
+from funcgrad.nn.functional._linear import *  # noqa: F403
+from funcgrad.nn.functional._linear import __all__ as _linear_all
+from funcgrad.nn.functional._loss import *  # noqa: F403
+from funcgrad.nn.functional._loss import __all__ as _loss_all
+from funcgrad.nn.functional._pooling import *  # noqa: F403
+from funcgrad.nn.functional._pooling import __all__ as _pooling_all
 
-__all__: list[str] = [*_activations_all, *_loss_all, *_conv_all, *_pooling_all, *_linear_all, *_dropout_all]
+__all__: list[str] = [
+    *_activations_all,
+    *_loss_all,
+    *_conv_all,
+    *_pooling_all,
+    *_linear_all,
+    *_dropout_all,
+]

@@ -328,6 +328,13 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,  # n
         >>> F.avg_pool3d(np.ones((1, 1, 2, 2, 2)), 2).ravel()
         array([1.])
     """
+    sizes, kernel = shape_of(input)[-3:], ntuple(kernel_size, 3, "kernel_size", "avg_pool3d")
+    if len(shape_of(input)) in (4, 5) and any(n < k for n, k in zip(sizes, kernel, strict=True)):
+        raise OpError(
+            f"funcgrad.nn.functional.avg_pool3d: input image (T: {sizes[0]} H: {sizes[1]} W: "
+            f"{sizes[2]}) smaller than kernel size (kT: {kernel[0]} kH: {kernel[1]} kW: "
+            f"{kernel[2]})"
+        )
     return _avg_poolnd(
         3, "avg_pool3d", input, kernel_size, stride, padding, ceil_mode, count_include_pad,
         divisor_override,
