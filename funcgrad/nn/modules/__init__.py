@@ -27,6 +27,8 @@ from funcgrad.nn.modules.rnn import *  # noqa: F403
 from funcgrad.nn.modules.rnn import __all__ as _rnn_all
 from funcgrad.nn.modules.sparse import *  # noqa: F403
 from funcgrad.nn.modules.sparse import __all__ as _sparse_all
+from funcgrad.nn.modules.transformer import *  # noqa: F403
+from funcgrad.nn.modules.transformer import __all__ as _transformer_all
 from funcgrad.nn.modules.upsampling import *  # noqa: F403
 from funcgrad.nn.modules.upsampling import __all__ as _upsampling_all
 
@@ -43,5 +45,6 @@ __all__ = [
     *_pooling_all,
     *_rnn_all,
     *_sparse_all,
+    *_transformer_all,
     *_upsampling_all,
 ]

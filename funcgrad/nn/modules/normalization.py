@@ -291,13 +291,30 @@ class LayerNorm(Module):
                 init.zeros_(self.bias)
 
     def forward(self, input):
-        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+        fn = getattr(F, "layer_norm", None)
+        if fn is not None:
+            return fn(input, self.normalized_shape, self.weight, self.bias, self.eps)
+        return _layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
         return (
             "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}, "
             "bias={use_bias}".format(**self.__dict__, use_bias=self.bias is not None)
         )
+
+
+def _layer_norm(x, normalized_shape, weight, bias, eps):
+    """LayerNorm composed of tensor operations (the biased variance, as PyTorch)."""
+    dims = tuple(range(-len(normalized_shape), 0))
+    mean = x.mean(dims, keepdim=True)
+    centred = x - mean
+    var = (centred * centred).mean(dims, keepdim=True)
+    out = centred / (var + eps).sqrt()
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
 
 
 class GroupNorm(Module):

@@ -126,7 +126,7 @@ def functional_call(
 
     Examples:
         >>> import numpy as np, funcgrad as fg
-        >>> from funcgrad.func import functional_call
+        >>> from funcgrad.nn.utils.stateless import functional_call
         >>> net = fg.nn.Linear(3, 1)
         >>> params = {k: v.detach().numpy() for k, v in net.named_parameters()}
         >>> x = fg.ones(2, 3)
