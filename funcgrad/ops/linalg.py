@@ -1144,21 +1144,29 @@ def _copyltu(m: Array) -> Array:
 
 
 def _qr_square_vjp(q: Array, r: Array, q_bar: Array | None, r_bar: Array | None) -> Array:
-    """A_bar for A = Q R with R square (m >= n): (Q_bar + Q copyltu(M)) R^-T, M = R R_bar^T - Q_bar^T Q."""
+    """A_bar for A = Q R with R square (m >= n): (Q_bar + conj(Q) copyltu(M)) R^-T, M = R R_bar^T - Q_bar^T Q.
+
+    For complex Q, `copyltu` copies the conjugate of M's strict lower
+    triangle up and keeps the real part of its diagonal: the transpose of
+    the JVP's anti-Hermitian `Omega` (R's diagonal is real, as LAPACK gives it).
+    """
     if r_bar is None:
         m = -matmul(_mT(q_bar), q)
     elif q_bar is None:
         m = matmul(r, _mT(r_bar))
     else:
         m = matmul(r, _mT(r_bar)) - matmul(_mT(q_bar), q)
-    b = matmul(q, _copyltu(m))
+    if _is_complex(m):
+        m = _mT(tril(m, k=-1)) + tril(conjugate(m), k=-1) + _real_diagonal(m)
+    else:
+        m = _copyltu(m)
+    b = matmul(_conj(q), m)
     if q_bar is not None:
         b = b + q_bar
     return _mT(solve(r, _mT(b)))  # B R^-T
 
 
 def _qr_vjp(x: Array, complete: bool, q_bar: Array | None, r_bar: Array | None) -> Array:
-    _real_only("qr", x)
     _refuse_tall_complete(x, complete)
     q, r = qr_q(x, complete=complete), qr_r(x, complete=complete)
     m, n = shape_of(x)[-2:]
@@ -1171,27 +1179,33 @@ def _qr_vjp(x: Array, complete: bool, q_bar: Array | None, r_bar: Array | None) 
     if r_bar is not None:
         u_bar = _slice(r_bar, Ellipsis, slice(None, m))
         v_bar = _slice(r_bar, Ellipsis, slice(m, None))
-        extra = matmul(y, _mT(v_bar))
+        extra = _conj(matmul(y, _mT(v_bar)))  # V = Q^H Y
         q_bar = extra if q_bar is None else q_bar + extra
     x_bar = _qr_square_vjp(q, u, q_bar, u_bar)
     if v_bar is None:
-        y_bar = _const_like(x, np.zeros(shape_of(y)))
+        y_bar = _const_like(x, np.zeros(shape_of(y), dtype=np.result_type(value_of(x))))
     else:
-        y_bar = matmul(q, v_bar)
+        y_bar = matmul(_conj(q), v_bar)
     return concatenate(x_bar, y_bar, axis=-1)
 
 
 def _qr_square_jvp(q: Array, r: Array, dx: Array) -> tuple[Array, Array]:
-    """(dQ, dR) for A = Q R with R square: C = Q^T dA R^-1, dR = (C - Omega) R, dQ = dA R^-1 - Q (C - Omega)."""
+    """(dQ, dR) for A = Q R with R square: C = Q^H dA R^-1, dR = (C - Omega) R, dQ = dA R^-1 - Q (C - Omega).
+
+    `Omega = Q^H dQ` is anti-Hermitian: its strict lower triangle is C's, and
+    for complex Q its diagonal is `i Im(diag C)` (R's diagonal stays real).
+    """
     dx_rinv = _mT(solve(_mT(r), _mT(dx)))  # dA R^-1
-    c = matmul(_mT(q), dx_rinv)
+    c = matmul(_conj(_mT(q)), dx_rinv)
     low = tril(c, k=-1)
-    c_up = c - (low - _mT(low))  # C - Omega: upper triangular
+    omega = low - _conj(_mT(low))
+    if _is_complex(c):
+        omega = omega + multiply(_eye_like(c, shape_of(c)[-1]), imag(c)) * 1j
+    c_up = c - omega  # C - Omega: upper triangular
     return dx_rinv - matmul(q, c_up), matmul(c_up, r)
 
 
 def _qr_jvp(x_t: Array, x: Array, complete: bool, which: int) -> Array:
-    _real_only("qr", x)
     _refuse_tall_complete(x, complete)
     q, r = qr_q(x, complete=complete), qr_r(x, complete=complete)
     m, n = shape_of(x)[-2:]
@@ -1203,7 +1217,7 @@ def _qr_jvp(x_t: Array, x: Array, complete: bool, which: int) -> Array:
     )
     if which == 0:
         return dq
-    dv = matmul(_mT(dq), y) + matmul(_mT(q), _slice(x_t, Ellipsis, slice(m, None)))
+    dv = matmul(_conj(_mT(dq)), y) + matmul(_conj(_mT(q)), _slice(x_t, Ellipsis, slice(m, None)))
     return concatenate(du, dv, axis=-1)
 
 
@@ -1216,7 +1230,7 @@ qr_q: Primitive = register(
         vjp=(lambda ct, out, x, *, complete: _qr_vjp(x, complete, ct, None),),
         jvp=(lambda x_t, out, x, *, complete: _qr_jvp(x_t, x, complete, 0),),
         params=("complete",),
-        sample=Sample(_qr_sample),
+        sample=Sample(_qr_sample, complex=True),
         doc="Q of the QR decomposition (orthonormal columns)",
     )
 )
@@ -1230,8 +1244,8 @@ qr_r: Primitive = register(
         vjp=(lambda ct, out, x, *, complete: _qr_vjp(x, complete, None, ct),),
         jvp=(lambda x_t, out, x, *, complete: _qr_jvp(x_t, x, complete, 1),),
         params=("complete",),
-        sample=Sample(_qr_sample),
-        doc="R of the QR decomposition (upper triangular)",
+        sample=Sample(_qr_sample, complex=True),
+        doc="R of the QR decomposition (upper triangular, with a real diagonal)",
     )
 )
 

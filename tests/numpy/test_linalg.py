@@ -433,11 +433,27 @@ def test_complex_eigh_gradients_agree_with_pytorch_and_autograd(uplo):
     np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.parametrize("shape", [(4, 3), (3, 3), (2, 4)], ids=str)
+def test_complex_qr_gradients_agree_with_pytorch(shape):
+    torch = requires("torch")
+    rng = np.random.default_rng(7)
+    a = rng.normal(size=shape) + 1j * rng.normal(size=shape) + 2.0 * np.eye(*shape)
+    cq = rng.normal(size=(shape[0], min(shape))) + 1j * rng.normal(size=(shape[0], min(shape)))
+    cr = rng.normal(size=(min(shape), shape[1])) + 1j * rng.normal(size=(min(shape), shape[1]))
+
+    def f(lib, q, r, cq, cr):
+        return lib.sum(lib.real(q * cq)) + lib.sum(lib.imag(r * cr))
+
+    got = fg.grad(lambda y: f(fnp, *L.qr(y), cq, cr))(a)
+    t = torch.tensor(a, requires_grad=True)
+    f(torch, *torch.linalg.qr(t), torch.tensor(cq), torch.tensor(cr)).backward()
+    np.testing.assert_allclose(got, np.conj(t.grad.numpy()), rtol=1e-8, atol=1e-10)
+
+
 def test_complex_matrices_are_refused_with_the_op_named():
     z = np.eye(2) + 1j * np.ones((2, 2))
     for name, f in [
         ("svd", lambda y: L.svdvals(y)),
-        ("qr_r", lambda y: L.qr(y, mode="r")),
         ("pinv", lambda y: L.pinv(y)),
     ]:
         with pytest.raises(DtypeError, match=name):  # when recorded, or differentiated
