@@ -24,6 +24,9 @@ import pytest
 import funcgrad
 import funcgrad.autograd
 import funcgrad.nn
+import funcgrad.nn.functional
+import funcgrad.nn.init
+import funcgrad.nn.utils
 import funcgrad.numpy as fnp
 import funcgrad.numpy.linalg
 from funcgrad.graph import Node
@@ -160,7 +163,16 @@ def test_a_new_declaration_reaches_every_surface(monkeypatch):
 
 # --- the public namespaces -------------------------------------------------------------------
 
-NAMESPACES = [funcgrad, fnp, funcgrad.numpy.linalg, funcgrad.autograd, funcgrad.nn]
+NAMESPACES = [
+    funcgrad,
+    fnp,
+    funcgrad.numpy.linalg,
+    funcgrad.autograd,
+    funcgrad.nn,
+    funcgrad.nn.functional,
+    funcgrad.nn.init,
+    funcgrad.nn.utils,
+]
 
 
 @pytest.mark.parametrize("module", NAMESPACES, ids=lambda m: m.__name__)
