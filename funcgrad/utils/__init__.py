@@ -3,6 +3,6 @@
 Layer: training (it may import everything below it).
 """
 
-from funcgrad.utils import data
+from funcgrad.utils import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]
