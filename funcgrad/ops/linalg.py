@@ -923,7 +923,7 @@ def _svd_sample(g: Draw, full: bool = True) -> Drawn:
         if hermitian:
             h = _householder(g, n)
             signs = np.where(g.array((n,), -1.0, 1.0) < 0, -1.0, 1.0)
-            mats.append(h @ np.diag(_spread(g, n) * signs) @ h.T)
+            mats.append(h @ np.diag(np.real(_spread(g, n)) * signs) @ np.conj(h.T))
         else:
             sigma = np.zeros((m, n))
             sigma[np.arange(k), np.arange(k)] = _spread(g, k)
@@ -1268,32 +1268,31 @@ def _pinv_forward(xp: ModuleType, x: Array, *, rcond: Any, hermitian: bool) -> A
 
 
 def _pinv_vjp(ct: Array, out: Array, x: Array, *, rcond: Any, hermitian: bool) -> Array:
-    _real_only("pinv", x)
     # Golub & Pereyra (1973), where the rank does not change:
-    # dA+ = -A+ dA A+ + A+ A+^T dA^T (I - A A+) + (I - A+ A) dA^T A+^T A+
+    # dA+ = -A+ dA A+ + A+ A+^H dA^H (I - A A+) + (I - A+ A) dA^H A+^H A+;
+    # transposed (the functional API's convention), the dA^H terms give conjugates
     a = _mirror(x, True) if hermitian else x
     m, n = shape_of(a)[-2:]
     p, pt = out, _mT(out)
     left = _eye_like(x, m) - matmul(a, p)  # I - A A+   (m x m)
     right = _eye_like(x, n) - matmul(p, a)  # I - A+ A  (n x n)
-    ctt = _mT(ct)
+    ctt = _conj(_mT(ct))
     g = -matmul(pt, matmul(ct, pt))
-    g = g + matmul(left, matmul(ctt, matmul(p, pt)))
-    g = g + matmul(pt, matmul(p, matmul(ctt, right)))
+    g = g + matmul(_conj(left), matmul(ctt, matmul(_conj(p), pt)))
+    g = g + matmul(pt, matmul(_conj(p), matmul(ctt, _conj(right))))
     return _svd_finish(g, hermitian)
 
 
 def _pinv_jvp(x_t: Array, out: Array, x: Array, *, rcond: Any, hermitian: bool) -> Array:
-    _real_only("pinv", x)
     a = _mirror(x, True) if hermitian else x
     dx = _mirror(x_t, True) if hermitian else x_t
     m, n = shape_of(a)[-2:]
-    p, pt, dxt = out, _mT(out), _mT(dx)
+    p, ph, dxh = out, _conj(_mT(out)), _conj(_mT(dx))
     left = _eye_like(x, m) - matmul(a, p)
     right = _eye_like(x, n) - matmul(p, a)
     d = -matmul(p, matmul(dx, p))
-    d = d + matmul(p, matmul(pt, matmul(dxt, left)))
-    return d + matmul(right, matmul(dxt, matmul(pt, p)))
+    d = d + matmul(p, matmul(ph, matmul(dxh, left)))
+    return d + matmul(right, matmul(dxh, matmul(ph, p)))
 
 
 pinv: Primitive = register(
@@ -1303,7 +1302,7 @@ pinv: Primitive = register(
         vjp=(_pinv_vjp,),
         jvp=(_pinv_jvp,),
         params=("rcond", "hermitian"),
-        sample=Sample(_pinv_sample),
+        sample=Sample(_pinv_sample, complex=True),
         doc="Moore-Penrose pseudo-inverse (gradient where the rank does not change)",
         names=Names(numpy="linalg.pinv"),
     )
