@@ -66,7 +66,13 @@ HAND_WRITTEN = {
         "funcgrad/numpy/_linalg.py",
     ),
     "numpy.linalg": ("funcgrad/numpy/linalg.py",),
-    "torch": ("funcgrad/tensors/functions.py",),
+    # functions.py re-exports the modules after it (the families of issue #14)
+    "torch": (
+        "funcgrad/tensors/functions.py",
+        "funcgrad/tensors/_indexing.py",
+        "funcgrad/tensors/_math.py",
+        "funcgrad/tensors/_sorting.py",
+    ),
     "scipy.special": ("funcgrad/scipy/special.py",),
 }
 

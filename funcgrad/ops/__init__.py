@@ -22,6 +22,9 @@ from funcgrad.ops import (
 )
 
 # isort: split
+from funcgrad.ops import cumulative, order, scatter  # the Tensor layer's API (issue #14)
+
+# isort: split
 from funcgrad.ops import conv, pooling  # noqa: F401  (the neural-network families, after those they use)
 
 # isort: split
@@ -42,16 +45,19 @@ __all__ = [
     "astype",
     "guard",
     "broadcast_to",
+    "cumulative",
     "elementwise",
     "fft",
     "identity",
     "index",
     "linalg",
     "nn",
+    "order",
     "reduce",
     "register",
     "registry",
     "reshape",
+    "scatter",
     "shape",
     "special",
     "sum_",

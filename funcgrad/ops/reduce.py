@@ -275,9 +275,9 @@ max_ = register(
         doc="largest entry over axes (ties share the gradient evenly)",
         names=Names(
             numpy=("max", "amax"),
-            torch="max",
-            method="max",
-            grad_fn=_by_axis("MaxBackward1", "MaxBackward0"),
+            torch=("max", "amax"),
+            method=("max", "amax"),
+            grad_fn=_by_axis("MaxBackward1", "AmaxBackward0"),
         ),
     )
 )
@@ -293,9 +293,9 @@ min_ = register(
         doc="smallest entry over axes (ties share the gradient evenly)",
         names=Names(
             numpy=("min", "amin"),
-            torch="min",
-            method="min",
-            grad_fn=_by_axis("MinBackward1", "MinBackward0"),
+            torch=("min", "amin"),
+            method=("min", "amin"),
+            grad_fn=_by_axis("MinBackward1", "AminBackward0"),
         ),
     )
 )

@@ -27,8 +27,20 @@ from funcgrad.ops import reduce as _rd
 from funcgrad.ops import shape as _sh
 from funcgrad.ops._util import index_of as _index_of
 from funcgrad.ops._util import normalize_axis as _normalize_axis
+from funcgrad.tensors._adapters import as_dtype as _as_dtype
+from funcgrad.tensors._adapters import dim_of as _dim
 from funcgrad.tensors._adapters import dims as _dims
-from funcgrad.tensors.dtypes import to_dtype as _to_dtype
+from funcgrad.tensors._adapters import ndim_of as _ndim
+from funcgrad.tensors._adapters import one_dim as _one_dim
+from funcgrad.tensors._adapters import operands as _operands
+from funcgrad.tensors._adapters import reduce_dims as _reduce_dims
+from funcgrad.tensors._adapters import shape_args as _shape_args
+from funcgrad.tensors._indexing import *  # noqa: F403
+from funcgrad.tensors._indexing import __all__ as _indexing_all
+from funcgrad.tensors._math import *  # noqa: F403
+from funcgrad.tensors._math import __all__ as _math_all
+from funcgrad.tensors._sorting import *  # noqa: F403
+from funcgrad.tensors._sorting import __all__ as _sorting_all
 from funcgrad.tensors.tensor_class import Tensor, _apply, _new_like, _unwrap_value
 
 __all__ = [
@@ -36,8 +48,6 @@ __all__ = [
     "all",
     "allclose",
     "any",
-    "argmax",
-    "argmin",
     "bmm",
     "cat",
     "clamp",
@@ -55,9 +65,7 @@ __all__ = [
     "flip",
     "log_softmax",
     "logsumexp",
-    "max",
     "mean",
-    "min",
     "mm",
     "norm",
     "outer",
@@ -80,6 +88,9 @@ __all__ = [
     "unsqueeze",
     "var",
     "where",
+    *_indexing_all,
+    *_math_all,
+    *_sorting_all,
 ]
 
 # PyTorch's pair prints as `torch.return_types.max(values=..., indices=...)`.
@@ -242,8 +253,10 @@ def clamp_max(input, max):  # noqa: A002
     return _clamp(input, None, max, "clamp_max")
 
 
-def where(condition, input, other):  # noqa: A002
+def where(condition, input=None, other=None):  # noqa: A002
     """Return `input` where `condition` holds, else `other` (gradient to the selected branch only).
+
+    With the condition alone, return `nonzero(condition, as_tuple=True)`, as PyTorch does.
 
     Examples:
         >>> import funcgrad as torch
@@ -251,6 +264,8 @@ def where(condition, input, other):  # noqa: A002
         >>> torch.where(x > 0, x, torch.zeros(2))
         tensor([0., 2.])
     """
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)  # noqa: F405  (from _indexing)
     dtype = getattr(condition, "dtype", None)
     if dtype is None or np.dtype(dtype) != np.bool_:
         kind = "a Python " + type(condition).__name__ if dtype is None else f"dtype {dtype}"
@@ -269,69 +284,6 @@ def where(condition, input, other):  # noqa: A002
 # `logsumexp`) or none (`all`, `any`), and a 0-d tensor taking the dims 0 and -1. For a
 # 0-d tensor the primitive gets `axis=()` (nothing to reduce: its one element), which
 # keeps the `grad_fn` PyTorch gives a reduction along dims (`SumBackward1`).
-
-
-def _ndim(input):  # noqa: A002
-    return len(getattr(_unwrap_value(input), "shape", ()))
-
-
-def _reduce_dims(input, dim, op, *, empty="all"):  # noqa: A002
-    """PyTorch's `dim` of a reduction as the primitive's `axis` (None: every dim).
-
-    Args:
-        input: The tensor reduced.
-        dim: None, one integer (any integer type, a 0-d integer tensor), or a
-            tuple or list of them.
-        op: The operation's name, for messages.
-        empty: What `dim=()` reduces: "all" dims or "none".
-
-    Raises:
-        funcgrad.errors.AxisError: For a dim out of range.
-        funcgrad.errors.OpError: For a dim named twice.
-        funcgrad.errors.ArgumentTypeError: For a dim that is not an integer.
-    """
-    if dim is None:
-        return None
-    ndim = _ndim(input)
-    if hasattr(dim, "__index__") and getattr(dim, "ndim", 0) == 0:
-        one = _index_of(dim, op, "dim")
-        _normalize_axis(one, ndim, op)
-        return one if ndim else ()
-    if isinstance(dim, (str, bytes)) or not hasattr(dim, "__iter__"):
-        raise _ArgumentTypeError(
-            f"funcgrad.{op}(): argument 'dim' must be an int or a tuple of ints, not "
-            f"{type(dim).__name__} {dim!r}"
-        )
-    dims = tuple(_index_of(d, op, "each dim") for d in dim)
-    axes = _normalize_axis(dims, ndim, op)
-    if not dims and empty == "all":
-        return tuple(range(ndim))
-    return axes if ndim else ()
-
-
-def _one_dim(input, dim, op):  # noqa: A002
-    """PyTorch's `dim` of an operation along one dimension, as a non-negative int.
-
-    Raises:
-        funcgrad.errors.ArgumentTypeError: For None (PyTorch's dim is required
-            there), a tuple, or a value that is not an integer.
-        funcgrad.errors.AxisError: For a dim out of range.
-    """
-    if dim is None:
-        raise _ArgumentTypeError(
-            f'funcgrad.{op}() missing 1 required positional arguments: "dim"; give the '
-            f"dimension to work along, e.g. {op}(x, dim=-1) (there is no flattening default)"
-        )
-    if not hasattr(dim, "__index__"):
-        raise _ArgumentTypeError(
-            f"funcgrad.{op}(): argument 'dim' must be int, not {type(dim).__name__} {dim!r}"
-        )
-    return _dim(dim, _ndim(input), op)
-
-
-def _as_dtype(input, dtype):  # noqa: A002
-    """`input` converted to `dtype` before the operation, as PyTorch's `dtype=` does (recorded)."""
-    return input if dtype is None or input.dtype == _to_dtype(dtype) else input.to(dtype)
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001, A002
@@ -483,94 +435,6 @@ std.__doc__ = """Return the standard deviation over `dim` (unbiased by default, 
         >>> torch.std(torch.tensor([1.0, 3.0]))
         tensor(1.4142)
     """
-
-_UNSET = object()
-
-
-def _extremum(name, prim, elementwise, arg):
-    def f(input, *args, dim=_UNSET, keepdim=_UNSET, other=_UNSET):  # noqa: A002
-        # PyTorch's overloads: f(input), f(input, other), f(input, dim, keepdim=False).
-        # A tensor alone in second place is `other` (even a 0-d integer one); with
-        # `keepdim`, or passed as `dim=`, it is the dim.
-        if (
-            len(args) > 2
-            or (args and dim is not _UNSET)
-            or (len(args) > 1 and keepdim is not _UNSET)
-        ):
-            raise _ArgumentTypeError(
-                f"funcgrad.{name}() received an invalid combination of arguments: expected "
-                f"({name}(input), {name}(input, other) or {name}(input, dim, keepdim=False))"
-            )
-        if len(args) == 2:
-            keepdim = args[1]
-        if args:
-            if isinstance(args[0], Tensor) and keepdim is _UNSET:
-                other = args[0]
-            else:
-                dim = args[0]
-        if other is not _UNSET:
-            if dim is not _UNSET or keepdim is not _UNSET:
-                raise _ArgumentTypeError(
-                    f"funcgrad.{name}(): `other` (elementwise) takes no dim or keepdim"
-                )
-            return _apply(elementwise, input, other)
-        if dim is _UNSET:
-            if keepdim is not _UNSET:
-                raise _ArgumentTypeError(
-                    f"funcgrad.{name}(): keepdim needs a dim: {name}(input, dim, keepdim)"
-                )
-            return _apply(prim, input, axis=None, keepdims=False)  # ties share the gradient
-        if isinstance(dim, Tensor) and (dim.dim() or np.dtype(dim.dtype).kind not in "iu"):
-            raise _ArgumentTypeError(
-                f"funcgrad.{name}(): argument 'dim' must be int, not a tensor of dtype "
-                f"{dim.dtype} and shape {list(dim.shape)}"
-            )
-        along = _one_dim(input, dim, name)
-        keep = False if keepdim is _UNSET else keepdim
-        # with dim, the gradient goes to the returned index alone
-        picked = _rd.max_dim if prim is _rd.max_ else _rd.min_dim
-        values = _apply(picked, input, axis=along, keepdims=keep)
-        idx = arg(_unwrap_value(input), axis=along, keepdims=keep)
-        return _ValuesIndices(values, _new_like(Tensor, idx, None))
-
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = (
-        f"Return the {name}imum of `input`: over all elements, along `dim` (a `(values, "
-        f"indices)` pair), or elementwise with a tensor `other`.\n\n"
-        f"As in PyTorch, a tensor as the only second argument is `other`, even a 0-d "
-        f"integer one; with `keepdim`, or as `dim=`, a 0-d integer tensor is the dim.\n\n"
-        f"Examples:\n"
-        f"    >>> import funcgrad as torch\n"
-        f"    >>> torch.{name}(torch.tensor([[1.0, 5.0], [3.0, 2.0]]), dim=1).values\n"
-        f"    tensor([{'5., 3.' if name == 'max' else '1., 2.'}])\n"
-    )
-    return f
-
-
-max = _extremum("max", _rd.max_, _ew.maximum, np.argmax)  # noqa: A001
-min = _extremum("min", _rd.min_, _ew.minimum, np.argmin)  # noqa: A001
-
-
-def argmax(input, dim=None, keepdim=False):  # noqa: A002
-    """Return the indices of the maxima (no gradient).
-
-    Examples:
-        >>> import funcgrad as torch
-        >>> torch.argmax(torch.tensor([1.0, 5.0, 3.0]))
-        tensor(1)
-    """
-    return _new_like(Tensor, np.argmax(_unwrap_value(input), axis=dim, keepdims=keepdim), None)
-
-
-def argmin(input, dim=None, keepdim=False):  # noqa: A002
-    """Return the indices of the minima (no gradient).
-
-    Examples:
-        >>> import funcgrad as torch
-        >>> torch.argmin(torch.tensor([1.0, 5.0, 3.0]))
-        tensor(0)
-    """
-    return _new_like(Tensor, np.argmin(_unwrap_value(input), axis=dim, keepdims=keepdim), None)
 
 
 def _boolean_reduce(name):
@@ -725,21 +589,6 @@ def outer(input, vec2):  # noqa: A002
     return _apply(fnp.outer, input, vec2)
 
 
-def _operands(op, dims, named):
-    """Check that `named` ((name, label, value) triples) are tensors of `dims` dimensions."""
-    for name, label, t in named:
-        if not isinstance(t, Tensor):
-            raise _ArgumentTypeError(
-                f"funcgrad.{op}(): argument {name!r} must be Tensor, not {type(t).__name__}"
-            )
-        if t.dim() != dims:
-            what = "matrix" if dims == 2 else f"{dims}D tensor"
-            raise _OpError(
-                f"funcgrad.{op}: {label} must be a {what} (got shape {list(t.shape)}); "
-                f"funcgrad.matmul (`@`) takes other ranks and broadcasts batches"
-            )
-
-
 def mm(input, mat2):  # noqa: A002
     """Return the matrix product of two 2-D tensors (no broadcasting: see `matmul`).
 
@@ -797,28 +646,6 @@ def einsum(equation, *operands):
 
 
 # --- shapes ---------------------------------------------------------------------------
-
-
-def _shape_args(shape, op="reshape", what="shape"):
-    """`*sizes` as PyTorch takes them: `f(2, 3)` or `f((2, 3))`, as a tuple of Python ints.
-
-    Raises:
-        funcgrad.errors.ArgumentTypeError: For no argument at all (`x.permute()`); an
-            empty tuple is the empty shape.
-    """
-    if not shape:
-        raise _ArgumentTypeError(
-            f'funcgrad.{op}() missing 1 required positional arguments: "{what}"; give them '
-            f"as {op}(a, b, ...) or {op}((a, b, ...)), or {op}(()) for a 0-d tensor"
-        )
-    if len(shape) == 1 and not hasattr(shape[0], "__index__"):
-        shape = tuple(shape[0])
-    return tuple(_index_of(n, op, "each size") for n in shape)
-
-
-def _dim(dim, ndim, op):
-    """One `dim` as a non-negative int (any integer type; -1 and 0 for a 0-d tensor)."""
-    return _normalize_axis(_index_of(dim, op, "dim"), ndim, op)[0]
 
 
 def reshape(input, *shape):  # noqa: A002

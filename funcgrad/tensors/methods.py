@@ -29,6 +29,7 @@ import numpy as np
 
 from funcgrad.backend import device_of, to_device, xp_of
 from funcgrad.tensors import functions as F
+from funcgrad.tensors._api_methods import ApiMethods
 from funcgrad.tensors._generated import DeclaredMethods
 from funcgrad.tensors.grad_mode import is_grad_enabled
 from funcgrad.tensors.inplace import (
@@ -138,7 +139,7 @@ def _permute_all(self: Tensor) -> Tensor:
     return F.permute(self, tuple(reversed(range(self.dim()))))
 
 
-class TensorMethods(DeclaredMethods, RandomMethods):
+class TensorMethods(DeclaredMethods, RandomMethods, ApiMethods):
     """`Tensor`'s operators and methods: the records' (`DeclaredMethods`) and these.
 
     These are the operators that are not one declared method, and the
@@ -188,7 +189,7 @@ class TensorMethods(DeclaredMethods, RandomMethods):
 
 def install() -> None:
     """Give `Tensor` the methods and operators of `DeclaredMethods`, then of `TensorMethods`."""
-    for cls in (DeclaredMethods, RandomMethods, TensorMethods):
+    for cls in (DeclaredMethods, RandomMethods, ApiMethods, TensorMethods):
         for name, value in vars(cls).items():
             if callable(value) or isinstance(value, property):  # not __doc__, __slots__ ...
                 setattr(Tensor, name, value)

@@ -388,6 +388,8 @@ def _index_update(x, values, *, index):
 
 
 def _gather(x, *, index, axis, keepdims, method):
+    if axis is None:
+        return x.reshape(-1)[index]
     x1, i1 = (x.reshape(1), index.reshape(1)) if x.ndim == 0 else (x, index)
     cut = tuple(slice(0, n) if d != axis else slice(None) for d, n in enumerate(i1.shape))
     out = np.take_along_axis(x1[cut], i1, axis=axis).reshape(index.shape)
@@ -397,6 +399,9 @@ def _gather(x, *, index, axis, keepdims, method):
 def _scatter(x, src, *, index, axis, reduce, include_self, method):
     # one write (or reduction) at a time, in order: the sequential loop of PyTorch's CPU kernel
     out = np.array(x, copy=True).reshape(x.shape or (1,))
+    if axis is None:  # positions in the flattened x
+        out, axis = out.reshape(-1), 0
+        index, src = index.reshape(-1), src.reshape(-1)
     index, src = (index.reshape(1), src.reshape(1)) if index.ndim == 0 else (index, src)
     count = np.ones(out.shape) if include_self else np.zeros(out.shape)
     seen = np.zeros(out.shape, dtype=bool)
