@@ -50,8 +50,17 @@ LAYERS: dict[str, set[str]] = {
     },
     # PyTorch's torch.nn (with nn.functional, which takes arrays and nodes too),
     # torch.optim, torch.utils; pure optax-style optimizers; torch.save / torch.load (which
-    # build nn.Parameters); torch.func (whose functional_call runs nn.Modules).
-    "training": {"nn", "optim", "utils", "optimizers", "func", "serialization", "misc"},
+    # build nn.Parameters); torch.func (whose functional_call runs nn.Modules); torch.distributions.
+    "training": {
+        "nn",
+        "optim",
+        "utils",
+        "optimizers",
+        "func",
+        "serialization",
+        "misc",
+        "distributions",
+    },
     "distributed": {"distributed"},
     # The public API (`funcgrad/__init__.py`) and `python -m funcgrad` use everything.
     "top": {"", "__main__"},
