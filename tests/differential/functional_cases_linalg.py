@@ -29,6 +29,7 @@ EXEMPT.update(
         "linalg.EighResult": "the named pair eigh returns, a class: the eigh cases cover it",
         "linalg.SVDResult": "the named triple svd returns, a class: the svd cases cover it",
         "linalg.QRResult": "the named pair qr returns, a class: the qr cases cover it",
+        "linalg.EigResult": "the named pair eig returns, a class: the eig cases cover it",
     }
 )
 
@@ -92,6 +93,34 @@ def _eigh_vectors(g):
     # on the triangle read; through the symmetrization the two agree
     a = _symmetric(g, _batch(g), g.integers(1, 3))
     return Example((a,), lambda m, a: _sign_free_columns(m, m.linalg.eigh(_sym(m, a))[1]))
+
+
+def _general(g, batch, n):
+    """Diagonalizable matrices P diag(w) P^-1, P near orthogonal, w with gaps near 1."""
+    p = _orthogonal(g, batch, n) + 0.1 * g.rng().uniform(-1.0, 1.0, size=(*batch, n, n))
+    w = _spread_values(g, batch, n, -1.0)
+    return np.asarray(p @ (w[..., :, None] * np.linalg.inv(p)), dtype=g.dtype)
+
+
+@case("linalg.eig", "eigenvalues")
+def _eig_values(g):
+    # real eigenvalues here; sorted, so that float32 and float64 LAPACK's orders do not matter
+    # (one matrix: autograd sorts 1-D arrays only)
+    a = _general(g, (), g.integers(1, 3))
+    return Example((a,), lambda m, a: m.sort(m.real(m.linalg.eig(a)[0]), axis=-1))
+
+
+@case("linalg.eig", "eigenvectors")
+def _eig_vectors(g):
+    # |v|^2 does not depend on the eigenvectors' signs, which LAPACK leaves open
+    a = _general(g, (), 2)
+    return Example((a,), lambda m, a: m.abs(m.linalg.eig(a)[1]) ** 2)
+
+
+@case("linalg.eigvals")
+def _eigvals(g):
+    a = _general(g, _batch(g), g.integers(1, 3))
+    return Example((a,), lambda m, a: m.sort(m.real(m.linalg.eigvals(a)), axis=-1))
 
 
 @case("linalg.eigvalsh")

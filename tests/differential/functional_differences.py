@@ -191,6 +191,7 @@ DIFFERENCES: dict[tuple[str, str], str] = {
             (name, "fd")
             for name in (
                 "linalg.eigvalsh",
+                "linalg.eigvals",
                 "linalg.svdvals",
                 "linalg.qr",
                 "linalg.lstsq",
