@@ -1,0 +1,196 @@
+"""Normalization, embedding and resizing layers against `torch.nn`'s.
+
+BatchNorm in training mode (batch statistics, the running statistics
+updated in place with the unbiased variance, `num_batches_tracked`,
+`momentum=None`), in evaluation mode (the running statistics), without
+tracking; GroupNorm, InstanceNorm, Embedding (`padding_idx`, `max_norm`,
+`from_pretrained`) and Upsample; outputs, buffers after the call, and the
+gradients of the input and every parameter.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import funcgrad as fg
+from tests.nn.modcheck import check_module, copy_state
+from tests.references import requires
+
+torch = requires("torch")
+
+# The F functions these layers call come with the functional issue's normalization work.
+_MISSING = [
+    name
+    for name in ("batch_norm", "group_norm", "instance_norm", "embedding", "interpolate")
+    if not hasattr(fg.nn.functional, name)
+]
+pytestmark = pytest.mark.skipif(bool(_MISSING), reason=f"funcgrad.nn.functional lacks {_MISSING}")
+
+DTYPES = st.sampled_from([np.float64, np.float32])
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3])
+@settings(max_examples=6, deadline=None)
+@given(
+    c=st.integers(1, 3),
+    n=st.integers(2, 3),
+    spatial=st.integers(1, 3),
+    affine=st.booleans(),
+    track=st.booleans(),
+    momentum=st.sampled_from([0.1, 0.5, None]),
+    seed=st.integers(0, 2**16),
+    dtype=DTYPES,
+)
+def test_batch_norm(nd, c, n, spatial, affine, track, momentum, seed, dtype):
+    if nd == 1:
+        shape = (n, c) if spatial == 1 else (n, c, spatial)
+    else:
+        shape = (n, c) + (spatial,) * nd
+    x = np.random.default_rng(seed).standard_normal(shape) * 2 + 1
+    cls = f"BatchNorm{nd}d"
+    check_module(
+        lambda nn: getattr(nn, cls)(c, momentum=momentum, affine=affine, track_running_stats=track),
+        [x],
+        dtype=dtype,
+        seed=seed,
+    )
+
+
+def test_batch_norm_running_statistics_over_steps():
+    torch.manual_seed(0)
+    t = torch.nn.BatchNorm2d(3, momentum=None).double()
+    f = fg.nn.BatchNorm2d(3, momentum=None).double()
+    copy_state(t, f)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        x = rng.standard_normal((4, 3, 2, 2))
+        t(torch.tensor(x))
+        f(fg.tensor(x))
+    for name, b in t.named_buffers():
+        np.testing.assert_allclose(dict(f.named_buffers())[name].numpy(), b.numpy(), rtol=1e-12)
+    t.eval()
+    f.eval()
+    x = rng.standard_normal((2, 3, 2, 2))
+    np.testing.assert_allclose(
+        f(fg.tensor(x)).detach().numpy(), t(torch.tensor(x)).detach().numpy(), rtol=1e-12
+    )
+    with pytest.raises(ValueError, match="expected 4D input"):
+        f(fg.ones(2, 3))
+
+
+@settings(max_examples=6, deadline=None)
+@given(
+    groups=st.integers(1, 3),
+    per=st.integers(1, 2),
+    n=st.integers(1, 2),
+    spatial=st.lists(st.integers(2, 3), min_size=1, max_size=2).map(tuple),
+    affine=st.booleans(),
+    seed=st.integers(0, 2**16),
+    dtype=DTYPES,
+)
+def test_group_norm(groups, per, n, spatial, affine, seed, dtype):
+    c = groups * per
+    x = np.random.default_rng(seed).standard_normal((n, c, *spatial))
+    check_module(lambda nn: nn.GroupNorm(groups, c, affine=affine), [x], dtype=dtype, seed=seed)
+
+
+@pytest.mark.parametrize("nd", [1, 2])
+@settings(max_examples=8, deadline=None)
+@given(
+    c=st.integers(1, 3),
+    batched=st.booleans(),
+    affine=st.booleans(),
+    track=st.booleans(),
+    seed=st.integers(0, 2**16),
+    dtype=DTYPES,
+)
+def test_instance_norm(nd, c, batched, affine, track, seed, dtype):
+    shape = ((2,) if batched else ()) + (c,) + (3,) * nd
+    x = np.random.default_rng(seed).standard_normal(shape)
+    cls = f"InstanceNorm{nd}d"
+    check_module(
+        lambda nn: getattr(nn, cls)(c, affine=affine, track_running_stats=track),
+        [x],
+        dtype=dtype,
+        seed=seed,
+    )
+
+
+@settings(max_examples=6, deadline=None)
+@given(
+    num=st.integers(2, 6),
+    dim=st.integers(1, 4),
+    padding_idx=st.sampled_from([None, 0, -1]),
+    index_shape=st.lists(st.integers(1, 3), min_size=1, max_size=2).map(tuple),
+    seed=st.integers(0, 2**16),
+    dtype=DTYPES,
+)
+def test_embedding(num, dim, padding_idx, index_shape, seed, dtype):
+    idx = np.random.default_rng(seed).integers(0, num, size=index_shape)
+    check_module(
+        lambda nn: nn.Embedding(num, dim, padding_idx=padding_idx), [idx], dtype=dtype, seed=seed
+    )
+
+
+def test_embedding_padding_row_starts_at_zero_and_from_pretrained():
+    fg.manual_seed(0)
+    e = fg.nn.Embedding(5, 3, padding_idx=2)
+    np.testing.assert_array_equal(e.weight.detach().numpy()[2], 0.0)
+    w = fg.tensor(np.arange(6.0).reshape(3, 2))
+    pre = fg.nn.Embedding.from_pretrained(w)
+    assert not pre.weight.requires_grad
+    np.testing.assert_array_equal(pre(fg.tensor([2, 0])).numpy(), [[4.0, 5.0], [0.0, 1.0]])
+    assert repr(fg.nn.Embedding(5, 3, padding_idx=2, max_norm=1.0)) == repr(
+        torch.nn.Embedding(5, 3, padding_idx=2, max_norm=1.0)
+    )
+
+
+@pytest.mark.parametrize(
+    "make,shape",
+    [
+        (lambda nn: nn.Upsample(scale_factor=2), (1, 2, 3, 3)),
+        (lambda nn: nn.Upsample(size=(5, 4), mode="nearest"), (2, 1, 3, 2)),
+        (lambda nn: nn.Upsample(scale_factor=2, mode="bilinear"), (1, 2, 3, 3)),
+        (
+            lambda nn: nn.Upsample(scale_factor=1.5, mode="bilinear", align_corners=True),
+            (1, 1, 4, 3),
+        ),
+        (lambda nn: nn.UpsamplingNearest2d(scale_factor=3), (1, 1, 2, 2)),
+        (lambda nn: nn.UpsamplingBilinear2d(size=(3, 5)), (1, 2, 2, 2)),
+    ],
+)
+def test_upsample(make, shape):
+    check_module(make, [np.random.default_rng(0).standard_normal(shape)])
+    assert repr(make(fg.nn)) == repr(make(torch.nn))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda nn: nn.BatchNorm1d(4),
+        lambda nn: nn.BatchNorm2d(3, affine=False, momentum=None),
+        lambda nn: nn.BatchNorm3d(2, track_running_stats=False),
+        lambda nn: nn.GroupNorm(2, 4, affine=False),
+        lambda nn: nn.InstanceNorm2d(3, affine=True),
+        lambda nn: nn.LayerNorm(5, bias=False),
+        lambda nn: nn.Embedding(10, 3, padding_idx=0),
+    ],
+)
+def test_reprs_and_state_dict_keys(make):
+    ours, theirs = make(fg.nn), make(torch.nn)
+    assert repr(ours) == repr(theirs)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    for (k, v), (_, w) in zip(ours.state_dict().items(), theirs.state_dict().items(), strict=True):
+        assert tuple(v.shape) == tuple(w.shape) and v.numpy().dtype == w.numpy().dtype, k
+
+
+def test_old_batch_norm_state_dicts_load():
+    # a state dict from before num_batches_tracked (PyTorch 0.3): loads, the count stays
+    f = fg.nn.BatchNorm1d(2)
+    sd = {k: v for k, v in f.state_dict().items() if k != "num_batches_tracked"}
+    sd = type(f.state_dict())(sd)
+    sd._metadata = {"": {"version": 1}}
+    f.load_state_dict(sd)
