@@ -5,9 +5,10 @@ state (NumPy or CuPy, whatever the tensors hold), which costs a few
 microseconds per parameter tensor instead of one `Tensor` operation per
 formula term. The results go back through two doors:
 
-* `write(p, new)`: a parameter takes its new values through the public
-  in-place path (`p.copy_` under `no_grad`), so `param.data`, aliases,
-  views and a module's `state_dict` see the update as in PyTorch;
+* `write(p, new)`: a parameter takes its new values through the step every
+  in-place method ends with (`funcgrad.tensors.inplace.rebind`, under
+  `no_grad`), so `param.data`, aliases, views and a module's `state_dict`
+  see the update as in PyTorch (`p.copy_(new)` without its two copies);
 * `assign(t, new)`: an optimizer's own state tensor (`exp_avg`, `step` ...)
   is rebound to its new array (nothing else writes into it).
 
@@ -24,6 +25,7 @@ import numpy as np
 from funcgrad.backend import xp_of
 from funcgrad.tensors.base import _new_like
 from funcgrad.tensors.dtypes import get_default_dtype
+from funcgrad.tensors.inplace import fit, rebind
 from funcgrad.tensors.tensor_class import Tensor
 
 
@@ -43,8 +45,14 @@ def assign(t: Tensor, value: Any) -> None:
 
 
 def write(p: Tensor, value: Any) -> None:
-    """Give parameter `p` the values of `value`, an in-place update (call under `no_grad`)."""
-    p.copy_(_new_like(Tensor, value, None))
+    """Give parameter `p` the values of `value`, an in-place update (call under `no_grad`).
+
+    `value` is a new array of `p`'s shape that nothing else holds: it is
+    locked read-only and taken as it is (the graph may keep it).
+    """
+    if type(value) is np.ndarray:
+        value.setflags(write=False)  # so freeze() takes it without a copy
+    rebind(p, fit(p, _new_like(Tensor, value, None), "optimizer step"))
 
 
 def scalar_dtype() -> np.dtype:
