@@ -138,9 +138,17 @@ def global_norm(updates: Updates) -> Any:
 
 
 def cast_like(value: Any, like: Any) -> Any:
-    """A scalar in `like`'s dtype (Python numbers are weak and pass through, as in NumPy)."""
+    """A scalar in `like`'s dtype, on its device.
+
+    Python numbers are weak (they take the array's dtype, as in NumPy) and
+    pass through; a plain 0-d array (a schedule's value) becomes one, so it
+    neither promotes a float32 leaf nor meets a CuPy leaf from the CPU. A
+    node (a hyperparameter being differentiated) is cast to the leaf's dtype.
+    """
     if isinstance(value, (int, float)):
         return value
+    if isinstance(value, (np.ndarray, np.generic)) and np.ndim(value) == 0:
+        return value.item()
     dtype = getattr(like, "dtype", None)
     if dtype is None or getattr(value, "dtype", None) == dtype:
         return value

@@ -85,8 +85,8 @@ def _moment(updates: Updates, moments: Any, decay: float, order: int) -> Any:
 
 
 def _bias_correction(moment: Any, decay: float, count: Any) -> Any:
-    # m / (1 - decay**count), the scalar in each leaf's dtype
-    correction = 1 - decay ** fnp.asarray(count, dtype=np.float64)
+    # m / (1 - decay**count), the scalar in each leaf's dtype (the count is a plain int array)
+    correction = 1 - decay ** float(count)
     return tree_map(lambda t: t / cast_like(correction, t), moment)
 
 
