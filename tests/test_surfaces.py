@@ -172,6 +172,10 @@ NAMESPACES = [
     funcgrad.nn.functional,
     funcgrad.nn.init,
     funcgrad.nn.utils,
+    funcgrad.optim,
+    funcgrad.optimizers,
+    funcgrad.utils.data,
+    funcgrad.misc,
 ]
 
 
