@@ -21,6 +21,10 @@ from funcgrad.nn.modules.loss import __all__ as _loss_all
 from funcgrad.nn.modules.module import Module
 from funcgrad.nn.modules.normalization import *  # noqa: F403
 from funcgrad.nn.modules.normalization import __all__ as _normalization_all
+from funcgrad.nn.modules.padding import *  # noqa: F403
+from funcgrad.nn.modules.padding import __all__ as _padding_all
+from funcgrad.nn.modules.pixelshuffle import *  # noqa: F403
+from funcgrad.nn.modules.pixelshuffle import __all__ as _pixelshuffle_all
 from funcgrad.nn.modules.pooling import *  # noqa: F403
 from funcgrad.nn.modules.pooling import __all__ as _pooling_all
 from funcgrad.nn.modules.rnn import *  # noqa: F403
@@ -42,6 +46,8 @@ __all__ = [
     *_linear_all,
     *_loss_all,
     *_normalization_all,
+    *_padding_all,
+    *_pixelshuffle_all,
     *_pooling_all,
     *_rnn_all,
     *_sparse_all,
