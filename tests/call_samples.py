@@ -124,6 +124,24 @@ SAMPLES = {
     "function_call": Sample(_function_sample),
 }
 
+
+def _svd_turned(x, full_matrices, hermitian):
+    """NumPy's U and Vh; for a complex x each singular pair turned so that the largest entry
+    of v_j (the j-th row of Vh, conjugated) is real and positive: funcgrad's gauge."""
+    u, _, vh = np.linalg.svd(x, full_matrices=full_matrices, hermitian=hermitian)
+    if not np.iscomplexobj(x):
+        return u, vh
+    u, vh = u.copy(), vh.copy()
+    k = min(x.shape[-2:])
+    for j in range(k):
+        row = vh[..., j, :]
+        top = np.take_along_axis(row, np.argmax(np.abs(row), axis=-1)[..., None], axis=-1)
+        phase = np.conj(top) / np.abs(top)
+        vh[..., j, :] = row * phase
+        u[..., :, j] = u[..., :, j] * np.conj(phase)
+    return u, vh
+
+
 # What each sample computes, in NumPy (for test_forward_matches_numpy).
 REFERENCES = {
     "custom_vjp_call": lambda x, y, *, fn, index: np.sin(x) * y,
@@ -133,12 +151,8 @@ REFERENCES = {
     # the results of NumPy's and SciPy's linalg decompositions, one primitive each (#13)
     "eigh_vectors": lambda x, *, UPLO: np.linalg.eigh(x, UPLO=UPLO)[1],
     "svdvals": lambda x, *, hermitian: np.linalg.svd(x, compute_uv=False, hermitian=hermitian),
-    "svd_u": lambda x, *, full_matrices, hermitian: np.linalg.svd(
-        x, full_matrices=full_matrices, hermitian=hermitian
-    )[0],
-    "svd_vh": lambda x, *, full_matrices, hermitian: np.linalg.svd(
-        x, full_matrices=full_matrices, hermitian=hermitian
-    )[2],
+    "svd_u": lambda x, *, full_matrices, hermitian: _svd_turned(x, full_matrices, hermitian)[0],
+    "svd_vh": lambda x, *, full_matrices, hermitian: _svd_turned(x, full_matrices, hermitian)[1],
     "qr_q": lambda x, *, complete: np.linalg.qr(x, mode="complete" if complete else "reduced")[0],
     "qr_r": lambda x, *, complete: np.linalg.qr(x, mode="complete" if complete else "reduced")[1],
     "expm": lambda x: _scipy_batched("expm", x),

@@ -912,8 +912,8 @@ eigh_vectors: Primitive = register(
 
 def _svd_sample(g: Draw, full: bool = True) -> Drawn:
     m, n = g.integers(1, 4), g.integers(1, 4)
-    hermitian = g.boolean() and g.boolean()
-    if hermitian:
+    hermitian = g.boolean() and g.boolean() and np.isrealobj(g.array((), 0.0, 1.0))
+    if hermitian:  # for real samples only: complex ones with hermitian=True are refused
         n = m
     k = min(m, n)
     batch = _batch(g)
@@ -939,7 +939,8 @@ def _svd_sample(g: Draw, full: bool = True) -> Drawn:
 
 def _svd_parts(x: Array, hermitian: bool) -> tuple[Array, Array, Array, Array]:
     """(a, u, s, vh): the matrix the SVD is of, and its reduced SVD, as nodes of x."""
-    _real_only("svd", x)
+    if hermitian:
+        _real_only("svd", x)
     a = _mirror(x, True) if hermitian else x
     u = svd_u(x, full_matrices=False, hermitian=hermitian)
     vh = svd_vh(x, full_matrices=False, hermitian=hermitian)
@@ -951,14 +952,16 @@ def _svd_finish(g: Array, hermitian: bool) -> Array:
 
 
 def _svdvals_vjp(ct: Array, out: Array, x: Array, *, hermitian: bool) -> Array:
+    # dS = Re diag(U^H dA V): the transpose is conj(U) diag(ct) V^T = conj(U diag(ct) Vh)
     _, u, _, vh = _svd_parts(x, hermitian)
-    return _svd_finish(matmul(multiply(u, _row(ct)), vh), hermitian)
+    return _svd_finish(_conj(matmul(multiply(u, _row(ct)), vh)), hermitian)
 
 
 def _svdvals_jvp(x_t: Array, out: Array, x: Array, *, hermitian: bool) -> Array:
     _, u, _, vh = _svd_parts(x, hermitian)
     dx = _mirror(x_t, True) if hermitian else x_t
-    return _diag_of(matmul(_mT(u), matmul(dx, _mT(vh))))
+    ds = _diag_of(matmul(_conj(_mT(u)), matmul(dx, _conj(_mT(vh)))))
+    return real(ds) if _is_complex(ds) else ds
 
 
 svdvals: Primitive = register(
@@ -970,7 +973,7 @@ svdvals: Primitive = register(
         vjp=(_svdvals_vjp,),
         jvp=(_svdvals_jvp,),
         params=("hermitian",),
-        sample=Sample(lambda g: _svd_sample(g, full=False)),
+        sample=Sample(lambda g: _svd_sample(g, full=False), complex=True),
         doc="singular values (descending) of each matrix in a stack",
         names=Names(numpy="linalg.svdvals"),
     )
@@ -1019,9 +1022,111 @@ def _full_tangent(op: str, x: Array, reduced: Array, axis: int) -> Array:
     return reduced
 
 
+# Complex SVD. The singular vectors of a complex matrix are fixed up to a phase
+# per pair (u_j e^it, v_j e^it); `_svd_gauge` turns each pair so that the entry
+# of largest modulus of v_j (a column of V = Vh^H) is real and positive, which
+# makes U and Vh functions of the matrix with a derivative. With P = U^H dA V:
+#   dU0 = U (F o (P S + S P^H)) + (I - U U^H) dA V S^-1 + U diag(i Im P_jj / s_j)
+#   dV0 = V (F o (S P + P^H S)) + (I - V V^H) dA^H U S^-1
+# (V^H dV0 has a zero diagonal), then the turn i t_j of both u_j and v_j that keeps
+# v_kj real: t_j = -Im(dV0_kj) / v_kj. The VJP transposes these maps in reverse.
+
+
+def _svd_gauge(xp: ModuleType, u: Array, vh: Array) -> tuple[Array, Array]:
+    """`(u, vh)` with each singular pair turned so that v_j's largest entry is real and positive."""
+    k = min(u.shape[-1], vh.shape[-2])
+    rows = vh[..., :k, :]
+    top = xp.take_along_axis(rows, xp.argmax(xp.abs(rows), axis=-1)[..., None], axis=-1)
+    phase = xp.conj(top) / xp.abs(top)  # (..., k, 1)
+    vh = xp.concatenate([rows * phase, vh[..., k:, :]], axis=-2)
+    u = xp.concatenate([u[..., :k] * xp.conj(xp.swapaxes(phase, -1, -2)), u[..., k:]], axis=-1)
+    return u, vh
+
+
+def _svd_forward(which: int) -> Callable[..., Array]:
+    def forward(xp: ModuleType, x: Array, *, full_matrices: bool, hermitian: bool) -> Array:
+        def f(a: Array) -> Array:
+            u, _, vh = xp.linalg.svd(a, full_matrices=full_matrices, hermitian=hermitian)
+            if a.dtype.kind == "c":
+                u, vh = _svd_gauge(xp, u, vh)
+            return u if which == 0 else vh
+
+        return _svd_of(xp, f, x)
+
+    return forward
+
+
+def _largest_entries(v: Array) -> tuple[np.ndarray, Array]:
+    """A 0/1 mask of each column's entry of largest modulus, and those (real) entries as a row."""
+    a = np.abs(np.asarray(value_of(v)))
+    mask = np.zeros(a.shape)
+    np.put_along_axis(mask, np.argmax(a, axis=-2)[..., None, :], 1.0, axis=-2)
+    return mask, _row(sum_(multiply(real(v), mask), axis=(-2,), keepdims=False))
+
+
+def _svd_complex_jvp(x_t: Array, x: Array) -> tuple[Array, Array]:
+    """(dU, dVh) of the reduced, gauged SVD of a complex matrix."""
+    _, u, s, vh = _svd_parts(x, False)
+    v = _conj(_mT(vh))
+    m, n = shape_of(x)[-2:]
+    k = min(m, n)
+    f = _square_gaps(s)
+    sr, sc = _row(s), _column(s)
+    dav = matmul(x_t, v)
+    p = matmul(_conj(_mT(u)), dav)  # U^H dA V
+    ph = _conj(_mT(p))
+    du = matmul(u, multiply(f, multiply(p, sr) + multiply(sc, ph)))
+    du = du + multiply(u, _row(imag(_diag_of(p)) / s) * 1j)
+    if m > k:
+        du = du + (dav - matmul(u, p)) / sr
+    dv = matmul(v, multiply(f, multiply(sc, p) + multiply(ph, sr)))
+    if n > k:
+        dv = dv + (matmul(_conj(_mT(x_t)), u) - matmul(v, ph)) / sr
+    mask, vk = _largest_entries(v)
+    turn = _row(sum_(multiply(imag(dv), mask), axis=(-2,), keepdims=False)) / vk * -1j
+    return du + multiply(u, turn), _conj(_mT(dv + multiply(v, turn)))
+
+
+def _svd_complex_vjp(x: Array, cu: Array | None, cvh: Array | None) -> Array:
+    """A_bar of the reduced, gauged SVD of a complex matrix, from U's and Vh's cotangents."""
+    _, u, s, vh = _svd_parts(x, False)
+    v = _conj(_mT(vh))
+    m, n = shape_of(x)[-2:]
+    k = min(m, n)
+    f = _square_gaps(s)
+    sr, sc = _row(s), _column(s)
+    zero = _const_like(x, np.zeros((), dtype=np.result_type(value_of(x))))
+    cu = zero + _const_like(x, np.zeros(shape_of(u))) if cu is None else cu
+    cv = zero + _const_like(x, np.zeros(shape_of(v))) if cvh is None else _conj(_mT(cvh))
+    # the turn that keeps v_kj real
+    mask, vk = _largest_entries(v)
+    su = sum_(multiply(cu, u), axis=(-2,), keepdims=False)
+    sv = sum_(multiply(cv, v), axis=(-2,), keepdims=False)
+    cv = cv + multiply(mask, _row(imag(su + sv)) / vk * -1j)
+    # U's terms
+    gz = multiply(f, matmul(_mT(u), cu))
+    gp = multiply(gz, sr) + multiply(_conj(_mT(gz)), sr)
+    gp = gp + _diag_matrix(imag(su) / s * 1j)
+    ga = None
+    if m > k:
+        ga = matmul(cu / sr, _mT(v))
+        gp = gp - matmul(_mT(u), cu) / sr
+    # V's terms
+    gw = multiply(f, matmul(_mT(v), cv))
+    gp = gp + multiply(sc, gw) + multiply(sc, _conj(_mT(gw)))
+    if n > k:
+        extra = matmul(_conj(u) / sr, _conj(_mT(cv)))
+        ga = extra if ga is None else ga + extra
+        gp = gp - matmul(_conj(_mT(cv)) / sc, _conj(v))
+    g = matmul(_conj(u), matmul(gp, _mT(v)))  # P = U^H dA V
+    return g if ga is None else g + ga
+
+
 def _svd_u_vjp(ct: Array, out: Array, x: Array, *, full_matrices: bool, hermitian: bool) -> Array:
     if full_matrices:
         ct = _refuse_full("U", x, ct, -1)
+    if _is_complex(x) and not hermitian:
+        return _svd_complex_vjp(x, ct, None)
     a, u, s, vh = _svd_parts(x, hermitian)
     f = _square_gaps(s)
     uu = matmul(_mT(u), ct)
@@ -1035,6 +1140,9 @@ def _svd_u_vjp(ct: Array, out: Array, x: Array, *, full_matrices: bool, hermitia
 
 
 def _svd_u_jvp(x_t: Array, out: Array, x: Array, *, full_matrices: bool, hermitian: bool) -> Array:
+    if _is_complex(x) and not hermitian:
+        du = _svd_complex_jvp(x_t, x)[0]
+        return _full_tangent("U", x, du, -1) if full_matrices else du
     a, u, s, vh = _svd_parts(x, hermitian)
     dx = _mirror(x_t, True) if hermitian else x_t
     f = _square_gaps(s)
@@ -1051,13 +1159,11 @@ def _svd_u_jvp(x_t: Array, out: Array, x: Array, *, full_matrices: bool, hermiti
 svd_u: Primitive = register(
     Primitive(
         name="svd_u",
-        forward=lambda xp, x, *, full_matrices, hermitian: _svd_of(
-            xp, lambda a: xp.linalg.svd(a, full_matrices=full_matrices, hermitian=hermitian)[0], x
-        ),
+        forward=_svd_forward(0),
         vjp=(_svd_u_vjp,),
         jvp=(_svd_u_jvp,),
         params=("full_matrices", "hermitian"),
-        sample=Sample(_svd_sample),
+        sample=Sample(_svd_sample, complex=True),
         doc="the left singular vectors U of x = U diag(S) Vh",
     )
 )
@@ -1066,6 +1172,8 @@ svd_u: Primitive = register(
 def _svd_vh_vjp(ct: Array, out: Array, x: Array, *, full_matrices: bool, hermitian: bool) -> Array:
     if full_matrices:
         ct = _refuse_full("Vh", x, ct, -2)
+    if _is_complex(x) and not hermitian:
+        return _svd_complex_vjp(x, None, ct)
     a, u, s, vh = _svd_parts(x, hermitian)
     f = _square_gaps(s)
     v, v_bar = _mT(vh), _mT(ct)
@@ -1080,6 +1188,9 @@ def _svd_vh_vjp(ct: Array, out: Array, x: Array, *, full_matrices: bool, hermiti
 
 
 def _svd_vh_jvp(x_t: Array, out: Array, x: Array, *, full_matrices: bool, hermitian: bool) -> Array:
+    if _is_complex(x) and not hermitian:
+        dvh = _svd_complex_jvp(x_t, x)[1]
+        return _full_tangent("Vh", x, dvh, -2) if full_matrices else dvh
     a, u, s, vh = _svd_parts(x, hermitian)
     dx = _mirror(x_t, True) if hermitian else x_t
     f = _square_gaps(s)
@@ -1098,13 +1209,11 @@ def _svd_vh_jvp(x_t: Array, out: Array, x: Array, *, full_matrices: bool, hermit
 svd_vh: Primitive = register(
     Primitive(
         name="svd_vh",
-        forward=lambda xp, x, *, full_matrices, hermitian: _svd_of(
-            xp, lambda a: xp.linalg.svd(a, full_matrices=full_matrices, hermitian=hermitian)[2], x
-        ),
+        forward=_svd_forward(2),
         vjp=(_svd_vh_vjp,),
         jvp=(_svd_vh_jvp,),
         params=("full_matrices", "hermitian"),
-        sample=Sample(_svd_sample),
+        sample=Sample(_svd_sample, complex=True),
         doc="the right singular vectors Vh (rows) of x = U diag(S) Vh",
     )
 )
