@@ -166,6 +166,18 @@ class LRScheduler:
     Raises:
         TypeError: If `optimizer` is not a `funcgrad.optim.Optimizer`.
         KeyError: When resuming (`last_epoch >= 0`) without `initial_lr`.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0, momentum=0.9)
+        >>> sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda epoch: 0.5 ** epoch)
+        >>> lrs = []
+        >>> for _ in range(4):
+        ...     opt.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...     sched.step()
+        >>> lrs
+        [1.0, 0.5, 0.25, 0.125]
     """
 
     _get_lr_called_within_step: bool = False
@@ -348,6 +360,18 @@ class MultiplicativeLR(LRScheduler):
 
     Raises:
         TypeError: If a lambda is not callable.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0, momentum=0.9)
+        >>> sched = torch.optim.lr_scheduler.MultiplicativeLR(opt, lambda epoch: 0.9)
+        >>> lrs = []
+        >>> for _ in range(4):
+        ...     opt.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...     sched.step()
+        >>> lrs
+        [1.0, 0.9, 0.81, 0.729]
     """
 
     def __init__(self, optimizer: Optimizer, lr_lambda: Any, last_epoch: int = -1) -> None:
@@ -385,6 +409,18 @@ class StepLR(LRScheduler):
         step_size: The period of the decay, in epochs.
         gamma: The factor.
         last_epoch: The index of the last epoch (-1: start).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0, momentum=0.9)
+        >>> sched = torch.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+        >>> lrs = []
+        >>> for _ in range(5):
+        ...     opt.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...     sched.step()
+        >>> lrs
+        [1.0, 1.0, 0.5, 0.5, 0.25]
     """
 
     def __init__(
@@ -415,6 +451,18 @@ class MultiStepLR(LRScheduler):
         milestones: Increasing epoch indices (one listed twice decays twice).
         gamma: The factor.
         last_epoch: The index of the last epoch (-1: start).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0, momentum=0.9)
+        >>> sched = torch.optim.lr_scheduler.MultiStepLR(opt, milestones=[1, 3], gamma=0.5)
+        >>> lrs = []
+        >>> for _ in range(5):
+        ...     opt.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...     sched.step()
+        >>> lrs
+        [1.0, 0.5, 0.5, 0.25, 0.25]
     """
 
     def __init__(
@@ -457,6 +505,18 @@ class ConstantLR(LRScheduler):
 
     Raises:
         ValueError: If `factor` is outside [0, 1].
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0, momentum=0.9)
+        >>> sched = torch.optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=2)
+        >>> lrs = []
+        >>> for _ in range(4):
+        ...     opt.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...     sched.step()
+        >>> lrs
+        [0.5, 0.5, 1.0, 1.0]
     """
 
     def __init__(
@@ -500,6 +560,18 @@ class LinearLR(LRScheduler):
 
     Raises:
         ValueError: For factors out of range.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0, momentum=0.9)
+        >>> sched = torch.optim.lr_scheduler.LinearLR(opt, start_factor=0.25, total_iters=3)
+        >>> lrs = []
+        >>> for _ in range(5):
+        ...     opt.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...     sched.step()
+        >>> lrs
+        [0.25, 0.5, 0.75, 1.0, 1.0]
     """
 
     def __init__(
@@ -553,6 +625,18 @@ class ExponentialLR(LRScheduler):
         optimizer: The optimizer.
         gamma: The factor.
         last_epoch: The index of the last epoch (-1: start).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0, momentum=0.9)
+        >>> sched = torch.optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
+        >>> lrs = []
+        >>> for _ in range(4):
+        ...     opt.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...     sched.step()
+        >>> lrs
+        [1.0, 0.5, 0.25, 0.125]
     """
 
     def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
@@ -578,6 +662,18 @@ class PolynomialLR(LRScheduler):
         total_iters: How many epochs the decay takes.
         power: The power of the polynomial.
         last_epoch: The index of the last epoch (-1: start).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0, momentum=0.9)
+        >>> sched = torch.optim.lr_scheduler.PolynomialLR(opt, total_iters=4, power=2.0)
+        >>> lrs = []
+        >>> for _ in range(5):
+        ...     opt.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...     sched.step()
+        >>> lrs
+        [1.0, 0.5625, 0.25, 0.0625, 0.0]
     """
 
     def __init__(
@@ -617,6 +713,18 @@ class CosineAnnealingLR(LRScheduler):
         T_max: Half the period, in epochs.
         eta_min: The lowest learning rate.
         last_epoch: The index of the last epoch (-1: start).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0, momentum=0.9)
+        >>> sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=4)
+        >>> lrs = []
+        >>> for _ in range(5):
+        ...     opt.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...     sched.step()
+        >>> lrs
+        [1.0, 0.8536, 0.5, 0.1464, 0.0]
     """
 
     def __init__(
@@ -704,6 +812,20 @@ class SequentialLR(LRScheduler):
     Raises:
         ValueError: For no scheduler, a `ReduceLROnPlateau`, another
             optimizer's scheduler, or a wrong number of milestones.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0, momentum=0.9)
+        >>> from funcgrad.optim.lr_scheduler import ConstantLR, ExponentialLR, SequentialLR
+        >>> warmup = ConstantLR(opt, factor=0.1, total_iters=2)
+        >>> sched = SequentialLR(opt, [warmup, ExponentialLR(opt, gamma=0.5)], milestones=[2])
+        >>> lrs = []
+        >>> for _ in range(5):
+        ...     opt.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...     sched.step()
+        >>> lrs
+        [0.1, 0.1, 1.0, 0.5, 0.25]
     """
 
     def __init__(
@@ -771,6 +893,20 @@ class ChainedScheduler(LRScheduler):
     Args:
         schedulers: The schedulers, all of one optimizer.
         optimizer: That optimizer (default: the first scheduler's).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0, momentum=0.9)
+        >>> from funcgrad.optim.lr_scheduler import ChainedScheduler, ConstantLR, ExponentialLR
+        >>> warmup = ConstantLR(opt, factor=0.1, total_iters=2)
+        >>> sched = ChainedScheduler([warmup, ExponentialLR(opt, gamma=0.5)])
+        >>> lrs = []
+        >>> for _ in range(4):
+        ...     opt.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...     sched.step()
+        >>> lrs
+        [0.1, 0.05, 0.25, 0.125]
     """
 
     def __init__(
@@ -980,6 +1116,18 @@ class CyclicLR(LRScheduler):
     Raises:
         ValueError: For an unknown mode without `scale_fn`, or
             `cycle_momentum` with an optimizer that has no momentum or betas.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0, momentum=0.9)
+        >>> sched = torch.optim.lr_scheduler.CyclicLR(opt, base_lr=0.1, max_lr=1.0, step_size_up=2)
+        >>> lrs = []
+        >>> for _ in range(6):
+        ...     opt.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...     sched.step()
+        >>> lrs
+        [0.1, 0.55, 1.0, 0.55, 0.1, 0.55]
     """
 
     def __init__(
@@ -1124,6 +1272,18 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
     Raises:
         ValueError: For a non-positive `T_0`, `T_mult < 1`, or a negative epoch.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0, momentum=0.9)
+        >>> sched = torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=2)
+        >>> lrs = []
+        >>> for _ in range(7):
+        ...     opt.step()
+        ...     lrs.append(round(sched.get_last_lr()[0], 4))
+        ...     sched.step()
+        >>> lrs
+        [1.0, 0.5, 1.0, 0.8536, 0.5, 0.1464, 1.0]
     """
 
     def __init__(

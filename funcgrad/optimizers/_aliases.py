@@ -116,6 +116,24 @@ def adamw(
 
     PyTorch's `AdamW` with the same `weight_decay` (optax's default is 1e-4,
     PyTorch's 1e-2). `mask` limits the decay (see `add_decayed_weights`).
+
+    Examples:
+        >>> import numpy as np
+        >>> import funcgrad.optimizers as fo
+        >>> params = np.array([1.0, -2.0])
+        >>> opt = fo.adamw(0.1, weight_decay=0.5)
+        >>> updates, state = opt.update(2 * params, opt.init(params), params)
+        >>> np.round(fo.apply_updates(params, updates), 4)
+        array([ 0.85, -1.8 ])
+
+    Examples:
+        >>> import numpy as np
+        >>> import funcgrad.optimizers as fo
+        >>> params = np.array([1.0, -2.0])
+        >>> opt = fo.nadam(0.1)
+        >>> updates, state = opt.update(2 * params, opt.init(params), params)
+        >>> np.round(fo.apply_updates(params, updates), 4)
+        array([ 0.8526, -1.8526])
     """
     return chain(
         scale_by_adam(b1, b2, eps, eps_root, mu_dtype, nesterov=nesterov),
@@ -141,6 +159,15 @@ def rmsprop(
     eps_in_sqrt=False, ...)` is that optimizer (optax's default keeps it
     inside). The momentum follows the scaling by the learning rate, as in
     optax (the same as PyTorch's for a constant learning rate).
+
+    Examples:
+        >>> import numpy as np
+        >>> import funcgrad.optimizers as fo
+        >>> params = np.array([1.0, -2.0])
+        >>> opt = fo.rmsprop(0.01, eps_in_sqrt=False)
+        >>> updates, state = opt.update(2 * params, opt.init(params), params)
+        >>> np.round(fo.apply_updates(params, updates), 4)
+        array([ 0.9684, -1.9684])
     """
     scaling = scale_by_stddev if centered else scale_by_rms
     return chain(
@@ -157,6 +184,15 @@ def adagrad(
 
     `eps` goes inside the square root (optax's); with `eps=0` it is
     PyTorch's `Adagrad(eps=0)` for the same `initial_accumulator_value`.
+
+    Examples:
+        >>> import numpy as np
+        >>> import funcgrad.optimizers as fo
+        >>> params = np.array([1.0, -2.0])
+        >>> opt = fo.adagrad(0.5)
+        >>> updates, state = opt.update(2 * params, opt.init(params), params)
+        >>> np.round(fo.apply_updates(params, updates), 4)
+        array([ 0.5061, -1.5016])
     """
     return chain(
         scale_by_rss(initial_accumulator_value, eps), scale_by_learning_rate(learning_rate)
@@ -176,6 +212,15 @@ def lamb(
 
     `u = adam_update + weight_decay * p`, `p = p - lr * (|p| / |u|) * u`
     (ratio 1 where either norm is zero). PyTorch has no LAMB.
+
+    Examples:
+        >>> import numpy as np
+        >>> import funcgrad.optimizers as fo
+        >>> params = np.array([1.0, -2.0])
+        >>> opt = fo.lamb(0.1)
+        >>> updates, state = opt.update(2 * params, opt.init(params), params)
+        >>> np.round(fo.apply_updates(params, updates), 4)
+        array([ 0.8419, -1.8419])
     """
     return chain(
         scale_by_adam(b1=b1, b2=b2, eps=eps, eps_root=eps_root),
@@ -196,6 +241,15 @@ def lion(
     """Lion: `p = p - lr * (sign((1 - b1) g + b1 m) + weight_decay * p)`, `m = (1 - b2) g + b2 m`.
 
     PyTorch has no Lion.
+
+    Examples:
+        >>> import numpy as np
+        >>> import funcgrad.optimizers as fo
+        >>> params = np.array([1.0, -2.0])
+        >>> opt = fo.lion(0.1, weight_decay=0.0)
+        >>> updates, state = opt.update(2 * params, opt.init(params), params)
+        >>> np.round(fo.apply_updates(params, updates), 4)
+        array([ 0.9, -1.9])
     """
     return chain(
         scale_by_lion(b1=b1, b2=b2, mu_dtype=mu_dtype),

@@ -153,6 +153,12 @@ def scale_by_learning_rate(
     """Multiply by `-learning_rate` (descent), or `learning_rate` without `flip_sign`.
 
     A callable learning rate is a schedule of the step count.
+
+    Examples:
+        >>> import numpy as np
+        >>> t = scale_by_learning_rate(0.1)
+        >>> t.update(np.array([1.0, -2.0]), t.init(None))[0]
+        array([-0.1,  0.2])
     """
     sign = -1 if flip_sign else 1
     if callable(learning_rate):
@@ -195,6 +201,13 @@ def scale_by_adam(
         eps_root: Added inside the square root.
         mu_dtype: The dtype of the first moment (default: the parameters').
         nesterov: Use Nesterov momentum (NAdam).
+
+    Examples:
+        >>> import numpy as np
+        >>> t = scale_by_adam()
+        >>> u, state = t.update(np.array([0.5, -2.0]), t.init(np.zeros(2)))
+        >>> np.round(u, 6), int(state.count)
+        (array([ 1., -1.]), 1)
     """
 
     def init(params: Params) -> ScaleByAdamState:
@@ -243,6 +256,13 @@ def scale_by_rms(
         eps: Keeps the denominator away from zero.
         initial_scale: The average's first value.
         eps_in_sqrt: Where `eps` goes (see above).
+
+    Examples:
+        >>> import numpy as np
+        >>> t = scale_by_rms(decay=0.9)
+        >>> u, state = t.update(np.array([0.5, -2.0]), t.init(np.zeros(2)))
+        >>> np.round(u, 4)
+        array([ 3.1623, -3.1623])
     """
 
     def init(params: Params) -> ScaleByRmsState:
@@ -275,6 +295,13 @@ def scale_by_stddev(
     `mu = decay mu + (1 - decay) g`, `nu = decay nu + (1 - decay) g^2`; the
     update is `g / sqrt(nu - mu^2 + eps)` or, with `eps_in_sqrt=False`,
     `g / (sqrt(nu - mu^2) + eps)` (PyTorch's centered RMSprop).
+
+    Examples:
+        >>> import numpy as np
+        >>> t = scale_by_stddev(decay=0.9)
+        >>> u, state = t.update(np.array([0.5, -2.0]), t.init(np.zeros(2)))
+        >>> np.round(u, 4)
+        array([ 3.3333, -3.3333])
     """
 
     def init(params: Params) -> ScaleByRStdDevState:
@@ -305,6 +332,13 @@ def scale_by_rss(
     """Divide by the root of the summed squared gradients (Adagrad).
 
     `s = s + g^2`; the update is `g / sqrt(s + eps)` where `s > 0`, else 0 (optax's).
+
+    Examples:
+        >>> import numpy as np
+        >>> t = scale_by_rss()
+        >>> u, state = t.update(np.array([0.5, -2.0]), t.init(np.zeros(2)))
+        >>> np.round(u, 4)
+        array([ 0.8452, -0.9877])
     """
 
     def init(params: Params) -> ScaleByRssState:
@@ -337,6 +371,15 @@ def trace(
     """Momentum: `t = g + decay t`; the update is `t` (or `g + decay t` with `nesterov`).
 
     PyTorch's SGD momentum without dampening, the first buffer being the gradient.
+
+    Examples:
+        >>> import numpy as np
+        >>> t = trace(decay=0.9)
+        >>> state = t.init(np.zeros(1))
+        >>> u, state = t.update(np.ones(1), state)
+        >>> u, state = t.update(np.ones(1), state)
+        >>> u
+        array([1.9])
     """
 
     def init(params: Params) -> TraceState:
@@ -371,6 +414,12 @@ def scale_by_lion(
         b1: The interpolation of the update's direction.
         b2: Decay of the momentum.
         mu_dtype: The dtype of the momentum.
+
+    Examples:
+        >>> import numpy as np
+        >>> t = scale_by_lion()
+        >>> t.update(np.array([0.5, -2.0]), t.init(np.zeros(2)))[0]
+        array([ 1., -1.])
     """
 
     def init(params: Params) -> ScaleByLionState:
@@ -399,6 +448,12 @@ def add_decayed_weights(weight_decay: Any = 0.0, mask: Any = None) -> GradientTr
 
     Raises:
         ValueError: If `params` is not given to `update`.
+
+    Examples:
+        >>> import numpy as np
+        >>> t = add_decayed_weights(0.1)
+        >>> t.update(np.array([1.0, 1.0]), t.init(None), params=np.array([2.0, -3.0]))[0]
+        array([1.2, 0.7])
     """
 
     def init(params: Params) -> EmptyState:
@@ -466,6 +521,12 @@ def scale_by_trust_ratio(
 
     Raises:
         ValueError: If `params` is not given to `update`.
+
+    Examples:
+        >>> import numpy as np
+        >>> t = scale_by_trust_ratio()
+        >>> t.update(np.array([0.0, 1.0]), t.init(None), params=np.array([3.0, 4.0]))[0]
+        array([0., 5.])
     """
 
     def init(params: Params) -> EmptyState:
