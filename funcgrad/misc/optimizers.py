@@ -29,6 +29,18 @@ def unflatten_optimizer(optimize: Callable[..., Any]) -> Callable[..., Any]:
 
     The wrapped optimizer takes `grad(x, i)` and `callback(x, i, g)` that
     see the nested structure, and returns it.
+
+    Examples:
+        >>> import numpy as np
+        >>> @unflatten_optimizer
+        ... def gradient_descent(grad, x, callback=None, num_iters=10, step_size=0.5):
+        ...     for i in range(num_iters):
+        ...         x = x - step_size * grad(x, i)
+        ...     return x
+        >>> out = gradient_descent(lambda p, i: {"a": p["a"] - 1.0, "b": [p["b"][0]]},
+        ...                        {"a": np.zeros(2), "b": [np.ones(1)]})
+        >>> np.round(out["a"], 3), np.round(out["b"][0], 3)
+        (array([0.999, 0.999]), array([0.001]))
     """
 
     @functools.wraps(optimize)

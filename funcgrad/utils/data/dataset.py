@@ -215,6 +215,18 @@ class ChainDataset(IterableDataset):
 
     Args:
         datasets: The iterable datasets, in order.
+
+    Examples:
+        >>> class Count(IterableDataset):
+        ...     def __init__(self, n):
+        ...         self.n = n
+        ...     def __iter__(self):
+        ...         return iter(range(self.n))
+        ...     def __len__(self):
+        ...         return self.n
+        >>> chained = ChainDataset([Count(2), Count(3)])
+        >>> list(chained), len(chained)
+        ([0, 1, 0, 1, 2], 5)
     """
 
     def __init__(self, datasets: Iterable[Dataset]) -> None:

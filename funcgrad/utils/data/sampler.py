@@ -26,6 +26,18 @@ class Sampler(Generic[T_co]):
 
     Subclasses implement `__iter__`, and `__len__` when the length is known.
     Any iterable of indices can serve as a `DataLoader`'s sampler too.
+
+    Examples:
+        >>> class EvensFirst(Sampler):
+        ...     def __init__(self, data_source):
+        ...         self.n = len(data_source)
+        ...     def __iter__(self):
+        ...         return iter([*range(0, self.n, 2), *range(1, self.n, 2)])
+        ...     def __len__(self):
+        ...         return self.n
+        >>> from funcgrad.utils.data import DataLoader
+        >>> [b.tolist() for b in DataLoader(range(5), batch_size=2, sampler=EvensFirst(range(5)))]
+        [[0, 2], [4, 1], [3]]
     """
 
     def __init__(self, data_source: Any = None) -> None:
