@@ -2,7 +2,7 @@
 
     python benchmarks/run.py              # the full table, 3 to 5 minutes on 2 shared cores
     python benchmarks/run.py --quick      # fewer repeats, smaller W5 and C: about 25 s
-    python benchmarks/run.py --only W1,W4 # a selection (also C, N; the old a, b, c)
+    python benchmarks/run.py --only W1,W4 # a selection (also CV1-CV3, C, N; the old a, b, c)
     python benchmarks/run.py --profile    # and a profile of funcgrad for every FAIL
 
 Each workload runs forward plus full backward in funcgrad's functional path
@@ -76,6 +76,7 @@ sys.path.insert(0, os.path.dirname(_HERE))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
+import conv_bench  # noqa: E402
 import peers  # noqa: E402
 import workloads  # noqa: E402
 from workloads import N_OPS, chain_fg  # noqa: E402, F401  (used by tests/hardening/bench_rules.py)
@@ -214,6 +215,18 @@ def specs() -> list[Spec]:
             20,
             (31, 5),
             workloads.build_hvp,
+        ),
+        *(
+            Spec(
+                wid,
+                conv_bench.title(wid),
+                "ms",
+                1e3,
+                1,
+                (15, 3),
+                lambda w=wid: conv_bench.build_conv(w),
+            )
+            for wid in conv_bench.SIZES
         ),
     ]
 
@@ -585,7 +598,7 @@ def bench_node_construction(count: int, repeats: int) -> None:
 
 # --- main ------------------------------------------------------------------------------------
 
-ALL = ("W1", "W2", "W3", "W4", "W5", "W6", "C", "N")
+ALL = ("W1", "W2", "W3", "W4", "W5", "W6", "CV1", "CV2", "CV3", "C", "N")
 LEGACY = {"A": ("W1",), "B": ("W4",), "C": ("C", "N")}
 
 

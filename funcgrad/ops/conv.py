@@ -54,7 +54,8 @@ def _pad(xp: ModuleType, x: Array, padding: Pads, value: float = 0.0) -> Array:
             slice(max(-lo, 0), n - max(-hi, 0))
             for (lo, hi), n in zip(padding, x.shape[-nd:], strict=True)
         )
-        x = x[(..., *crop)]
+        cropped = (Ellipsis, *crop)
+        x = x[cropped]
         padding = tuple((max(lo, 0), max(hi, 0)) for lo, hi in padding)
         if not any(lo or hi for lo, hi in padding):
             return x
@@ -65,7 +66,8 @@ def _pad(xp: ModuleType, x: Array, padding: Pads, value: float = 0.0) -> Array:
         else xp.zeros((*lead, *sizes), dtype=x.dtype)
     )
     inner = tuple(slice(lo, lo + n) for (lo, _), n in zip(padding, x.shape[-nd:], strict=True))
-    out[(..., *inner)] = x
+    into = (Ellipsis, *inner)
+    out[into] = x
     return out
 
 
@@ -124,7 +126,9 @@ def _col2im(xp: ModuleType, cols: Array, full: Ints, kernel: Ints, stride: Ints,
             slice(k * d, k * d + (p - 1) * s + 1, s)
             for k, d, p, s in zip(tap, dilation, points, stride, strict=True)
         )
-        out[(slice(None), slice(None), *where)] += cols[(slice(None), slice(None), *tap)]
+        target = (slice(None), slice(None), *where)
+        source = (slice(None), slice(None), *tap)
+        out[target] += cols[source]
     return out
 
 
@@ -165,12 +169,34 @@ def _params(x: Any, out: Any, w: Any, stride: Ints, padding: Pads, dilation: Int
     )
 
 
-def _conv_vjp_x(ct, out, x, w, b, *, stride, padding, dilation, groups):  # type: ignore[no-untyped-def]
+def _conv_vjp_x(
+    ct: Array,
+    out: Array,
+    x: Array,
+    w: Array,
+    b: Any,
+    *,
+    stride: Ints,
+    padding: Pads,
+    dilation: Ints,
+    groups: int,
+) -> Array:
     pads = _params(x, out, w, stride, padding, dilation)
     return conv_transpose(ct, w, 0.0, stride=stride, padding=pads, dilation=dilation, groups=groups)
 
 
-def _conv_vjp_w(ct, out, x, w, b, *, stride, padding, dilation, groups):  # type: ignore[no-untyped-def]
+def _conv_vjp_w(
+    ct: Array,
+    out: Array,
+    x: Array,
+    w: Array,
+    b: Any,
+    *,
+    stride: Ints,
+    padding: Pads,
+    dilation: Ints,
+    groups: int,
+) -> Array:
     pads = _params(x, out, w, stride, padding, dilation)
     return conv_weight(
         x, ct, stride=stride, padding=pads, dilation=dilation, groups=groups,
@@ -178,21 +204,43 @@ def _conv_vjp_w(ct, out, x, w, b, *, stride, padding, dilation, groups):  # type
     )  # fmt: skip
 
 
-def _bias_vjp(ct, out, x, w, b, **params):  # type: ignore[no-untyped-def]
+def _bias_vjp(ct: Array, out: Array, x: Array, w: Array, b: Any, **params: Any) -> Array:
     nd = len(shape_of(ct)) - 2
     return sum_(ct, axis=(0, *range(2, 2 + nd)), keepdims=False)
 
 
-def _bias_jvp(b_t, out, x, w, b, **params):  # type: ignore[no-untyped-def]
+def _bias_jvp(b_t: Array, out: Array, x: Array, w: Array, b: Any, **params: Any) -> Array:
     nd = len(shape_of(out)) - 2
     return reshape(b_t, shape=(-1,) + (1,) * nd)
 
 
-def _conv_jvp_x(x_t, out, x, w, b, *, stride, padding, dilation, groups):  # type: ignore[no-untyped-def]
+def _conv_jvp_x(
+    x_t: Array,
+    out: Array,
+    x: Array,
+    w: Array,
+    b: Any,
+    *,
+    stride: Ints,
+    padding: Pads,
+    dilation: Ints,
+    groups: int,
+) -> Array:
     return conv(x_t, w, 0.0, stride=stride, padding=padding, dilation=dilation, groups=groups)
 
 
-def _conv_jvp_w(w_t, out, x, w, b, *, stride, padding, dilation, groups):  # type: ignore[no-untyped-def]
+def _conv_jvp_w(
+    w_t: Array,
+    out: Array,
+    x: Array,
+    w: Array,
+    b: Any,
+    *,
+    stride: Ints,
+    padding: Pads,
+    dilation: Ints,
+    groups: int,
+) -> Array:
     return conv(x, w_t, 0.0, stride=stride, padding=padding, dilation=dilation, groups=groups)
 
 
@@ -271,24 +319,68 @@ def _conv_transpose_forward(xp: ModuleType, x: Array, w: Array, b: Any, *, strid
     return _add_bias(xp, y, b)
 
 
-def _conv_transpose_vjp_x(ct, out, x, w, b, *, stride, padding, dilation, groups):  # type: ignore[no-untyped-def]
+def _conv_transpose_vjp_x(
+    ct: Array,
+    out: Array,
+    x: Array,
+    w: Array,
+    b: Any,
+    *,
+    stride: Ints,
+    padding: Pads,
+    dilation: Ints,
+    groups: int,
+) -> Array:
     return conv(ct, w, 0.0, stride=stride, padding=padding, dilation=dilation, groups=groups)
 
 
-def _conv_transpose_vjp_w(ct, out, x, w, b, *, stride, padding, dilation, groups):  # type: ignore[no-untyped-def]
+def _conv_transpose_vjp_w(
+    ct: Array,
+    out: Array,
+    x: Array,
+    w: Array,
+    b: Any,
+    *,
+    stride: Ints,
+    padding: Pads,
+    dilation: Ints,
+    groups: int,
+) -> Array:
     return conv_weight(
         ct, x, stride=stride, padding=padding, dilation=dilation, groups=groups,
         kernel=tuple(shape_of(w)[2:]),
     )  # fmt: skip
 
 
-def _conv_transpose_jvp_x(x_t, out, x, w, b, *, stride, padding, dilation, groups):  # type: ignore[no-untyped-def]
+def _conv_transpose_jvp_x(
+    x_t: Array,
+    out: Array,
+    x: Array,
+    w: Array,
+    b: Any,
+    *,
+    stride: Ints,
+    padding: Pads,
+    dilation: Ints,
+    groups: int,
+) -> Array:
     return conv_transpose(
         x_t, w, 0.0, stride=stride, padding=padding, dilation=dilation, groups=groups
     )
 
 
-def _conv_transpose_jvp_w(w_t, out, x, w, b, *, stride, padding, dilation, groups):  # type: ignore[no-untyped-def]
+def _conv_transpose_jvp_w(
+    w_t: Array,
+    out: Array,
+    x: Array,
+    w: Array,
+    b: Any,
+    *,
+    stride: Ints,
+    padding: Pads,
+    dilation: Ints,
+    groups: int,
+) -> Array:
     return conv_transpose(
         x, w_t, 0.0, stride=stride, padding=padding, dilation=dilation, groups=groups
     )
@@ -305,14 +397,14 @@ def _conv_transpose_sample(g: Draw) -> Drawn:
             strict=True,
         )
     )  # fmt: skip
-    pads = []
+    pairs = []
     for (lo, hi), p, k, s, d in zip(
         params["padding"], out, geo["kernel"], params["stride"], params["dilation"], strict=True
     ):
         hi += g.integers(-1, 0)
         full = (p - 1) * s + d * (k - 1) + 1
-        pads.append((lo, min(hi, full - lo - 1)))  # at least one output
-    pads = tuple(pads)
+        pairs.append((lo, min(hi, full - lo - 1)))  # at least one output
+    pads = tuple(pairs)
     x = g.array((geo["n"], geo["cout"], *out), -2.0, 2.0)
     w = g.array((geo["cout"], geo["cin"] // geo["groups"], *geo["kernel"]), -2.0, 2.0)
     b = g.array((geo["cin"],), -2.0, 2.0) if g.boolean() else 0.0
@@ -352,21 +444,43 @@ def _conv_weight_forward(xp: ModuleType, x: Array, ct: Array, *, stride: Ints, p
     return dw.reshape(o, c // groups, *kernel)
 
 
-def _conv_weight_vjp_x(ct, out, x, c, *, stride, padding, dilation, groups, kernel):  # type: ignore[no-untyped-def]
+def _conv_weight_vjp_x(
+    ct: Array,
+    out: Array,
+    x: Array,
+    c: Array,
+    *,
+    stride: Ints,
+    padding: Pads,
+    dilation: Ints,
+    groups: int,
+    kernel: Ints,
+) -> Array:
     return conv_transpose(
         c, ct, 0.0, stride=stride, padding=padding, dilation=dilation, groups=groups
     )
 
 
-def _conv_weight_vjp_c(ct, out, x, c, *, stride, padding, dilation, groups, kernel):  # type: ignore[no-untyped-def]
+def _conv_weight_vjp_c(
+    ct: Array,
+    out: Array,
+    x: Array,
+    c: Array,
+    *,
+    stride: Ints,
+    padding: Pads,
+    dilation: Ints,
+    groups: int,
+    kernel: Ints,
+) -> Array:
     return conv(x, ct, 0.0, stride=stride, padding=padding, dilation=dilation, groups=groups)
 
 
-def _conv_weight_jvp_x(x_t, out, x, c, **params):  # type: ignore[no-untyped-def]
+def _conv_weight_jvp_x(x_t: Array, out: Array, x: Array, c: Array, **params: Any) -> Array:
     return conv_weight(x_t, c, **params)
 
 
-def _conv_weight_jvp_c(c_t, out, x, c, **params):  # type: ignore[no-untyped-def]
+def _conv_weight_jvp_c(c_t: Array, out: Array, x: Array, c: Array, **params: Any) -> Array:
     return conv_weight(x, c_t, **params)
 
 
@@ -441,11 +555,15 @@ def _unfold_sample(g: Draw) -> Drawn:
     return (x,), {**params, "kernel": geo["kernel"]}
 
 
+def _unfold_vjp(ct: Array, out: Array, x: Array, **params: Any) -> Array:
+    return fold(ct, **params, size=tuple(shape_of(x)[2:]))
+
+
 unfold = register(
     Primitive(
         name="unfold",
         forward=_unfold_forward,
-        vjp=(lambda ct, out, x, **params: fold(ct, **params, size=tuple(shape_of(x)[2:])),),
+        vjp=(_unfold_vjp,),
         jvp=LINEAR,
         params=("kernel", "stride", "padding", "dilation"),
         sample=Sample(_unfold_sample),
@@ -461,7 +579,7 @@ def _fold_sample(g: Draw) -> Drawn:
     return (g.array(cols.shape, -2.0, 2.0),), {**params, "size": tuple(x.shape[2:])}
 
 
-def _fold_vjp(ct, out, c, *, size, **params):  # type: ignore[no-untyped-def]
+def _fold_vjp(ct: Array, out: Array, c: Array, *, size: Ints, **params: Any) -> Array:
     return unfold(ct, **params)
 
 

@@ -64,7 +64,7 @@ def _points(x_shape: Ints, kernel: Ints, stride: Ints, padding: Pads, dilation: 
     )
 
 
-def _tap_index(tap: Ints, dilation: Ints, stride: Ints, points: Ints) -> tuple[slice, ...]:
+def _tap_index(tap: Ints, dilation: Ints, stride: Ints, points: Ints) -> tuple[Any, ...]:
     return (
         Ellipsis,
         *(
@@ -82,7 +82,7 @@ def _max_pool_forward(xp: ModuleType, x: Array, *, kernel: Ints, stride: Ints, p
     x = xp.asarray(x)
     points = _points(x.shape, kernel, stride, padding, dilation)
     xpad = _pad(xp, x, padding, _NEG_INF)
-    best = None
+    best: Any = None
     for tap in _taps(kernel):
         v = xpad[_tap_index(tap, dilation, stride, points)]
         best = v.copy() if best is None else xp.maximum(best, v, out=best)
@@ -98,7 +98,10 @@ def max_pool_indices(x: Any, kernel: Ints, stride: Ints, padding: Pads, dilation
     Args:
         x: An array (or a node: its value), pooled over its last
             `len(kernel)` axes.
-        kernel, stride, padding, dilation: `max_pool`'s parameters.
+        kernel: `max_pool`'s parameters.
+        stride: `max_pool`'s parameters.
+        padding: `max_pool`'s parameters.
+        dilation: `max_pool`'s parameters.
 
     Returns:
         An int64 array shaped like the pooled output.
@@ -109,8 +112,8 @@ def max_pool_indices(x: Any, kernel: Ints, stride: Ints, padding: Pads, dilation
     sizes = x.shape[-nd:]
     points = _points(x.shape, kernel, stride, padding, dilation)
     xpad = _pad(xp, x, padding, _NEG_INF)
-    best = None
-    arg = None
+    best: Any = None
+    arg: Any = None
     for t, tap in enumerate(_taps(kernel)):
         v = xpad[_tap_index(tap, dilation, stride, points)]
         if best is None:
@@ -143,7 +146,9 @@ def _flat_index(x_shape: Ints, nd: int, idx: Any) -> tuple[tuple[int, ...], tupl
     return (lead, plane), normalize_index((rows, idx.reshape(lead, -1)))
 
 
-def _max_pool_vjp(ct, out, x, *, kernel, stride, padding, dilation):  # type: ignore[no-untyped-def]
+def _max_pool_vjp(
+    ct: Array, out: Array, x: Array, *, kernel: Ints, stride: Ints, padding: Pads, dilation: Ints
+) -> Array:
     shape = shape_of(x)
     idx = max_pool_indices(x, kernel, stride, padding, dilation)
     flat_shape, index = _flat_index(shape, len(kernel), idx)
@@ -151,7 +156,9 @@ def _max_pool_vjp(ct, out, x, *, kernel, stride, padding, dilation):  # type: ig
     return reshape(scatter_add(ct, index=index, shape=flat_shape), shape=shape)
 
 
-def _max_pool_jvp(x_t, out, x, *, kernel, stride, padding, dilation):  # type: ignore[no-untyped-def]
+def _max_pool_jvp(
+    x_t: Array, out: Array, x: Array, *, kernel: Ints, stride: Ints, padding: Pads, dilation: Ints
+) -> Array:
     shape = shape_of(x)
     idx = max_pool_indices(x, kernel, stride, padding, dilation)
     flat_shape, index = _flat_index(shape, len(kernel), idx)
@@ -165,9 +172,10 @@ def _pool_geometry(g: Draw, dilate: bool) -> tuple[Ints, dict[str, Any]]:
     stride = tuple(g.integers(1, 3) for _ in range(nd))
     dilation = tuple(g.integers(1, 2) if dilate else 1 for _ in range(nd))
     padding = tuple((g.integers(0, k // 2), g.integers(0, k // 2)) for k in kernel)
+    # at least one window's span of input: no window lies wholly in the padding
     sizes = tuple(
-        max(d * (k - 1) + 1 - lo - hi, 1) + g.integers(0, 3 if nd < 3 else 1)
-        for k, d, (lo, hi) in zip(kernel, dilation, padding, strict=True)
+        d * (k - 1) + 1 + g.integers(0, 3 if nd < 3 else 1)
+        for k, d in zip(kernel, dilation, strict=True)
     )
     lead = g.shape(min_dims=0, max_dims=2, max_side=2)
     params = {"kernel": kernel, "stride": stride, "padding": padding}
@@ -211,7 +219,7 @@ max_pool = register(
 def _divisor(xp: ModuleType, sizes: Ints, kernel: Ints, stride: Ints, padding: Pads,
              points: Ints, count_include_pad: bool, dtype: Any) -> Array:  # fmt: skip
     """PyTorch's divisor of each window: its size clipped to the padded input, or its real size."""
-    div = None
+    div: Any = None
     for axis, (n, k, s, (lo, hi), p) in enumerate(
         zip(sizes, kernel, stride, padding, points, strict=True)
     ):
@@ -245,7 +253,7 @@ def _avg_pool_forward(xp: ModuleType, x: Array, *, kernel: Ints, stride: Ints, p
     ones = (1,) * len(kernel)
     points = _points(x.shape, kernel, stride, padding, ones)
     xpad = _pad(xp, x, padding)
-    total = None
+    total: Any = None
     for tap in _taps(kernel):
         v = xpad[_tap_index(tap, ones, stride, points)]
         total = v.copy() if total is None else xp.add(total, v, out=total)
@@ -286,11 +294,15 @@ def _avg_pool_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
     return f"AvgPool{max(len(params['kernel']), 2)}DBackward0"
 
 
+def _avg_pool_vjp(ct: Array, out: Array, x: Array, **params: Any) -> Array:
+    return avg_pool_transpose(ct, **params, shape=shape_of(x))
+
+
 avg_pool = register(
     Primitive(
         name="avg_pool",
         forward=_avg_pool_forward,
-        vjp=(lambda ct, out, x, **params: avg_pool_transpose(ct, **params, shape=shape_of(x)),),
+        vjp=(_avg_pool_vjp,),
         jvp=LINEAR,
         params=("kernel", "stride", "padding", "count_include_pad", "divisor_override"),
         sample=Sample(_avg_pool_sample),
@@ -306,7 +318,9 @@ def _avg_pool_transpose_sample(g: Draw) -> Drawn:
     return (g.array(out.shape, -3.0, 3.0),), {**params, "shape": x.shape}
 
 
-def _avg_pool_transpose_vjp(ct, out, c, *, shape, **params):  # type: ignore[no-untyped-def]
+def _avg_pool_transpose_vjp(
+    ct: Array, out: Array, c: Array, *, shape: Ints, **params: Any
+) -> Array:
     return avg_pool(ct, **params)
 
 

@@ -133,7 +133,7 @@ def _check_worlds(name, fg_fn, args, kwargs, y, tol, leaves, seed, dtype):
     if isinstance(out, tuple):
         out = out[0]
     assert isinstance(out, (np.ndarray, np.generic)), f"{name}: {type(out).__name__} for arrays"
-    assert out.dtype == np.dtype(dtype), f"{name}: dtype {out.dtype} for arrays"
+    assert out.dtype == _np(y).dtype, f"{name}: dtype {out.dtype} for arrays"
     out = np.asarray(out)
     assert_close(out, _np(y), tol, f"{name}: arrays vs tensors")
     if not leaves:

@@ -8,6 +8,8 @@ names here, one import line per submodule.
 
 from funcgrad.nn.functional._activations import *  # noqa: F403
 from funcgrad.nn.functional._activations import __all__ as _activations_all
+from funcgrad.nn.functional._attention import *  # noqa: F403
+from funcgrad.nn.functional._attention import __all__ as _attention_all
 from funcgrad.nn.functional._conv import *  # noqa: F403
 from funcgrad.nn.functional._conv import __all__ as _conv_all
 from funcgrad.nn.functional._dropout import *  # noqa: F403
@@ -16,8 +18,14 @@ from funcgrad.nn.functional._linear import *  # noqa: F403
 from funcgrad.nn.functional._linear import __all__ as _linear_all
 from funcgrad.nn.functional._loss import *  # noqa: F403
 from funcgrad.nn.functional._loss import __all__ as _loss_all
+from funcgrad.nn.functional._normalization import *  # noqa: F403
+from funcgrad.nn.functional._normalization import __all__ as _normalization_all
 from funcgrad.nn.functional._pooling import *  # noqa: F403
 from funcgrad.nn.functional._pooling import __all__ as _pooling_all
+from funcgrad.nn.functional._sparse import *  # noqa: F403
+from funcgrad.nn.functional._sparse import __all__ as _sparse_all
+from funcgrad.nn.functional._vision import *  # noqa: F403
+from funcgrad.nn.functional._vision import __all__ as _vision_all
 
 __all__: list[str] = [
     *_activations_all,
@@ -26,4 +34,8 @@ __all__: list[str] = [
     *_pooling_all,
     *_linear_all,
     *_dropout_all,
+    *_attention_all,
+    *_normalization_all,
+    *_sparse_all,
+    *_vision_all,
 ]

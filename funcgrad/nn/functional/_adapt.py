@@ -28,8 +28,9 @@ Other helpers for the `F` modules (all usable by the other families):
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -38,8 +39,6 @@ from funcgrad.tensors import grad_mode as _grad_mode
 from funcgrad.tensors.tensor_class import Tensor, _any_volatile, _result_class, _unwrap, _wrap
 
 __all__ = ["is_tensor", "takes_tensors", "update_", "value"]
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _has_tensor(args: Any, kwargs: dict[str, Any]) -> bool:
@@ -60,11 +59,15 @@ def _has_tensor(args: Any, kwargs: dict[str, Any]) -> bool:
     return False
 
 
-def takes_tensors(fn: F) -> F:
+def takes_tensors(fn: Callable[..., Any] | None = None, *, keep: tuple[str, ...] = ()) -> Any:
     """Make `fn` (written on arrays and nodes) take and return `Tensor`s as well.
 
     Args:
         fn: A function of arrays and nodes, written with funcgrad primitives.
+        keep: Names of parameters passed through as they are (tensors too):
+            those the function writes into in place (running statistics, an
+            embedding's weight under `max_norm`) with `update_`, and reads
+            with `value`. Use as `@takes_tensors(keep=("running_mean",))`.
 
     Returns:
         The same function, which also accepts tensors (anywhere in its
@@ -83,6 +86,9 @@ def takes_tensors(fn: F) -> F:
         >>> double(t).grad_fn.name()
         'MulBackward0'
     """
+    if fn is None:
+        return functools.partial(takes_tensors, keep=keep)
+    signature = inspect.signature(fn) if keep else None
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -90,14 +96,21 @@ def takes_tensors(fn: F) -> F:
             return fn(*args, **kwargs)
         volatile = _any_volatile(args) or _any_volatile(tuple(kwargs.values()))
         record = not volatile and _grad_mode.is_grad_enabled()
+        if signature is not None:
+            bound = signature.bind(*args, **kwargs)
+            args, kwargs = (), dict(bound.arguments)
+            kept = {k: kwargs.pop(k) for k in keep if k in kwargs}
+        else:
+            kept = {}
         out = fn(
             *[_unwrap(a, record) for a in args],
             **{k: _unwrap(v, record) for k, v in kwargs.items()},
+            **kept,
         )
         return _wrap(out, _result_class((*args, *kwargs.values())), volatile)
 
     wrapper.__funcgrad_both_worlds__ = True  # type: ignore[attr-defined]
-    return wrapper  # type: ignore[return-value]
+    return wrapper
 
 
 def is_tensor(x: Any) -> bool:

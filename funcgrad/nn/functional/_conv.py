@@ -283,7 +283,10 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
         input: `(N, C_in, L)` or unbatched `(C_in, L)`.
         weight: `(C_in, C_out / groups, K)`.
         bias: `(C_out,)` or None.
-        stride, padding, output_padding, dilation: Ints or 1-tuples.
+        stride: Ints or 1-tuples.
+        padding: Ints or 1-tuples.
+        output_padding: Ints or 1-tuples.
+        dilation: Ints or 1-tuples.
         groups: How many groups the channels split into.
 
     Returns:
@@ -310,7 +313,10 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         input: `(N, C_in, H, W)` or unbatched `(C_in, H, W)`.
         weight: `(C_in, C_out / groups, kH, kW)`.
         bias: `(C_out,)` or None.
-        stride, padding, output_padding, dilation: Ints or pairs.
+        stride: Ints or pairs.
+        padding: Ints or pairs.
+        output_padding: Ints or pairs.
+        dilation: Ints or pairs.
         groups: How many groups the channels split into.
 
     Returns:
@@ -338,7 +344,10 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
         input: `(N, C_in, D, H, W)` or unbatched `(C_in, D, H, W)`.
         weight: `(C_in, C_out / groups, kD, kH, kW)`.
         bias: `(C_out,)` or None.
-        stride, padding, output_padding, dilation: Ints or triples.
+        stride: Ints or triples.
+        padding: Ints or triples.
+        output_padding: Ints or triples.
+        dilation: Ints or triples.
         groups: How many groups the channels split into.
 
     Returns:
@@ -362,7 +371,10 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
 
     Args:
         input: `(N, C, H, W)` or unbatched `(C, H, W)`.
-        kernel_size, dilation, padding, stride: Ints or pairs.
+        kernel_size: Ints or pairs.
+        dilation: Ints or pairs.
+        padding: Ints or pairs.
+        stride: Ints or pairs.
 
     Returns:
         `(N, C * kH * kW, L)`, `L` the number of blocks.
@@ -400,7 +412,10 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):  # n
     Args:
         input: `(N, C * kH * kW, L)` or unbatched `(C * kH * kW, L)`.
         output_size: The image's `(H, W)` (or an int).
-        kernel_size, dilation, padding, stride: Ints or pairs.
+        kernel_size: Ints or pairs.
+        dilation: Ints or pairs.
+        padding: Ints or pairs.
+        stride: Ints or pairs.
 
     Returns:
         `(N, C, H, W)`.

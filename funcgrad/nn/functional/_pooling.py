@@ -105,7 +105,12 @@ def _max_poolnd(nd, op, input, kernel_size, stride, padding, dilation, ceil_mode
     kernel, stride, pairs, dilation = _geometry(
         op, shape_of(input), nd, kernel_size, stride, padding, dilation, ceil_mode
     )
-    params = {"kernel": kernel, "stride": stride, "padding": pairs, "dilation": dilation}
+    params: dict[str, Any] = {
+        "kernel": kernel,
+        "stride": stride,
+        "padding": pairs,
+        "dilation": dilation,
+    }
     out = _pool.max_pool(input, **params)
     if not return_indices:
         return out
@@ -206,7 +211,10 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
     Args:
         input: `(N, C, D, H, W)` or `(C, D, H, W)`.
-        kernel_size, stride, padding, dilation: Ints or triples (see `max_pool2d`).
+        kernel_size: Ints or triples (see `max_pool2d`).
+        stride: Ints or triples (see `max_pool2d`).
+        padding: Ints or triples (see `max_pool2d`).
+        dilation: Ints or triples (see `max_pool2d`).
         ceil_mode: Round the output size up.
         return_indices: Also return the flat positions of the maxima in each volume.
 
@@ -314,7 +322,9 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,  # n
 
     Args:
         input: `(N, C, D, H, W)` or `(C, D, H, W)`.
-        kernel_size, stride, padding: Ints or triples (see `avg_pool2d`).
+        kernel_size: Ints or triples (see `avg_pool2d`).
+        stride: Ints or triples (see `avg_pool2d`).
+        padding: Ints or triples (see `avg_pool2d`).
         ceil_mode: Round the output size up.
         count_include_pad: Count the padding zeros in each window's divisor.
         divisor_override: Divide every window's sum by this instead.
@@ -452,7 +462,7 @@ def _adaptive_max(op: str, nd: int, input, output_size, return_indices: bool):  
     sizes = x_shape[-nd:]
     if all(n % m == 0 for n, m in zip(sizes, out, strict=True)):
         kernel = tuple(n // m for n, m in zip(sizes, out, strict=True))
-        params = {
+        params: dict[str, Any] = {
             "kernel": kernel,
             "stride": kernel,
             "padding": ((0, 0),) * nd,
