@@ -346,6 +346,12 @@ CASES = {
 }
 
 
+# PyTorch's one-kernel losses: funcgrad's primitives give the same grad_fn (unweighted for
+# FUSED: PyTorch composes the weighted mse/huber; FUSED_ANY with any option)
+FUSED = {"mse_loss", "huber_loss"}
+FUSED_ANY = {"soft_margin_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits"}
+
+
 def _fn_name(case_name):
     return case_name.split("[")[0]
 
@@ -406,6 +412,8 @@ def test_loss_matches_torch_float64(case_name, data):
     assert tuple(actual.shape) == tuple(expected.shape), name
     assert actual.dtype == fg.float64
     assert actual.grad_fn is not None
+    if name in FUSED and not case.kwargs.get("weight", None) is not None or name in FUSED_ANY:
+        assert actual.grad_fn.name() == expected.grad_fn.name(), name
     _close(actual.detach().numpy(), expected.detach().numpy(), F64, f"{name} value")
     for key in case.diff:
         _close(f_grads[key], t_grads[key], F64, f"{name} gradient of {key!r}")
@@ -679,3 +687,37 @@ def test_no_grad_gives_plain_tensors():
     with fg.no_grad():
         loss = F.cross_entropy(x, fg.tensor([0, 1, 2]))
     assert loss.grad_fn is None and not loss.requires_grad
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda F, x, c: F.mse_loss(x, x.detach() * 0.5), "MseLossBackward0"),
+        (
+            lambda F, x, c: F.smooth_l1_loss(x, x.detach() * 0.5, reduction="none"),
+            "SmoothL1LossBackward0",
+        ),
+        (lambda F, x, c: F.huber_loss(x, x.detach() * 0.5, reduction="sum"), "HuberLossBackward0"),
+        (lambda F, x, c: F.cross_entropy(x, c), "NllLossBackward0"),
+        (lambda F, x, c: F.nll_loss(x, c, reduction="none"), "NllLossBackward0"),
+        (lambda F, x, c: F.soft_margin_loss(x, x.detach().sign()), "SoftMarginLossBackward0"),
+    ],
+)
+def test_grad_fn_names_are_pytorchs(call, name):
+    x = np.random.default_rng(0).normal(size=(3, 4))
+    c = np.array([0, 3, 1])
+    tx, fx = torch.tensor(x, requires_grad=True), fg.tensor(x, requires_grad=True)
+    t_out = call(TF, tx, torch.tensor(c))
+    f_out = call(F, fx, fg.tensor(c))
+    assert t_out.grad_fn.name() == f_out.grad_fn.name() == name
+    # as in the blitz: the loss's next function is the layer that made the input
+    assert type(f_out.grad_fn.next_functions[0][0]).__name__ in (
+        "AccumulateGrad",
+        "LogSoftmaxBackward0",
+    )
+
+
+def test_nll_loss_spatial_grad_fn():
+    x = fg.randn(2, 3, 4, 5, requires_grad=True)
+    out = F.nll_loss(x, fg.zeros(2, 4, 5, dtype=fg.int64))
+    assert out.grad_fn.name() == "NllLoss2DBackward0"

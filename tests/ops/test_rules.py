@@ -31,6 +31,7 @@ from funcgrad.ops.reduce import sum_
 from funcgrad.ops.registry import ELEMENTWISE, LINEAR
 from funcgrad.transforms.forward import apply_jvp
 from tests.call_samples import REFERENCES, sample_of
+from tests.nn.loss_reference import LOSS_REFERENCES
 from tests.nn.reference import NN_REFERENCES
 from tests.references import requires
 from tests.strategies import (
@@ -471,6 +472,7 @@ NUMPY_REFERENCE = {
     "min_dim": lambda x, *, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims),
     **REFERENCES,  # the call primitives: the user functions of tests/call_samples.py
     **NN_REFERENCES,  # convolutions and pooling: tests/nn/reference.py
+    **LOSS_REFERENCES,  # the loss primitives: tests/nn/loss_reference.py
     "to_device": lambda x, *, device: x,  # its sample moves CPU to CPU (tests/gpu: across)
     "fftn": lambda x, *, axes, norm: np.fft.fftn(x, axes=axes, norm=norm),
     "ifftn": lambda x, *, axes, norm: np.fft.ifftn(x, axes=axes, norm=norm),

@@ -26,6 +26,7 @@ from funcgrad import numpy as fnp
 from funcgrad.errors import IndexingError, OpError
 from funcgrad.graph import Node
 from funcgrad.ops import elementwise as _ew
+from funcgrad.ops import loss as _lp
 from funcgrad.ops import nn as _nn
 from funcgrad.ops._util import value_of
 from funcgrad.scipy import special as _sp
@@ -257,6 +258,8 @@ def _check_elementwise_weight(name: str, weight, input) -> None:  # noqa: A002
 
 
 def _mse_impl(x, t, w, *, reduction):
+    if w is None:  # PyTorch's kernel: one node, MseLossBackward0
+        return _lp.mse_loss(x, t, reduction=reduction)
     d = x - t
     return _weighted(d * d, w, reduction, mean_by_weight=True)
 
@@ -287,7 +290,7 @@ def mse_loss(
         >>> import numpy as np, funcgrad as torch, funcgrad.nn.functional as F
         >>> x = torch.tensor([1.0, 2.0, 4.0], requires_grad=True)
         >>> F.mse_loss(x, torch.tensor([1.0, 1.0, 1.0]))
-        tensor(3.3333, grad_fn=<MeanBackward0>)
+        tensor(3.3333, grad_fn=<MseLossBackward0>)
         >>> F.mse_loss(np.array([1.0, 2.0]), np.array([0.0, 0.0]), reduction="none")
         array([1., 4.])
     """
@@ -327,12 +330,9 @@ def l1_loss(
 
 
 def _smooth_l1_impl(x, t, *, reduction, beta):
-    d = x - t
-    a = fnp.abs(d)
-    if beta == 0.0:
-        return _reduce(a, reduction)
-    # 0.5 d^2 / beta inside |d| < beta, |d| - beta / 2 outside: continuous with its slope
-    return _reduce(fnp.where(value_of(a) < beta, (0.5 / beta) * d * d, a - 0.5 * beta), reduction)
+    if beta == 0.0:  # the L1 loss, as PyTorch computes it
+        return _reduce(fnp.abs(x - t), reduction)
+    return _lp.smooth_l1_loss(x, t, reduction=reduction, beta=beta)
 
 
 def smooth_l1_loss(
@@ -367,9 +367,9 @@ def smooth_l1_loss(
 
 
 def _huber_impl(x, t, w, *, reduction, delta):
-    d = x - t
-    a = fnp.abs(d)
-    loss = fnp.where(value_of(a) < delta, 0.5 * d * d, delta * (a - 0.5 * delta))
+    if w is None:
+        return _lp.huber_loss(x, t, reduction=reduction, delta=delta)
+    loss = _lp.huber_loss(x, t, reduction="none", delta=delta)
     return _weighted(loss, w, reduction, mean_by_weight=False)
 
 
@@ -433,15 +433,6 @@ def _nll_parts(logp, w, idx, ignore_index, class_dim):
     return loss, wt, valid
 
 
-def _nll_reduce(loss, wt, valid, reduction, weighted: bool):
-    if reduction == "none":
-        return loss
-    total = fnp.sum(loss)
-    if reduction == "sum":
-        return total
-    return _weighted_mean(total, wt, valid, weighted)
-
-
 def _weighted_mean(total, wt, valid, weighted: bool):
     """`total` over the weight of the targets not ignored; nan (gradient 0) when that is 0, as PyTorch."""
     denom = fnp.sum(wt) if weighted else float(np.count_nonzero(valid))
@@ -451,9 +442,8 @@ def _weighted_mean(total, wt, valid, weighted: bool):
 
 
 def _nll_impl(logp, w, *, target, ignore_index, reduction):
-    class_dim = 0 if _ndim(logp) == 1 else 1
-    loss, wt, valid = _nll_parts(logp, w, target, ignore_index, class_dim)
-    return _nll_reduce(loss, wt, valid, reduction, w is not None)
+    w = 1.0 if w is None else w
+    return _lp.nll_loss(logp, target, w, ignore_index=ignore_index, reduction=reduction)
 
 
 def _index_target(name: str, input, target, weight, ignore_index) -> np.ndarray:  # noqa: A002
@@ -498,7 +488,7 @@ def nll_loss(
         >>> import funcgrad as torch, funcgrad.nn.functional as F
         >>> logp = torch.tensor([[-0.5, -1.0], [-2.0, -0.1]], requires_grad=True)
         >>> F.nll_loss(logp, torch.tensor([0, 1]))
-        tensor(0.3000, grad_fn=<DivBackward0>)
+        tensor(0.3000, grad_fn=<NllLossBackward0>)
     """
     reduction = _reduction("nll_loss", size_average, reduce, reduction)
     _check_float("nll_loss", input)
@@ -510,10 +500,12 @@ def nll_loss(
 def _ce_index_impl(x, w, *, target, ignore_index, reduction, label_smoothing):
     class_dim = 0 if _ndim(x) == 1 else 1
     logp = _nn.log_softmax(x, axis=class_dim)
-    loss, wt, valid = _nll_parts(logp, w, target, ignore_index, class_dim)
-    nll = _nll_reduce(loss, wt, valid, reduction, w is not None)
+    nll = _lp.nll_loss(
+        logp, target, 1.0 if w is None else w, ignore_index=ignore_index, reduction=reduction
+    )
     if label_smoothing == 0.0:
         return nll
+    _, wt, valid = _nll_parts(logp, w, target, ignore_index, class_dim)
     n_classes = _shape(x)[class_dim]
     if w is None:
         smooth = -fnp.sum(logp, axis=class_dim)
@@ -589,7 +581,7 @@ def cross_entropy(
         >>> import numpy as np, funcgrad as torch, funcgrad.nn.functional as F
         >>> logits = torch.tensor([[2.0, 0.5, -1.0], [0.0, 0.0, 3.0]], requires_grad=True)
         >>> F.cross_entropy(logits, torch.tensor([0, 2]))
-        tensor(0.1681, grad_fn=<DivBackward0>)
+        tensor(0.1681, grad_fn=<NllLossBackward0>)
         >>> F.cross_entropy(np.array([[1000.0, 0.0]]), np.array([1]))
         np.float64(1000.0)
     """
@@ -633,13 +625,7 @@ def cross_entropy(
 
 def _bce_impl(x, t, w, *, reduction):
     # PyTorch clamps each log at -100, so a probability of exactly 0 or 1 costs 100, not inf
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_x = fnp.maximum(fnp.log(x), -100.0)
-        log_1mx = fnp.maximum(fnp.log1p(-x), -100.0)
-    loss = -(t * log_x + (1.0 - t) * log_1mx)
-    if w is not None:
-        loss = loss * w
-    return _reduce(loss, reduction)
+    return _lp.binary_cross_entropy(x, t, 1.0 if w is None else w, reduction=reduction)
 
 
 def binary_cross_entropy(
@@ -706,13 +692,9 @@ def _broadcast_to(x, shape):
 
 
 def _bce_logits_impl(x, t, w, pw, *, reduction):
-    log_sig = _log_sigmoid(x)
-    if pw is not None:
-        log_sig = log_sig * ((pw - 1.0) * t + 1.0)
-    loss = (1.0 - t) * x - log_sig
-    if w is not None:
-        loss = loss * w
-    return _reduce(loss, reduction)
+    w = 1.0 if w is None else w
+    pw = 1.0 if pw is None else pw
+    return _lp.binary_cross_entropy_with_logits(x, t, w, pw, reduction=reduction)
 
 
 def binary_cross_entropy_with_logits(
@@ -743,7 +725,8 @@ def binary_cross_entropy_with_logits(
         >>> import numpy as np, funcgrad as torch, funcgrad.nn.functional as F
         >>> x = torch.tensor([3.0, -2.0, 0.0], requires_grad=True)
         >>> F.binary_cross_entropy_with_logits(x, torch.tensor([1.0, 0.0, 1.0]), reduction="none")
-        tensor([0.0486, 0.1269, 0.6931], grad_fn=<SubBackward0>)
+        tensor([0.0486, 0.1269, 0.6931],
+               grad_fn=<BinaryCrossEntropyWithLogitsBackward0>)
         >>> F.binary_cross_entropy_with_logits(np.array([1000.0]), np.array([0.0]))
         np.float64(1000.0)
     """
@@ -1159,7 +1142,7 @@ def hinge_embedding_loss(
 
 
 def _soft_margin_impl(x, y, *, reduction):
-    return _reduce(_ew.softplus(-y * x), reduction)
+    return _lp.soft_margin_loss(x, y, reduction=reduction)
 
 
 def soft_margin_loss(
