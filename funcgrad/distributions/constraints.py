@@ -133,7 +133,7 @@ class _DependentProperty(property, _Dependent):
         self._is_discrete = is_discrete
         self._event_dim = event_dim
 
-    def __call__(self, fn):  # type: ignore[override]
+    def __call__(self, fn):
         return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
 
 
@@ -325,7 +325,7 @@ class _Symmetric(_Square):
 
 def _cholesky_ok(v: np.ndarray) -> np.ndarray:
     flat = v.reshape((-1,) + v.shape[-2:])
-    ok = np.empty(flat.shape[0], dtype=bool)
+    ok = np.zeros(len(flat), dtype=np.bool_)
     for i, m in enumerate(flat):
         try:
             np.linalg.cholesky(m)

@@ -53,11 +53,11 @@ class Independent(Distribution):
         return new
 
     @property
-    def has_rsample(self):  # type: ignore[override]
+    def has_rsample(self):
         return self.base_dist.has_rsample
 
     @property
-    def has_enumerate_support(self):  # type: ignore[override]
+    def has_enumerate_support(self):
         if self.reinterpreted_batch_ndims > 0:
             return False
         return self.base_dist.has_enumerate_support
