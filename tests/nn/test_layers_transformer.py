@@ -208,3 +208,64 @@ def test_repr_and_names(make):
         (n, tuple(p.shape)) for n, p in theirs.named_parameters()
     ]
     assert list(ours.state_dict()) == list(theirs.state_dict())
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    norm_first=st.booleans(),
+    activation=st.sampled_from(["relu", "gelu"]),
+    batch_first=st.booleans(),
+    causal=st.booleans(),
+    seed=st.integers(0, 2**16),
+    dtype=st.sampled_from([np.float64, np.float32]),
+)
+def test_transformer_decoder_layer(norm_first, activation, batch_first, causal, seed, dtype):
+    rng = np.random.default_rng(seed)
+    tgt = rng.standard_normal((2, 3, 4) if batch_first else (3, 2, 4))
+    mem = rng.standard_normal((2, 5, 4) if batch_first else (5, 2, 4))
+    mask = np.triu(np.full((3, 3), -np.inf, dtype=dtype), 1) if causal else None
+
+    def forward(m, t, s):
+        lib = torch if isinstance(t, torch.Tensor) else fg
+        return m(t, s, tgt_mask=_lib_tensor(lib, mask))
+
+    check_module(
+        lambda nn: nn.TransformerDecoderLayer(
+            4,
+            2,
+            6,
+            dropout=0.0,
+            activation=activation,
+            batch_first=batch_first,
+            norm_first=norm_first,
+        ),  # fmt: skip
+        [tgt, mem],
+        dtype=dtype,
+        seed=seed,
+        forward=forward,
+    )
+
+
+def test_transformer():
+    rng = np.random.default_rng(2)
+    src = rng.standard_normal((5, 2, 8))
+    tgt = rng.standard_normal((3, 2, 8))
+    mask = fg.nn.Transformer.generate_square_subsequent_mask(3).numpy()
+    np.testing.assert_array_equal(
+        mask, torch.nn.Transformer.generate_square_subsequent_mask(3).numpy()
+    )
+
+    def forward(m, s, t):
+        lib = torch if isinstance(s, torch.Tensor) else fg
+        return m(s, t, tgt_mask=lib.tensor(mask))
+
+    check_module(
+        lambda nn: nn.Transformer(8, 2, 1, 2, 16, dropout=0.0), [src, tgt], forward=forward
+    )
+    ours = fg.nn.Transformer(8, 2, 1, 1, 16)
+    theirs = torch.nn.Transformer(8, 2, 1, 1, 16)
+    assert repr(ours) == repr(theirs)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    # Xavier-uniform weights: bounded by sqrt(6 / (fan_in + fan_out))
+    w = ours.encoder.layers[0].linear1.weight.detach().numpy()
+    assert np.abs(w).max() <= np.sqrt(6 / (8 + 16))
