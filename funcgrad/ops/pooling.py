@@ -114,20 +114,22 @@ def max_pool_indices(x: Any, kernel: Ints, stride: Ints, padding: Pads, dilation
     xpad = _pad(xp, x, padding, _NEG_INF)
     best: Any = None
     arg: Any = None
-    for t, tap in enumerate(_taps(kernel)):
+    taps = _taps(kernel)
+    for t, tap in enumerate(taps):
         v = xpad[_tap_index(tap, dilation, stride, points)]
         if best is None:
             best = v.copy()
-            arg = xp.zeros(v.shape, dtype=xp.int64)
+            arg = xp.zeros(v.shape, dtype=xp.int8 if len(taps) < 128 else xp.int64)
             continue
-        better = (v > best) | (v != v)  # noqa: PLR0124  (NaN wins)
+        better = v > best
+        better |= xp.isnan(v)  # NaN wins, as NaN propagates
         xp.copyto(arg, t, where=better)
-        xp.copyto(best, v, where=better)
+        xp.maximum(best, v, out=best)
     # the chosen tap and the window's place give the position in the unpadded plane
     flat = xp.zeros(arg.shape, dtype=xp.int64)
-    taps = numpy.array(_taps(kernel), dtype=numpy.int64).reshape(-1, nd)
+    table = numpy.array(taps, dtype=numpy.int64).reshape(-1, nd)
     for axis in range(nd):
-        k_of = xp.asarray(taps[:, axis])[arg]
+        k_of = xp.asarray(table[:, axis])[arg]
         shape = [1] * arg.ndim
         shape[arg.ndim - nd + axis] = points[axis]
         start = xp.arange(points[axis], dtype=xp.int64).reshape(shape) * stride[axis]
