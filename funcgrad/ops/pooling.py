@@ -134,7 +134,8 @@ def max_pool_indices(x: Any, kernel: Ints, stride: Ints, padding: Pads, dilation
         shape[arg.ndim - nd + axis] = points[axis]
         start = xp.arange(points[axis], dtype=xp.int64).reshape(shape) * stride[axis]
         pos = start + k_of * dilation[axis] - padding[axis][0]
-        pos = xp.clip(pos, 0, sizes[axis] - 1)  # a window all padding (never with PyTorch's sizes)
+        if padding[axis] != (0, 0):  # a window all padding (never with PyTorch's sizes)
+            pos = xp.clip(pos, 0, sizes[axis] - 1)
         flat = flat * sizes[axis] + pos
     return flat
 
