@@ -73,6 +73,7 @@ from funcgrad.tensors.dtypes import (
 )
 from funcgrad.tensors.functions import *  # noqa: F403
 from funcgrad.tensors.functions import __all__ as _functions_all
+from funcgrad.tensors.missing import module_getattr as _module_getattr
 from funcgrad.tensors.settings import *  # noqa: F403  (PyTorch's process-wide switches)
 from funcgrad.tensors.settings import __all__ as _settings_all
 from funcgrad.tensors.tensor_class import Tensor as FloatTensor  # legacy constructor name
@@ -181,3 +182,6 @@ __all__ = [
     "vjp",
     "with_hooks",
 ]
+
+# A name of PyTorch's torch namespace that funcgrad lacks raises NotProvidedError (#14).
+__getattr__ = _module_getattr("torch", "funcgrad")

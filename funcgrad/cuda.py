@@ -25,6 +25,7 @@ import numpy as np
 
 from funcgrad.backend import cuda_available, device_count, require_cuda, rng
 from funcgrad.tensors.devices import device as _device_class
+from funcgrad.tensors.missing import missing as _missing
 from funcgrad.tensors.random import Generator, _state_bytes
 from funcgrad.tensors.tensor_class import Tensor, _new_like
 
@@ -585,4 +586,4 @@ def stream(stream: Stream | None) -> Iterator[None]:
 def __getattr__(name: str) -> Any:
     if name == "default_generators":
         return _default_generators()
-    raise AttributeError(f"module 'funcgrad.cuda' has no attribute {name!r}")
+    raise _missing("torch.cuda", name, "funcgrad.cuda")

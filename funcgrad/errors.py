@@ -298,13 +298,16 @@ class DeviceError(FuncgradError, RuntimeError):
 
 
 class NotProvidedError(FuncgradError, AttributeError):
-    """A name of NumPy's API that `funcgrad.numpy` does not provide was looked up.
+    """A name of NumPy's or PyTorch's API that funcgrad does not provide was looked up.
 
     `funcgrad.numpy` aims at every name of `jax.numpy` and of `autograd.numpy`
-    (issue #13); the ones missing (not yet, or by design, as `bfloat16`)
-    raise this error, naming the name and why, instead of a bare `AttributeError`. It is an `AttributeError`, so
-    `hasattr(fnp, name)` is `False` and `getattr(fnp, name, default)` works.
-    Names outside that scope raise a plain `AttributeError`.
+    (issue #13), and the Tensor layer at PyTorch's names (`funcgrad`, a
+    tensor's attributes, `funcgrad.cuda`, `funcgrad.autograd` ..., issue #14);
+    the ones missing (not yet, or by design, as `bfloat16` and mixed-precision
+    `autocast`) raise this error, naming the name and why, instead of a bare
+    `AttributeError`. It is an `AttributeError`, so `hasattr(fnp, name)` is
+    `False` and `getattr(fnp, name, default)` works. Names outside those
+    scopes raise a plain `AttributeError`.
 
     Fix: compute the missing function with the functions `funcgrad.numpy`
     has (on plain values, `node.value`, if the result needs no gradient), or

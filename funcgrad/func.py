@@ -26,6 +26,7 @@ from funcgrad.errors import NotProvidedError as _NotProvidedError
 from funcgrad.nn.utils.stateless import functional_call
 from funcgrad.tensors.engine import torch_convention as _conj
 from funcgrad.tensors.grad_mode import enable_grad as _enable_grad
+from funcgrad.tensors.missing import missing as _missing
 from funcgrad.tensors.tensor_class import Tensor as _Tensor
 from funcgrad.transforms.gradients import graph_output as _graph_output
 from funcgrad.transforms.pytree import tree_map as _tree_map
@@ -294,4 +295,4 @@ def __getattr__(name: str) -> Any:
         )
         error.name, error.obj = name, __name__
         raise error
-    raise AttributeError(f"module 'funcgrad.func' has no attribute {name!r}")
+    raise _missing("torch.func", name, "funcgrad.func")

@@ -5,6 +5,7 @@ The functions are those of `funcgrad` itself (`funcgrad.manual_seed` is
 live. Layer: imperative (it imports the Tensor layer only).
 """
 
+from funcgrad.tensors.missing import module_getattr as _module_getattr
 from funcgrad.tensors.random import (
     Generator,
     default_generator,
@@ -41,3 +42,6 @@ def thread_safe_generator() -> Generator | None:
         True
     """
     return None
+
+
+__getattr__ = _module_getattr("torch.random", "funcgrad.random")

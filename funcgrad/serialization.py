@@ -54,6 +54,7 @@ import numpy as np
 from funcgrad.backend import cuda_available, device_of, to_device
 from funcgrad.nn.parameter import Parameter
 from funcgrad.tensors.devices import device as _device
+from funcgrad.tensors.missing import module_getattr as _module_getattr
 from funcgrad.tensors.tensor_class import Size, Tensor, _fresh_leaf
 
 __all__ = [
@@ -992,3 +993,6 @@ def get_unsafe_globals_in_checkpoint(f) -> list[str]:
                 if _torch_name(module, name) is None and full not in _ALLOWED and full not in _safe:
                     found.append(full)
         return sorted(set(found))
+
+
+__getattr__ = _module_getattr("torch.serialization", "funcgrad.serialization")

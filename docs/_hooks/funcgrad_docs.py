@@ -13,6 +13,10 @@ the site shows is computed by the library itself and cannot drift from it:
   mirrors, the table of its names: differentiable (by a primitive or a
   composition), zero gradient, value-only, NumPy's own object, or not
   provided and why (`names_catalog`).
+* `<!-- torch-names-table -->` becomes, for each PyTorch namespace in the
+  scope of `funcgrad/tensors/_torch_names.py` (read from PyTorch by
+  `scripts/torch_scope.py`), the table of its names: provided by funcgrad,
+  not provided yet, or not provided by design and why (`torch_names_tables`).
 
 The same module gives the doc tests their Sybil configuration
 (`make_sybil`), so pages are tested and built by one set of parsers.
@@ -34,6 +38,7 @@ if str(ROOT) not in sys.path:
 DRAW = re.compile(r"^(?P<indent>[ \t]*)<!--\s*draw:\s*(?P<expr>.+?)\s*-->[ \t]*$", re.MULTILINE)
 PRIMITIVES_TABLE = re.compile(r"^<!--\s*primitives-table\s*-->[ \t]*$", re.MULTILINE)
 NAMES_TABLE = re.compile(r"^<!--\s*names-table\s*-->[ \t]*$", re.MULTILINE)
+TORCH_NAMES_TABLE = re.compile(r"^<!--\s*torch-names-table\s*-->[ \t]*$", re.MULTILINE)
 DOCTEST_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
@@ -256,6 +261,68 @@ def names_tables() -> str:
     return "\n".join(out)
 
 
+# --- the torch names page ---------------------------------------------------------
+
+TORCH_STATUSES = {
+    "provided": "funcgrad has it, under the same name",
+    "not provided yet": "looking it up raises NotProvidedError (an AttributeError)",
+    "not provided, by design": "looking it up raises NotProvidedError, saying why",
+}
+
+
+def torch_namespace(where: str):
+    """The funcgrad object of a PyTorch namespace (`'funcgrad.Tensor'`, `'funcgrad.cuda'`), or None."""
+    import importlib
+
+    import funcgrad
+
+    if where == "funcgrad.Tensor":
+        return funcgrad.Tensor
+    try:
+        return importlib.import_module(where)
+    except ImportError:
+        return None
+
+
+def torch_name_status(target, namespace: str, name: str) -> tuple[str, str]:
+    """Return `(status, detail)` of `namespace.name`: a key of `TORCH_STATUSES` and the reason."""
+    from funcgrad.tensors._torch_names import BY_DESIGN
+
+    if target is not None and hasattr(target, name):
+        return "provided", ""
+    reason = BY_DESIGN.get(namespace, {}).get(name)
+    if reason is not None:
+        return "not provided, by design", reason
+    return "not provided yet", ""
+
+
+def torch_names_tables() -> str:
+    """Return the Markdown of the torch names page: one table per PyTorch namespace."""
+    from funcgrad.tensors._torch_names import NAMESPACES, SCOPE
+
+    order = list(TORCH_STATUSES)
+    # every namespace imported first: importing a submodule makes it an attribute of its package
+    targets = {namespace: torch_namespace(where) for namespace, where in NAMESPACES.items()}
+    out = []
+    for namespace, where in NAMESPACES.items():
+        target = targets[namespace]
+        rows = []
+        for name in sorted(SCOPE[namespace]):
+            status, detail = torch_name_status(target, namespace, name)
+            rows.append((order.index(status), name, status, detail))
+        counts = ", ".join(
+            f"{sum(r[2] == k for r in rows)} {k}" for k in order if any(r[2] == k for r in rows)
+        )
+        home = f"`{where}`" if target is not None else f"`{where}` (not there yet)"
+        out += [f"## `{namespace}`", "", f"In funcgrad: {home}. {len(rows)} names: {counts}.", ""]
+        out += ["| name | status | why |", "|---|---|---|"]
+        for _, name, status, detail in sorted(rows):
+            detail = html.escape(detail).replace("|", "\\|")
+            out.append(f"| `{name}` | {status} | {detail} |")
+        out.append("")
+    return "\n".join(out)
+
+
 # --- MkDocs events -----------------------------------------------------------------
 
 _CACHE: dict[tuple[str, float], list[str]] = {}
@@ -273,6 +340,8 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         markdown = PRIMITIVES_TABLE.sub(lambda m: primitives_table(), markdown)
     if NAMES_TABLE.search(markdown):
         markdown = NAMES_TABLE.sub(lambda m: names_tables(), markdown)
+    if TORCH_NAMES_TABLE.search(markdown):
+        markdown = TORCH_NAMES_TABLE.sub(lambda m: torch_names_tables(), markdown)
     if DRAW.search(markdown):
         diagrams = iter(_diagrams_of(page.file.abs_src_path))
 

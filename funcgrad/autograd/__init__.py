@@ -12,6 +12,7 @@ from funcgrad.autograd.function import Function
 from funcgrad.autograd.variable import Variable
 from funcgrad.tensors.engine import backward, grad
 from funcgrad.tensors.grad_mode import enable_grad, no_grad, set_grad_enabled
+from funcgrad.tensors.missing import module_getattr as _module_getattr
 
 __all__ = [
     "Function",
@@ -29,3 +30,5 @@ __all__ = [
     "set_detect_anomaly",
     "set_grad_enabled",
 ]
+
+__getattr__ = _module_getattr("torch.autograd", "funcgrad.autograd")

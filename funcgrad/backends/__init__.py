@@ -9,5 +9,8 @@ functions answer for funcgrad: False for cuDNN, MPS, MKL-DNN, MKL and OpenMP
 """
 
 from funcgrad.backends import cpu, cuda, cudnn, mkl, mkldnn, mps, openmp, opt_einsum
+from funcgrad.tensors.missing import module_getattr as _module_getattr
 
 __all__ = ["cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp", "opt_einsum"]
+
+__getattr__ = _module_getattr("torch.backends", "funcgrad.backends")

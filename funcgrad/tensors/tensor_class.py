@@ -43,6 +43,7 @@ from funcgrad.tensors.dtypes import (
 )
 from funcgrad.tensors.engine import RemovableHandle, add_hooked, run_backward, track
 from funcgrad.tensors.grad_fn import grad_fn_of
+from funcgrad.tensors.missing import missing as _missing
 from funcgrad.tensors.printing import format_tensor, type_name
 
 if TYPE_CHECKING:
@@ -509,6 +510,11 @@ class Tensor(TensorBase, _Methods):
         if getattr(self, "__dict__", None):
             t.__dict__.update(copy.deepcopy(self.__dict__, memo))
         return t
+
+    def __getattr__(self, name: str):
+        # only for names the class lacks: NotProvidedError for a name of torch.Tensor (#14)
+        what = f"'{type(self).__name__}' object has no attribute '{name}'"
+        raise _missing("torch.Tensor", name, "funcgrad.Tensor", what)
 
     def __reduce_ex__(self, protocol):
         """Pickle (and `copy.copy`) a tensor as its values and `requires_grad`, as PyTorch does.

@@ -25,6 +25,7 @@ from typing import Any
 from funcgrad.backend import rng
 from funcgrad.graph import Node, leaf
 from funcgrad.tensors import grad_mode
+from funcgrad.tensors.missing import module_getattr as _module_getattr
 from funcgrad.tensors.tensor_class import Tensor
 from funcgrad.transforms.calls import Call, record
 from funcgrad.transforms.pytree import tree_flatten, tree_unflatten
@@ -250,3 +251,6 @@ def checkpoint_sequential(
         end = begin + size - 1
         input = checkpoint(run(begin, end), input, use_reentrant=use_reentrant, **kwargs)  # noqa: A001
     return run(end + 1, len(fns) - 1)(input)
+
+
+__getattr__ = _module_getattr("torch.utils.checkpoint", "funcgrad.utils.checkpoint")
