@@ -592,8 +592,10 @@ def test_other_errors_follow_pytorch():
         F.mse_loss(x, x, weight=fg.ones(2))
     with pytest.raises(RuntimeError, match="expected a floating-point tensor"):
         F.mse_loss(fg.arange(3), fg.arange(3))
-    with pytest.raises(NotImplementedError, match="ctc_loss is not implemented"):
-        F.ctc_loss(fg.zeros(2, 1, 3), fg.tensor([[1]]), [2], [1])
+    with pytest.raises(RuntimeError, match="Expected input_lengths to have value at most 2"):
+        F.ctc_loss(fg.zeros(2, 1, 3), fg.tensor([[1]]), [3], [1])
+    with pytest.raises(IndexError, match="ctc_loss: Target 3 is out of bounds"):
+        F.ctc_loss(fg.zeros(2, 1, 3), fg.tensor([[3]]), [2], [1])
     with pytest.warns(UserWarning, match="different to the input size"):
         F.mse_loss(x, x.reshape(3, 1))
 
@@ -721,3 +723,60 @@ def test_nll_loss_spatial_grad_fn():
     x = fg.randn(2, 3, 4, 5, requires_grad=True)
     out = F.nll_loss(x, fg.zeros(2, 4, 5, dtype=fg.int64))
     assert out.grad_fn.name() == "NllLoss2DBackward0"
+
+
+# --- CTC -----------------------------------------------------------------------------------
+
+
+@given(data=st.data())
+def test_ctc_loss_matches_torch(data):
+    rng = _rng(data)
+    n_time = data.draw(st.integers(1, 6), label="T")
+    batch = data.draw(st.integers(1, 3), label="N")
+    n_classes = data.draw(st.integers(2, 4), label="C")
+    blank = data.draw(st.sampled_from([0, n_classes - 1]), label="blank")
+    max_len = data.draw(st.integers(0, 3), label="S")
+    labels = [c for c in range(n_classes) if c != blank]
+    targets = np.asarray(rng.choice(labels, size=(batch, max(max_len, 1)))).astype(np.int64)
+    in_lens = [int(v) for v in rng.integers(1, n_time + 1, size=batch)]
+    tgt_lens = [int(v) for v in rng.integers(0, max_len + 1, size=batch)]
+    reduction = data.draw(st.sampled_from(REDUCTIONS), label="reduction")
+    zero_infinity = data.draw(st.booleans(), label="zero_infinity")
+    concatenated = data.draw(st.booleans(), label="concatenated")
+    x = np.asarray(rng.normal(size=(n_time, batch, n_classes)))
+    outs = []
+    for lib, fn in ((torch, TF.ctc_loss), (fg, F.ctc_loss)):
+        logits = lib.tensor(x, requires_grad=True)
+        t = targets
+        if concatenated:
+            t = np.concatenate([targets[n, : tgt_lens[n]] for n in range(batch)]).astype(np.int64)
+        out = fn(
+            logits.log_softmax(2),
+            lib.tensor(t),
+            in_lens,
+            tgt_lens,
+            blank=blank,
+            reduction=reduction,
+            zero_infinity=zero_infinity,
+        )
+        value = out.detach().numpy()
+        if np.isfinite(value).all():
+            out.sum().backward()  # gradients with respect to the logits (see ctc_loss's note)
+        outs.append((value, None if logits.grad is None else logits.grad.numpy()))
+    (t_val, t_grad), (f_val, f_grad) = outs
+    np.testing.assert_allclose(f_val, t_val, **F64)
+    if t_grad is not None:
+        np.testing.assert_allclose(f_grad, t_grad, **F64)
+
+
+def test_ctc_unbatched_and_module():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(5, 4))
+    tx, fx = torch.tensor(x, requires_grad=True), fg.tensor(x, requires_grad=True)
+    want = TF.ctc_loss(tx.log_softmax(1), torch.tensor([1, 2]), torch.tensor(5), torch.tensor(2))
+    got = F.ctc_loss(fx.log_softmax(1), fg.tensor([1, 2]), fg.tensor(5), fg.tensor(2))
+    np.testing.assert_allclose(got.item(), want.item(), rtol=1e-10)
+    module = fg.nn.CTCLoss(blank=0, reduction="sum")
+    assert repr(module) == "CTCLoss()"
+    out = module(fx.log_softmax(1)[:, None], fg.tensor([[1, 2]]), [5], [2])
+    np.testing.assert_allclose(out.item(), want.item() * 2, rtol=1e-10)  # sum, not mean / 2

@@ -1337,6 +1337,44 @@ def multilabel_margin_loss(
     return _run(_multilabel_margin_impl, (input,), static)
 
 
+def _lengths(name: str, lengths, what: str) -> np.ndarray:
+    v = np.asarray(_value(lengths) if isinstance(lengths, (Tensor, Node)) else lengths)
+    if v.dtype.kind not in "iu":
+        raise OpError(f"{_F}{name}: {what} must be integers, got {v.dtype}")
+    return v.astype(np.intp).reshape(-1)
+
+
+def _ctc_impl(lp, *, targets, input_lengths, target_lengths, blank, reduction, zero_infinity):
+    n_time, batch, _ = _shape(lp)
+    n_ext = 2 * targets.shape[1] + 1
+    dtype = value_of(lp).dtype
+    # the extended label sequences: blank, l1, blank, l2, ..., blank
+    ext = np.full((batch, n_ext), blank, dtype=np.intp)
+    ext[:, 1::2] = targets
+    emit = fnp.take_along_axis(lp, np.broadcast_to(ext[None], (n_time, batch, n_ext)), axis=2)
+    skip = np.zeros((batch, n_ext), dtype=bool)
+    skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
+    neg = np.full((batch, 1), -np.inf, dtype=dtype)
+    alpha = fnp.where(np.arange(n_ext) < 2, emit[0], -np.inf)
+    for t in range(1, n_time):  # alpha_t(s) = emit_t(s) + logsumexp over s, s - 1, s - 2
+        a1 = fnp.concatenate([neg, alpha], axis=1)[:, :n_ext]
+        a2 = fnp.where(skip, fnp.concatenate([neg, neg, alpha], axis=1)[:, :n_ext], -np.inf)
+        new = _nn.logsumexp(fnp.stack([alpha, a1, a2]), axis=0, keepdims=False) + emit[t]
+        alpha = fnp.where((t < input_lengths)[:, None], new, alpha)
+    last = 2 * target_lengths
+    ends = np.stack([last, np.maximum(last - 1, 0)], axis=1)
+    final = fnp.take_along_axis(alpha, ends, axis=1)
+    final = fnp.where(np.stack([np.ones(batch, bool), target_lengths > 0], axis=1), final, -np.inf)
+    loss = -_nn.logsumexp(final, axis=1, keepdims=False)
+    if zero_infinity:
+        loss = fnp.where(np.isinf(value_of(loss)), 0.0, loss)
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return fnp.sum(loss)
+    return fnp.mean(loss / np.maximum(target_lengths, 1).astype(dtype))
+
+
 def ctc_loss(
     log_probs,
     targets,
@@ -1346,22 +1384,106 @@ def ctc_loss(
     reduction: str = "mean",
     zero_infinity: bool = False,
 ):
-    """Return the connectionist temporal classification loss (not provided yet).
+    """Return the connectionist temporal classification loss: `-log p(target | log_probs)`.
+
+    The probability sums over every alignment of the target to the input
+    frames (with blanks and repeats), by the forward recursion in log space,
+    so the gradient comes from differentiating that recursion.
+
+    Args:
+        log_probs: Log-probabilities `(T, N, C)` (or `(T, C)` unbatched),
+            normally `log_softmax` outputs.
+        targets: Class indices in `[0, C)` other than `blank`: padded `(N, S)`,
+            or the target sequences concatenated `(sum(target_lengths),)`.
+        input_lengths: Frames used per sample (`N` integers, each `<= T`).
+        target_lengths: Target length per sample (`N` integers).
+        blank: The blank class.
+        reduction: `'mean'` (each loss divided by its target length, then
+            averaged), `'sum'` or `'none'`.
+        zero_infinity: Give impossible alignments (an infinite loss) a loss
+            and gradient of 0.
 
     Raises:
-        NotImplementedError: Always: CTC's forward-backward recursion is not
-            implemented in funcgrad yet.
+        funcgrad.errors.OpError: Lengths out of range, or shapes that do not fit.
+        funcgrad.errors.IndexingError: A target class outside `[0, C)`.
+
+    Note:
+        The gradient with respect to `log_probs` is the derivative of this
+        loss. PyTorch's adds `exp(log_probs)` to it (a term the backward of
+        `log_softmax` cancels), so gradients with respect to the logits
+        before `log_softmax` agree with PyTorch's, those with respect to
+        `log_probs` themselves do not.
 
     Examples:
         >>> import funcgrad as torch, funcgrad.nn.functional as F
-        >>> F.ctc_loss(torch.zeros(2, 1, 3), torch.tensor([[1]]), [2], [1])
-        Traceback (most recent call last):
-        ...
-        NotImplementedError: funcgrad.nn.functional.ctc_loss is not implemented yet...
+        >>> lp = torch.zeros(3, 1, 2).log_softmax(2)
+        >>> F.ctc_loss(lp, torch.tensor([[1]]), [3], [1], reduction="sum")
+        tensor(0.2877)
     """
-    raise NotImplementedError(
-        f"{_F}ctc_loss is not implemented yet (its dynamic-programming recursion over time has "
-        "no funcgrad primitive); compute the loss with PyTorch, or write the alpha recursion "
-        "with funcgrad.numpy (logsumexp over the extended label sequence), which is "
-        "differentiable as it stands"
-    )
+    reduction = _check_reduction("ctc_loss", reduction)
+    _check_float("ctc_loss", log_probs)
+    shape = _shape(log_probs)
+    unbatched = len(shape) == 2
+    if len(shape) not in (2, 3):
+        raise OpError(
+            f"{_F}ctc_loss: log_probs must be (T, N, C) or (T, C), got shape {list(shape)}"
+        )
+    n_time, n_classes = shape[0], shape[-1]
+    in_lens = _lengths("ctc_loss", input_lengths, "input_lengths")
+    tgt_lens = _lengths("ctc_loss", target_lengths, "target_lengths")
+    tgt = np.asarray(_value(targets))
+    if tgt.dtype.kind not in "iu":
+        raise OpError(f"{_F}ctc_loss: targets must be integers, got {tgt.dtype}")
+    if unbatched:
+        tgt = tgt.reshape(1, -1)
+    batch = 1 if unbatched else shape[1]
+    if in_lens.size != batch or tgt_lens.size != batch:
+        raise OpError(
+            f"{_F}ctc_loss: input_lengths and target_lengths must have {batch} entries (the "
+            f"batch size), got {in_lens.size} and {tgt_lens.size}"
+        )
+    if (in_lens > n_time).any() or (in_lens < 0).any():
+        raise OpError(
+            f"{_F}ctc_loss: Expected input_lengths to have value at most {n_time}, but got value "
+            f"{int(in_lens.max() if (in_lens > n_time).any() else in_lens.min())}"
+        )
+    if tgt.ndim == 1:  # the targets concatenated: pad them into rows
+        if tgt.size < tgt_lens.sum():
+            raise OpError(
+                f"{_F}ctc_loss: {tgt.size} concatenated targets for target_lengths summing to "
+                f"{int(tgt_lens.sum())}"
+            )
+        rows = np.full((batch, max(int(tgt_lens.max()), 0)), blank, dtype=np.intp)
+        offsets = np.concatenate([[0], np.cumsum(tgt_lens)])
+        for n in range(batch):
+            rows[n, : tgt_lens[n]] = tgt[offsets[n] : offsets[n + 1]]
+        tgt = rows
+    if (tgt_lens < 0).any() or (tgt_lens > tgt.shape[1]).any():
+        raise OpError(
+            f"{_F}ctc_loss: Expected tensor to have size at least {int(tgt_lens.max())} at "
+            f"dimension 1, but got size {tgt.shape[1]} for argument #2 'targets'"
+        )
+    used = tgt[np.arange(tgt.shape[1]) < tgt_lens[:, None]]
+    bad = used[(used < 0) | (used >= n_classes)]
+    if bad.size:
+        raise IndexingError(
+            f"{_F}ctc_loss: Target {int(bad[0])} is out of bounds for {n_classes} classes"
+        )
+    static = {
+        "targets": tgt.astype(np.intp),
+        "input_lengths": in_lens,
+        "target_lengths": tgt_lens,
+        "blank": int(blank),
+        "reduction": reduction,
+        "zero_infinity": bool(zero_infinity),
+    }
+    if unbatched:
+        log_probs = (
+            log_probs.unsqueeze(1)
+            if isinstance(log_probs, Tensor)
+            else fnp.expand_dims(_arg(log_probs), 1)
+        )
+    out = _run(_ctc_impl, (log_probs,), static)
+    if unbatched and reduction == "none":
+        out = out.squeeze(0) if isinstance(out, Tensor) else fnp.squeeze(out, axis=0)
+    return out

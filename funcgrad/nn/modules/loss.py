@@ -568,13 +568,13 @@ class TripletMarginWithDistanceLoss(_Loss):
 
 
 class CTCLoss(_Loss):
-    """The connectionist temporal classification loss: not provided yet (`F.ctc_loss` raises).
-
-    The module can be built (so models that hold one load); calling it
-    raises `NotImplementedError`.
+    """The connectionist temporal classification loss (`F.ctc_loss`).
 
     Examples:
-        >>> import funcgrad.nn as nn
+        >>> import funcgrad as torch, funcgrad.nn as nn
+        >>> lp = torch.zeros(3, 1, 2).log_softmax(2)
+        >>> nn.CTCLoss(reduction="sum")(lp, torch.tensor([[1]]), [3], [1])
+        tensor(0.2877)
         >>> nn.CTCLoss(blank=0)
         CTCLoss()
     """
