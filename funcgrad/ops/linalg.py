@@ -1472,8 +1472,8 @@ def _matrix_function_forward(op: str) -> Callable[..., Array]:
         sl = _scipy_linalg(op)
         fn = getattr(sl, op)
         dtype = np.result_type(x)
-        if dtype.kind == "c":  # a value (a complex node is refused when recorded)
-            return np.asarray(_scipy_batched_call(fn, x))
+        if dtype.kind == "c":  # SciPy's complex functions (principal branches)
+            return np.asarray(_scipy_batched_call(fn, x)).astype(dtype, copy=False)
         if not bool(np.isfinite(x).all()):  # SciPy's sqrtm/logm iterate forever on inf/NaN
             raise np.linalg.LinAlgError(
                 "the matrix has non-finite entries (inf or NaN), on which SciPy's matrix "
@@ -1515,16 +1515,16 @@ def _block(a: Array, e: Array) -> Array:
 
 def _frechet(f: Primitive, a: Array, e: Array) -> Array:
     """The Frechet derivative L_f(a, e): the upper right block of f([[a, e], [0, a]])."""
-    _real_only(f.name, a)
     n = shape_of(a)[-1]
     e = broadcast_to(e, shape=shape_of(a)) if shape_of(e) != shape_of(a) else e
     return _slice(f(_block(a, e)), Ellipsis, slice(None, n), slice(n, None))
 
 
 def _matrix_function(name: str, doc: str, sample: Sample) -> Primitive:
-    # NOTE: for a function with a real power series, L_f(A)^* = L_f(A^T): the
-    # VJP is the Frechet derivative at A^T applied to the cotangent (Higham,
-    # "Functions of Matrices", 3.2), and both come from the block method.
+    # NOTE: for a function given by a power series, the transpose of L_f(A) is
+    # L_f(A^T): the VJP is the Frechet derivative at A^T applied to the cotangent
+    # (Higham, "Functions of Matrices", 3.2; the transpose, not the adjoint, in the
+    # functional API's convention, so complex matrices too), both by the block method.
     prim: Primitive = register(
         Primitive(
             name=name,
@@ -1552,17 +1552,17 @@ def _positive_sample(g: Draw) -> Drawn:
 expm = _matrix_function(
     "expm",
     "matrix exponential (SciPy's expm; Frechet derivative by the block method)",
-    Sample(_expm_sample, tol=1e-5),
+    Sample(_expm_sample, tol=1e-5, complex=True),
 )
 sqrtm = _matrix_function(
     "sqrtm",
-    "principal matrix square root (SciPy's sqrtm; real results)",
-    Sample(_positive_sample, tol=1e-5),
+    "principal matrix square root (SciPy's sqrtm; real results for real matrices)",
+    Sample(_positive_sample, tol=1e-5, complex=True),
 )
 logm = _matrix_function(
     "logm",
-    "principal matrix logarithm (SciPy's logm; real results)",
-    Sample(_positive_sample, tol=1e-5),
+    "principal matrix logarithm (SciPy's logm; real results for real matrices)",
+    Sample(_positive_sample, tol=1e-5, complex=True),
 )
 
 

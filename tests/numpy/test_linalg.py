@@ -492,6 +492,20 @@ def test_complex_svd_gradients_agree_with_pytorch(shape):
     np.testing.assert_allclose(np.real(np.sum(fg.grad(g)(a) * d)), numeric, rtol=1e-6)
 
 
+def test_complex_expm_gradient_agrees_with_pytorch():
+    torch = requires("torch")
+    requires("scipy")
+    from funcgrad.scipy import linalg as fsl
+
+    rng = np.random.default_rng(10)
+    a = (rng.normal(size=(2, 3, 3)) + 1j * rng.normal(size=(2, 3, 3))) * 0.5
+    c = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
+    got = fg.grad(lambda y: fnp.sum(fnp.abs(fsl.expm(y) * c) ** 2))(a)
+    t = torch.tensor(a, requires_grad=True)
+    ((torch.linalg.matrix_exp(t) * torch.tensor(c)).abs() ** 2).sum().backward()
+    np.testing.assert_allclose(got, np.conj(t.grad.numpy()), rtol=1e-8, atol=1e-10)
+
+
 def test_complex_matrices_are_refused_with_the_op_named():
     requires("scipy")
     from funcgrad.scipy import linalg as fsl
@@ -499,7 +513,7 @@ def test_complex_matrices_are_refused_with_the_op_named():
     z = np.eye(2) + 1j * np.ones((2, 2))
     for name, f in [
         ("svd", lambda y: L.svd(y, hermitian=True, compute_uv=False)),
-        ("expm", lambda y: fsl.expm(y)),
+        ("solve_sylvester", lambda y: fsl.solve_sylvester(y, y, y)),
     ]:
         with pytest.raises(DtypeError, match=name):  # when recorded, or differentiated
             out, vjp_fn = fg.vjp(f, z)
