@@ -19,7 +19,7 @@ __all__ = ["Beta"]
 class Beta(Distribution):
     """The beta distribution of `concentration1` (alpha) and `concentration0` (beta).
 
-    `rsample` is not provided yet; `sample` is.
+    `rsample` goes through the Dirichlet's (see `Dirichlet`).
 
     Examples:
         >>> import funcgrad as torch
@@ -34,7 +34,7 @@ class Beta(Distribution):
         "concentration0": constraints.positive,
     }
     support = constraints.unit_interval
-    has_rsample = False
+    has_rsample = True
 
     def __init__(self, concentration1, concentration0, validate_args=None):
         if isinstance(concentration1, numbers.Number) and isinstance(
@@ -79,9 +79,8 @@ class Beta(Distribution):
     def variance(self):
         return op(lambda a, b: a * b / ((a + b) ** 2 * (a + b + 1)), self._c1, self._c0)
 
-    def sample(self, sample_shape=()):
-        x = value_of(self._dirichlet.sample(sample_shape))
-        return wrap(np.array(x[..., 0]))
+    def rsample(self, sample_shape=()):
+        return op(lambda x: x[..., 0], self._dirichlet.rsample(sample_shape))
 
     def log_prob(self, value):
         if self._validate_args:

@@ -7,7 +7,7 @@ import numpy as np
 from funcgrad import numpy as fnp
 from funcgrad.distributions import constraints
 from funcgrad.distributions.distribution import Distribution
-from funcgrad.distributions.gamma import standard_gamma
+from funcgrad.distributions.gamma import reparameterized_gamma
 from funcgrad.distributions.utils import as_tensor, expand, op, shape_of, value_of, wrap
 from funcgrad.scipy import special as _sp
 
@@ -17,7 +17,9 @@ __all__ = ["Dirichlet"]
 class Dirichlet(Distribution):
     """The Dirichlet distribution of `concentration` (..., K) > 0, over the (K-1)-simplex.
 
-    `rsample` is not provided yet; `sample` is (normalised gamma draws).
+    Draws are normalised gamma draws; `rsample` differentiates them through
+    the gammas' implicit gradients (an unbiased pathwise gradient, though
+    not PyTorch's per draw, which goes through the Beta marginals).
 
     Examples:
         >>> import funcgrad as torch
@@ -29,7 +31,7 @@ class Dirichlet(Distribution):
 
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
-    has_rsample = False
+    has_rsample = True
 
     def __init__(self, concentration, validate_args=None):
         concentration = as_tensor(concentration)
@@ -71,12 +73,12 @@ class Dirichlet(Distribution):
 
         return op(f, self.concentration)
 
-    def sample(self, sample_shape=()):
+    def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        g = standard_gamma(self.concentration, shape)
-        x = g / g.sum(-1, keepdims=True)
-        tiny = np.finfo(x.dtype).tiny
-        return wrap(np.clip(x, tiny, 1 - np.finfo(x.dtype).eps).astype(x.dtype))
+        g = reparameterized_gamma(self.concentration, shape)
+        dtype = value_of(self.concentration).dtype
+        tiny, eps = float(np.finfo(dtype).tiny), float(np.finfo(dtype).eps)
+        return op(lambda g: fnp.clip(g / fnp.sum(g, axis=-1, keepdims=True), tiny, 1 - eps), g)
 
     def log_prob(self, value):
         if self._validate_args:
