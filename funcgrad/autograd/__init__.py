@@ -5,7 +5,7 @@
 tensor functions). May import every layer below it.
 """
 
-from funcgrad.autograd import anomaly, functional, profiler
+from funcgrad.autograd import anomaly, forward_ad, functional, graph, profiler
 from funcgrad.autograd.anomaly import detect_anomaly, set_detect_anomaly
 from funcgrad.autograd.checks import gradcheck, gradgradcheck
 from funcgrad.autograd.function import Function
@@ -21,10 +21,12 @@ __all__ = [
     "backward",
     "detect_anomaly",
     "enable_grad",
+    "forward_ad",
     "functional",
     "grad",
     "gradcheck",
     "gradgradcheck",
+    "graph",
     "no_grad",
     "profiler",
     "set_detect_anomaly",
