@@ -427,23 +427,27 @@ def _class_dim(logp: Any) -> int:
 
 
 def _masks(logp: Any, target: Array, ignore_index: int) -> tuple[Array, Array, Array]:
-    """`(valid, safe, onehot)`: targets not ignored, targets with 0 where ignored, and the
-    one-hot mask of the valid targets (logp's shape, 1 at each valid target's class)."""
+    """`(valid, onehot, counted)`: the targets not ignored, the one-hot mask of the valid
+    targets (logp's shape, 1 at each valid target's class) and `valid` in logp's dtype."""
     v = value_of(logp)
     xp = xp_of(v)
     cd = _class_dim(logp)
     valid = target != ignore_index
     safe = xp.where(valid, target, 0)
-    n_classes = v.shape[cd]
-    classes = xp.arange(n_classes).reshape((-1,) + (1,) * (v.ndim - cd - 1))
+    counted = valid.astype(v.dtype)
+    if v.ndim == 2:  # (N, C): one fancy-indexed write
+        onehot = xp.zeros(v.shape, dtype=v.dtype)
+        onehot[xp.arange(v.shape[0]), safe] = counted
+        return valid, onehot, counted
+    classes = xp.arange(v.shape[cd]).reshape((-1,) + (1,) * (v.ndim - cd - 1))
     onehot = (xp.expand_dims(safe, cd) == classes) & xp.expand_dims(valid, cd)
-    return valid, safe, onehot.astype(v.dtype)
+    return valid, onehot.astype(v.dtype), counted
 
 
-def _class_weights(w: Array, onehot: Array, cd: int) -> Array:
-    """`w[t]` per target (0 where ignored), or the mask itself where there is no weight."""
+def _class_weights(w: Array, onehot: Array, counted: Array, cd: int) -> Array:
+    """`w[t]` per target (0 where ignored); `counted` (0 or 1) where there is no weight."""
     if type(w) is float or type(w) is int:
-        return sum_(onehot, axis=cd, keepdims=False) * w
+        return counted if w == 1 else counted * w
     shape = [1] * len(shape_of(onehot))
     shape[cd] = shape_of(onehot)[cd]
     return sum_(onehot * reshape(w, shape=tuple(shape)), axis=cd, keepdims=False)
@@ -452,12 +456,17 @@ def _class_weights(w: Array, onehot: Array, cd: int) -> Array:
 def _nll_forward(
     xp: ModuleType, logp: Array, target: Array, w: Array, *, ignore_index: int, reduction: str
 ) -> Array:
-    cd = _class_dim(logp)
     valid = target != ignore_index
     safe = xp.where(valid, target, 0)
-    picked = xp.squeeze(xp.take_along_axis(logp, xp.expand_dims(safe, cd), axis=cd), axis=cd)
+    if logp.ndim == 2:
+        picked = logp[xp.arange(logp.shape[0]), safe]
+    else:
+        cd = _class_dim(logp)
+        picked = xp.squeeze(xp.take_along_axis(logp, xp.expand_dims(safe, cd), axis=cd), axis=cd)
     if isinstance(w, (int, float)):
-        wt = valid.astype(logp.dtype) * w
+        wt = valid.astype(logp.dtype)
+        if w != 1:
+            wt = wt * logp.dtype.type(w)
     else:
         wt = xp.where(valid, w[safe], 0).astype(logp.dtype)
     loss = -picked * wt
@@ -497,8 +506,8 @@ def _nll_vjp(
 ) -> tuple[Array | None, None, Array | None]:
     cd = _class_dim(logp)
     ndim = len(shape_of(logp))
-    valid, safe, onehot = _masks(logp, target, ignore_index)
-    wt = _class_weights(w, onehot, cd)
+    valid, onehot, counted = _masks(logp, target, ignore_index)
+    wt = _class_weights(w, onehot, counted, cd)
     c = _nll_scale(ct, reduction, wt)
     if c is None:  # every target ignored: the loss is nan, its gradient 0 (as in PyTorch)
         zeros = 0.0 * logp
@@ -531,14 +540,14 @@ def _nll_jvp(
     if logp_t is None and w_t is None:
         return None
     cd = _class_dim(logp)
-    valid, safe, onehot = _masks(logp, target, ignore_index)
-    wt = _class_weights(w, onehot, cd)
+    valid, onehot, counted = _masks(logp, target, ignore_index)
+    wt = _class_weights(w, onehot, counted, cd)
     total: Any = 0.0
     if logp_t is not None:
         total = total - wt * sum_(onehot * logp_t, axis=cd, keepdims=False)
     if w_t is not None:
         picked = sum_(onehot * logp, axis=cd, keepdims=False)
-        total = total - picked * _class_weights(w_t, onehot, cd)
+        total = total - picked * _class_weights(w_t, onehot, counted, cd)
     if reduction == "none":
         return total
     s = sum_(total, axis=None, keepdims=False)
@@ -549,7 +558,9 @@ def _nll_jvp(
         return 0.0 * s
     if w_t is not None:
         loss = -sum_(sum_(onehot * logp, axis=cd, keepdims=False) * wt, axis=None, keepdims=False)
-        s = s - loss / big_w * sum_(_class_weights(w_t, onehot, cd), axis=None, keepdims=False)
+        s = s - loss / big_w * sum_(
+            _class_weights(w_t, onehot, counted, cd), axis=None, keepdims=False
+        )
     return s / big_w
 
 
