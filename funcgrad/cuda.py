@@ -493,7 +493,9 @@ class Stream:
 
     def __init__(self, device=None, priority: int = 0, **kwargs):
         self._stream = None
-        self.device = _device_class("cuda", 0) if device is None else _device_class(device)
+        self.device: _device_class | None = (
+            _device_class("cuda", 0) if device is None else _device_class(device)
+        )
         if cuda_available():
             cupy = _cupy("Stream")
             with cupy.cuda.Device(_index(device, "Stream")):

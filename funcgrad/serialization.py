@@ -159,7 +159,7 @@ _REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
 _REBUILD_PARAMETER_STATE = _Global("torch._utils", "_rebuild_parameter_with_state")
 
 
-class _TorchPickler(pickle._Pickler):  # type: ignore[name-defined]  # the Python pickler
+class _TorchPickler(pickle._Pickler):  # the Python implementation of the pickler
     """Pickles like `torch.save`: tensors as storages and rebuild calls, dtypes as torch's names.
 
     The Python implementation of `pickle.Pickler`, because it lets a global
@@ -212,7 +212,7 @@ class _TorchPickler(pickle._Pickler):  # type: ignore[name-defined]  # the Pytho
         value = t._value
         location = device_of(value)
         ref, offset, stride = self._storage(value, location)
-        hooks = collections.OrderedDict()
+        hooks: collections.OrderedDict[str, Any] = collections.OrderedDict()
         size = tuple(int(s) for s in value.shape)
         name = _DTYPE_NAME.get(value.dtype)
         if value.dtype in _STORAGE_OF:
@@ -445,7 +445,7 @@ class _StorageType:
 class _Unpickler(pickle.Unpickler):
     """Reads `data.pkl`: torch's names become funcgrad's; with `weights_only`, nothing else loads."""
 
-    def __init__(self, file, records: _Records, map_location, weights_only: bool, **kwargs):
+    def __init__(self, file, records: _Records | None, map_location, weights_only: bool, **kwargs):
         super().__init__(file, **kwargs)
         self.records = records
         self.map_location = map_location
@@ -483,6 +483,7 @@ class _Unpickler(pickle.Unpickler):
         if storage is None:
             if not isinstance(kind, _StorageType):
                 raise pickle.UnpicklingError(f"funcgrad.load: unknown storage type {kind!r}")
+            assert self.records is not None  # a legacy file's storages come from _Fill
             array = self.records.storage(key, kind, int(numel))
             storage = _place(_Storage(array, str(location)), self.map_location)
             self.storages[key] = storage
@@ -988,7 +989,7 @@ def get_unsafe_globals_in_checkpoint(f) -> list[str]:
         found = []
         for opcode, arg, _ in pickletools.genops(records.read_pickle()):
             if opcode.name == "GLOBAL":
-                module, name = arg.split(" ", 1)
+                module, name = str(arg).split(" ", 1)
                 full = f"{module}.{name}"
                 if _torch_name(module, name) is None and full not in _ALLOWED and full not in _safe:
                     found.append(full)

@@ -20,9 +20,9 @@ def is_available() -> bool:
 def flags(enabled: bool = False, deterministic: bool = False) -> Iterator[None]:
     """Set `enabled` inside the block, and put it back after it."""
     module = sys.modules[__name__]
-    before = module.enabled
-    module.enabled = enabled
+    before = module.__dict__["enabled"]
+    module.__dict__["enabled"] = enabled
     try:
         yield
     finally:
-        module.enabled = before
+        module.__dict__["enabled"] = before

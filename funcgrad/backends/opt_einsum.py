@@ -23,6 +23,4 @@ def get_opt_einsum():
     """Return the `opt_einsum` package, or None when it is not installed."""
     if not is_available():
         return None
-    import opt_einsum
-
-    return opt_einsum
+    return importlib.import_module("opt_einsum")

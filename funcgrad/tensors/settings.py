@@ -16,6 +16,7 @@ for PyTorch that set or read them run unchanged:
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
 from typing import Any
@@ -137,7 +138,7 @@ def set_num_threads(num: int) -> None:
         raise ValueError(f"funcgrad.set_num_threads: the number of threads must be >= 1, got {num}")
     _state["threads"] = num
     try:
-        import threadpoolctl
+        threadpoolctl = importlib.import_module("threadpoolctl")
     except ImportError:
         return
     while _limits:
@@ -189,7 +190,7 @@ def get_float32_matmul_precision() -> str:
 
 # --- print options --------------------------------------------------------------------------------
 
-_PROFILES = {
+_PROFILES: dict[str, dict[str, float]] = {
     "default": {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80},
     "short": {"precision": 2, "threshold": 1000, "edgeitems": 2, "linewidth": 80},
     "full": {"precision": 4, "threshold": math.inf, "edgeitems": 3, "linewidth": 80},
@@ -229,13 +230,14 @@ def set_printoptions(
             )
         for key, value in _PROFILES[profile].items():
             setattr(_printing, f"_{key.upper()}", value)
-    for key, value in (
-        ("precision", precision),
-        ("threshold", threshold),
-        ("edgeitems", edgeitems),
-        ("linewidth", linewidth),
-    ):
-        if value is not None:
-            setattr(_printing, f"_{key.upper()}", value)
+    given: dict[str, float | None] = {
+        "precision": precision,
+        "threshold": threshold,
+        "edgeitems": edgeitems,
+        "linewidth": linewidth,
+    }
+    for key, option in given.items():
+        if option is not None:
+            setattr(_printing, f"_{key.upper()}", option)
     # NOTE: sci_mode=None keeps the per-tensor choice, as in PyTorch (so it is always set).
     _printing._SCI_MODE = sci_mode
