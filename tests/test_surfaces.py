@@ -176,6 +176,8 @@ NAMESPACES = [
     funcgrad.optimizers,
     funcgrad.utils.data,
     funcgrad.misc,
+    funcgrad.distributions,
+    funcgrad.distributions.constraints,
 ]
 
 

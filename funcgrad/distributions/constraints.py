@@ -6,11 +6,11 @@ valid. Checks look at values only (no gradient). Names, reprs and
 semantics are PyTorch's: `constraints.positive` is `GreaterThan(lower_bound=0.0)`.
 """
 
-from __future__ import annotations
+import numpy as _np
 
-import numpy as np
-
-from funcgrad.distributions.utils import fmt, value_of, wrap
+from funcgrad.distributions.utils import fmt as _fmt
+from funcgrad.distributions.utils import value_of as _value_of
+from funcgrad.distributions.utils import wrap as _wrap
 
 __all__ = [
     "Constraint",
@@ -44,10 +44,10 @@ __all__ = [
 
 
 def _v(x):
-    v = value_of(x)
+    v = _value_of(x)
     if hasattr(v, "get"):  # a CuPy array: checks run on the host
         v = v.get()
-    return np.asarray(v)
+    return _np.asarray(v)
 
 
 class Constraint:
@@ -71,7 +71,7 @@ class Constraint:
         """Return a bool tensor: whether each event of `value` satisfies the constraint."""
         raise NotImplementedError
 
-    def _check(self, v: np.ndarray) -> np.ndarray:
+    def _check(self, v: _np.ndarray) -> _np.ndarray:
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -80,7 +80,7 @@ class Constraint:
 
 class _Elementwise(Constraint):
     def check(self, value):
-        return wrap(np.asarray(self._check(_v(value))))
+        return _wrap(_np.asarray(self._check(_v(value))))
 
 
 class _Dependent(Constraint):
@@ -168,7 +168,7 @@ class _IndependentConstraint(Constraint):
             raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {_v(value).ndim}")
         if n:
             result = result.reshape(result.shape[: result.ndim - n] + (-1,)).all(-1)
-        return wrap(np.asarray(result))
+        return _wrap(_np.asarray(result))
 
     def __repr__(self) -> str:
         return (
@@ -190,7 +190,7 @@ class _OneHot(Constraint):
 
     def check(self, value):
         v = _v(value)
-        return wrap(np.asarray((((v == 0) | (v == 1)).all(-1)) & (v.sum(-1) == 1)))
+        return _wrap(_np.asarray((((v == 0) | (v == 1)).all(-1)) & (v.sum(-1) == 1)))
 
 
 class _IntegerInterval(_Elementwise):
@@ -206,8 +206,8 @@ class _IntegerInterval(_Elementwise):
 
     def __repr__(self) -> str:
         return (
-            f"{self.__class__.__name__[1:]}(lower_bound={fmt(self.lower_bound)}, "
-            f"upper_bound={fmt(self.upper_bound)})"
+            f"{self.__class__.__name__[1:]}(lower_bound={_fmt(self.lower_bound)}, "
+            f"upper_bound={_fmt(self.upper_bound)})"
         )
 
 
@@ -222,7 +222,7 @@ class _IntegerGreaterThan(_Elementwise):
         return (v % 1 == 0) & (v >= _v(self.lower_bound))
 
     def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(lower_bound={fmt(self.lower_bound)})"
+        return f"{self.__class__.__name__[1:]}(lower_bound={_fmt(self.lower_bound)})"
 
 
 class _Real(_Elementwise):
@@ -239,7 +239,7 @@ class _GreaterThan(_Elementwise):
         return _v(self.lower_bound) < v
 
     def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(lower_bound={fmt(self.lower_bound)})"
+        return f"{self.__class__.__name__[1:]}(lower_bound={_fmt(self.lower_bound)})"
 
 
 class _GreaterThanEq(_GreaterThan):
@@ -256,7 +256,7 @@ class _LessThan(_Elementwise):
         return v < _v(self.upper_bound)
 
     def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(upper_bound={fmt(self.upper_bound)})"
+        return f"{self.__class__.__name__[1:]}(upper_bound={_fmt(self.upper_bound)})"
 
 
 class _Interval(_Elementwise):
@@ -270,8 +270,8 @@ class _Interval(_Elementwise):
 
     def __repr__(self) -> str:
         return (
-            f"{self.__class__.__name__[1:]}(lower_bound={fmt(self.lower_bound)}, "
-            f"upper_bound={fmt(self.upper_bound)})"
+            f"{self.__class__.__name__[1:]}(lower_bound={_fmt(self.lower_bound)}, "
+            f"upper_bound={_fmt(self.upper_bound)})"
         )
 
 
@@ -285,7 +285,7 @@ class _Simplex(Constraint):
 
     def check(self, value):
         v = _v(value)
-        return wrap(np.asarray((v >= 0).all(-1) & (np.abs(v.sum(-1) - 1) < 1e-6)))
+        return _wrap(_np.asarray((v >= 0).all(-1) & (_np.abs(v.sum(-1) - 1) < 1e-6)))
 
 
 class _LowerTriangular(Constraint):
@@ -293,7 +293,7 @@ class _LowerTriangular(Constraint):
 
     def check(self, value):
         v = _v(value)
-        return wrap(np.asarray((np.tril(v) == v).reshape(v.shape[:-2] + (-1,)).all(-1)))
+        return _wrap(_np.asarray((_np.tril(v) == v).reshape(v.shape[:-2] + (-1,)).all(-1)))
 
 
 class _LowerCholesky(Constraint):
@@ -301,9 +301,9 @@ class _LowerCholesky(Constraint):
 
     def check(self, value):
         v = _v(value)
-        lower = (np.tril(v) == v).reshape(v.shape[:-2] + (-1,)).all(-1)
-        positive = (np.diagonal(v, axis1=-2, axis2=-1) > 0).all(-1)
-        return wrap(np.asarray(lower & positive))
+        lower = (_np.tril(v) == v).reshape(v.shape[:-2] + (-1,)).all(-1)
+        positive = (_np.diagonal(v, axis1=-2, axis2=-1) > 0).all(-1)
+        return _wrap(_np.asarray(lower & positive))
 
 
 class _Square(Constraint):
@@ -311,26 +311,26 @@ class _Square(Constraint):
 
     def check(self, value):
         v = _v(value)
-        return wrap(np.full(v.shape[:-2], v.shape[-2] == v.shape[-1], dtype=bool))
+        return _wrap(_np.full(v.shape[:-2], v.shape[-2] == v.shape[-1], dtype=bool))
 
 
 class _Symmetric(_Square):
     def check(self, value):
         v = _v(value)
         if v.shape[-2] != v.shape[-1]:
-            return wrap(np.zeros(v.shape[:-2], dtype=bool))
-        close = np.isclose(v, np.swapaxes(v, -1, -2), atol=1e-6)
-        return wrap(np.asarray(close.all(-2).all(-1)))
+            return _wrap(_np.zeros(v.shape[:-2], dtype=bool))
+        close = _np.isclose(v, _np.swapaxes(v, -1, -2), atol=1e-6)
+        return _wrap(_np.asarray(close.all(-2).all(-1)))
 
 
-def _cholesky_ok(v: np.ndarray) -> np.ndarray:
+def _cholesky_ok(v: _np.ndarray) -> _np.ndarray:
     flat = v.reshape((-1,) + v.shape[-2:])
-    ok = np.zeros(len(flat), dtype=np.bool_)
+    ok = _np.zeros(len(flat), dtype=_np.bool_)
     for i, m in enumerate(flat):
         try:
-            np.linalg.cholesky(m)
+            _np.linalg.cholesky(m)
             ok[i] = True
-        except np.linalg.LinAlgError:
+        except _np.linalg.LinAlgError:
             ok[i] = False
     return ok.reshape(v.shape[:-2])
 
@@ -339,16 +339,16 @@ class _PositiveSemidefinite(_Symmetric):
     def check(self, value):
         sym = _v(super().check(value))
         if not sym.all():
-            return wrap(sym)
-        return wrap(np.asarray((np.linalg.eigvalsh(_v(value)) >= 0).all(-1)))
+            return _wrap(sym)
+        return _wrap(_np.asarray((_np.linalg.eigvalsh(_v(value)) >= 0).all(-1)))
 
 
 class _PositiveDefinite(_Symmetric):
     def check(self, value):
         sym = _v(super().check(value))
         if not sym.all():
-            return wrap(sym)
-        return wrap(_cholesky_ok(_v(value)))
+            return _wrap(sym)
+        return _wrap(_cholesky_ok(_v(value)))
 
 
 # fmt: off
