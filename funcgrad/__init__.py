@@ -187,3 +187,10 @@ __all__ = [
 
 # A name of PyTorch's torch namespace that funcgrad lacks raises NotProvidedError (#14).
 __getattr__ = _module_getattr("torch", "funcgrad")
+
+# NOTE: last, over every name above: the view functions (`transpose`, `reshape` ...) record
+# their results as views sharing writes, each the same object as its Tensor method (#14).
+from funcgrad.tensors.views import install_functions as _install_views  # noqa: E402
+
+_install_views(globals())
+del _install_views

@@ -1,4 +1,4 @@
-"""Indexing primitives: `x[index]` (`getitem`) and its transpose, `scatter_add`.
+"""Indexing primitives: `x[index]` (`getitem`), its transpose `scatter_add`, and `index_update`.
 
 `getitem` takes any NumPy index as a static parameter: ints, slices, `None`,
 `Ellipsis`, integer arrays and boolean masks, alone or mixed. Its VJP puts
@@ -6,6 +6,14 @@ the cotangent back where the elements came from with `scatter_add`, which
 *adds* into zeros, so an element picked twice (`x[[0, 0]]`) receives both
 contributions. Each of the two is the other's transpose, so both are linear
 and derivatives of any order work.
+
+`index_update(x, values, index=)` is `x[index] = values` out of place: a copy
+of `x` with `values` (broadcast) written at `index`. It is how the Tensor
+layer records item assignment (`t[i] = v`) and every in-place operation on a
+view: the base gets a new node, and graphs that hold the old one keep it.
+It is linear in `x` and `values` together; the VJP gives `x` the cotangent
+with zeros where it was overwritten and `values` the cotangent read back at
+`index` (PyTorch's `IndexPutBackward0`/`CopySlices`).
 
 Indices are normalized once, by `normalize_index`, before they become a
 node's parameter: always a tuple, with lists turned into integer (or
@@ -232,4 +240,79 @@ attach(
         "__getitem__": lambda self, index: getitem(self, index=normalize_index(index)),
         "__iter__": _iter,
     }
+)
+
+
+# --- writing at an index, out of place ----------------------------------------------
+
+
+def _draw_unique_index(g: Draw, shape: tuple[int, ...]) -> tuple[Any, ...]:
+    """Draw an index into `shape` that names no position twice (a write there is well defined)."""
+    if shape and g.integers(0, 3) == 0:
+        k = g.integers(1, len(shape))
+        return normalize_index(g.array(shape[:k], -1.0, 1.0) > 0)
+    index: list[Any] = []
+    arrays = 0
+    for n in shape:
+        kind = g.integers(0, 2) if n else 1
+        if kind == 0:
+            index.append(g.integers(-n, n - 1))
+        elif kind == 1 or arrays:
+            index.append(_draw_slice(g, n))
+        else:  # one integer array, without repeats (a permutation's first entries)
+            arrays += 1
+            index.append(g.permutation(n)[: g.integers(0, n)])
+        if g.integers(0, 4) == 0:
+            index.append(None)
+    if index and g.integers(0, 3) == 0:
+        index[g.integers(0, len(index) - 1)] = Ellipsis
+    return normalize_index(tuple(index))
+
+
+def _index_update_sample(g: Draw) -> Drawn:
+    shape = g.shape(min_dims=0, max_dims=3, min_side=0)
+    x = g.array(shape, -3.0, 3.0)
+    index = _draw_unique_index(g, shape)
+    target = getitem(x, index=index).shape
+    # values broadcast to the indexed shape: all of it, its trailing axes, or a scalar
+    cut = g.integers(0, len(target))
+    values = g.array(target[cut:] if g.boolean() else target, -3.0, 3.0)
+    return (x, values), {"index": index}
+
+
+def _index_update_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
+    """IndexPutBackward0 for an index with an array in it (`index_put_`), else CopySlices."""
+    for i in params["index"]:
+        if hasattr(i, "shape"):
+            return "IndexPutBackward0"
+    return "CopySlices"
+
+
+def _index_update_forward(
+    xp: ModuleType, x: Array, values: Array, *, index: tuple[Any, ...]
+) -> Array:
+    out = xp.array(x, copy=True)
+    try:
+        out[index] = values
+    except (IndexError, ValueError) as e:
+        raise IndexingError(
+            f"funcgrad.index_update({describe(x)}, {describe(values)}, index={index!r}): {e}"
+        ) from e
+    return out
+
+
+index_update: Primitive = register(
+    Primitive(
+        name="index_update",
+        forward=_index_update_forward,
+        vjp=(
+            lambda ct, out, x, values, *, index: index_update(ct, 0.0, index=index),
+            lambda ct, out, x, values, *, index: getitem(ct, index=index),
+        ),
+        jvp=LINEAR,
+        params=("index",),
+        sample=Sample(_index_update_sample, complex=True),
+        doc="a copy of x with values written at index (x[index] = values, out of place)",
+        names=Names(grad_fn=_index_update_grad_fn),
+    )
 )

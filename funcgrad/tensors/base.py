@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from funcgrad.graph import Node, make_node
 
 if TYPE_CHECKING:
+    from funcgrad.tensors.aliases import Storage, ViewInfo
     from funcgrad.tensors.grad_fn import BackwardFunction
     from funcgrad.tensors.tensor_class import Tensor
 
@@ -33,6 +34,7 @@ class TensorBase:
         "_post_hooks",
         "_retains_grad",
         "_base",
+        "_view",
         "_volatile",
         "_grad_fn",
         "__weakref__",
@@ -43,7 +45,8 @@ class TensorBase:
     _hooks: dict[int, Callable[[Tensor], Any]] | None  # tensor hooks, by handle id
     _post_hooks: dict[int, Callable[[Tensor], Any]] | None
     _retains_grad: bool
-    _base: Tensor | None  # the tensor whose `.data` this is
+    _base: Tensor | None  # a view's base (PyTorch's `_base`), else None
+    _view: Storage | ViewInfo | None  # aliases: see funcgrad.tensors.aliases
     _volatile: bool
     _grad_fn: BackwardFunction | None
     # The class of results of operations, `.detach()` and gradients (None: its own);
@@ -81,6 +84,7 @@ def _init(t: TensorBase, value, node: Node | None = None) -> None:
     t._post_hooks = None
     t._retains_grad = False
     t._base = None
+    t._view = None
     t._volatile = False
     t._grad_fn = None
 

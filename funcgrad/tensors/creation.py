@@ -175,10 +175,13 @@ def _check_data(value, data) -> None:
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
-    """Return a tensor holding `array`'s values (its dtype kept).
+    """Return a tensor that shares memory with `array` (its dtype kept), as in PyTorch.
 
-    Unlike PyTorch, the tensor does not share memory with `array`: funcgrad
-    never writes into arrays, and a graph copies what it keeps.
+    Writing into `array` changes the tensor, and an in-place operation on
+    the tensor (or on a view of it) changes `array`. Values a graph
+    recorded never change: a graph that uses the tensor keeps a read-only
+    copy of the array (`docs/concepts/views.md`). An array of a dtype
+    NumPy stores in another byte order, or of a non-numeric dtype, is copied.
 
     Examples:
         >>> import numpy as np
@@ -187,10 +190,16 @@ def from_numpy(array: np.ndarray) -> Tensor:
         >>> t = torch.from_numpy(a)
         >>> a[0] = 5.0
         >>> t
-        tensor([0., 1., 2.], dtype=funcgrad.float64)
+        tensor([5., 1., 2.], dtype=funcgrad.float64)
+        >>> t.add_(1)
+        tensor([6., 2., 3.], dtype=funcgrad.float64)
+        >>> a
+        array([6., 2., 3.])
     """
     if not isinstance(array, np.ndarray):
         raise TypeError(f"funcgrad.from_numpy: expected np.ndarray (got {type(array).__name__})")
+    if array.dtype.isnative and array.dtype.kind in "biufc":
+        return _fresh_leaf(Tensor, array.view(np.ndarray), False)  # shared (a subclass as ndarray)
     return _fresh_leaf(Tensor, np.array(array, copy=True), False)
 
 

@@ -1,4 +1,4 @@
-"""In-place `Tensor` methods: compute the out-of-place result, then rebind the tensor to it.
+"""In-place `Tensor` methods: compute the out-of-place result, then write it into the tensor.
 
 `inplace(name, fn)` makes the method `name` (`add_`, `exp_`, `zero_` ...)
 from the function `fn` that computes its result. The generated methods of
@@ -6,18 +6,25 @@ the primitive records (`_generated.DeclaredMethods`) and the hand-written
 ones (`methods.TensorMethods`) both use it, so every in-place method goes
 through the same three steps:
 
-1. refuse a leaf that requires grad (outside `no_grad`), as PyTorch does;
+1. refuse what PyTorch refuses outside `no_grad` (`check_inplace`): a leaf
+   that requires grad, a view of one, a view made under `no_grad`, an
+   output of `split`/`unbind`;
 2. fit the result to the tensor (`fit`): its shape must be the tensor's,
    and its dtype is cast to the tensor's where PyTorch's `canCast` allows;
-3. rebind the tensor to the result (`rebind`). A recorded result (one that
-   depends on a tensor that requires grad) is a new node, and the tensor
-   becomes that node's non-leaf: gradients flow through the in-place
-   operation, into the tensor's old history and into the other operands.
-   Graphs recorded before keep their old values.
+3. write the result into the tensor (`rebind`, which is
+   `funcgrad.tensors.views.write`). A recorded result (one that depends on
+   a tensor that requires grad) is a new node, and the tensor becomes that
+   node's non-leaf: gradients flow through the in-place operation, into the
+   tensor's old history and into the other operands.
 
-NOTE: a tensor never writes into its array: arrays are shared between
-tensors (`detach`, `.data`) and held by graphs. Issue #14 adds views on
-top of this: an in-place operation on a view becomes a new node for its base.
+NOTE: views share writes, as in PyTorch, but the graph stays immutable
+(funcgrad.tensors.views, docs/concepts/views.md): a write into a view is an
+`index_update` node for its base, every alias of the base (the base, its
+views, views of views, `detach()`, `.data`) reads the new values, and
+graphs recorded before keep their old nodes and values, so no "modified by
+an inplace operation" error can arise. A tensor outside any graph is written
+into its own array (which NumPy arrays from `from_numpy`/`numpy()` share);
+an array a graph holds is never written into.
 """
 
 from __future__ import annotations
@@ -27,12 +34,10 @@ from typing import Concatenate, ParamSpec
 
 import numpy as np
 
-from funcgrad import numpy as fnp
 from funcgrad.errors import InPlaceError
-from funcgrad.tensors import grad_mode
 from funcgrad.tensors.dtypes import torch_name as torch_dtype_name
-from funcgrad.tensors.engine import track
-from funcgrad.tensors.tensor_class import Tensor, _apply
+from funcgrad.tensors.tensor_class import Tensor
+from funcgrad.tensors.views import check_inplace, write
 
 _P = ParamSpec("_P")
 
@@ -55,16 +60,6 @@ def can_cast(from_dtype, to_dtype) -> bool:
     if src in "fc" and dst in "biu":
         return False
     return not (src != "b" and dst == "b")
-
-
-def check_inplace(self: Tensor, name: str) -> None:
-    """Refuse an in-place operation on a leaf that requires grad (outside `no_grad`)."""
-    if self._node is not None and self.is_leaf and grad_mode.is_grad_enabled():
-        raise RuntimeError(
-            f"a leaf Variable that requires grad is being used in an in-place operation "
-            f"({name}). Wrap the update in `with funcgrad.no_grad():`, or operate on "
-            f"x.data"
-        )
 
 
 def broadcast_error(name: str, shape: tuple, src_shape: tuple) -> InPlaceError:
@@ -134,42 +129,24 @@ def inplace(
 
     def method(self: Tensor, *args: _P.args, **kwargs: _P.kwargs) -> Tensor:
         check_inplace(self, name)
-        rebind(self, fit(self, out_of_place(self, *args, **kwargs), name), overwrites)
+        result = fit(self, out_of_place(self, *args, **kwargs), name)
+        write(self, result, name=name, overwrites=overwrites)
         return self
 
     method.__name__ = name
-    method.__doc__ = f"In-place version of `{name.rstrip('_')}`: rebinds this tensor to the result."
+    method.__doc__ = (
+        f"In-place version of `{name.rstrip('_')}`: writes the result into this tensor."
+    )
     return method
 
 
-def rebind(self: Tensor, result: Tensor, overwrites: bool = False) -> None:
-    """Make `self` the result of an in-place operation (a new node; old graphs keep theirs).
+def rebind(self: Tensor, result: Tensor, overwrites: bool = False, name: str = "in-place") -> None:
+    """Make `result` the new value of `self` (and of its views and base): an in-place write.
 
     `result` has `self`'s shape and dtype (see `fit`). It is recorded when
     it depends on a tensor that requires grad (and grad mode is on); then
-    `self` becomes a non-leaf standing for its node. `overwrites`: see `inplace`.
+    `self` becomes a non-leaf standing for its node. `overwrites`: see
+    `inplace`. The common step of every in-place operation
+    (`funcgrad.tensors.views.write`).
     """
-    recording = grad_mode.is_grad_enabled()
-    if (
-        recording
-        and self._node is not None
-        and self._node.prim is not None
-        and (overwrites or result._node is None)
-    ):
-        # NOTE: an overwrite of a recorded non-leaf (zero_, fill_, copy_) is
-        # recorded as in PyTorch: the tensor takes the new values, and its old
-        # history stays in the graph with an exact zero gradient
-        # (where(False, old, new)), so its inputs get zeros, not None.
-        mask = np.zeros(self._value.shape, dtype=bool)
-        result = _apply(fnp.where, mask, self, result)
-    if recording and result._node is not None:
-        # Recorded: the tensor now stands for the new operation's node.
-        self._node = result._node
-        self._value = result._node.value
-        self._grad_fn = None
-        if self._retains_grad:  # retain_grad follows the tensor to its new node
-            track(self)
-        if self._base is not None:
-            self._base._set_value(self._value)
-        return
-    self._set_value(result._value)
+    write(self, result, name=name, overwrites=overwrites)

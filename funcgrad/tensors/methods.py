@@ -29,6 +29,7 @@ import numpy as np
 
 from funcgrad.backend import device_of, to_device, xp_of
 from funcgrad.tensors import functions as F
+from funcgrad.tensors import views
 from funcgrad.tensors._api_methods import ApiMethods
 from funcgrad.tensors._generated import DeclaredMethods
 from funcgrad.tensors.grad_mode import is_grad_enabled
@@ -189,10 +190,14 @@ class TensorMethods(DeclaredMethods, RandomMethods, ApiMethods):
 
 def install() -> None:
     """Give `Tensor` the methods and operators of `DeclaredMethods`, then of `TensorMethods`."""
-    for cls in (DeclaredMethods, RandomMethods, ApiMethods, TensorMethods):
+    classes = (DeclaredMethods, RandomMethods, ApiMethods, TensorMethods)
+    # NOTE: the view operations are wrapped first, so that views share writes (issue #14)
+    views.wrap_methods(*classes)
+    for cls in classes:
         for name, value in vars(cls).items():
             if callable(value) or isinstance(value, property):  # not __doc__, __slots__ ...
                 setattr(Tensor, name, value)
+    views.install()
 
 
 install()

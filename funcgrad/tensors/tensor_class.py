@@ -21,7 +21,7 @@ import numpy as np
 
 from funcgrad.backend import freeze, to_device
 from funcgrad.errors import AxisError, DtypeError, OpError
-from funcgrad.graph import Node, make_node
+from funcgrad.graph import Node
 from funcgrad.ops import astype
 from funcgrad.ops._util import index_of, normalize_axis
 from funcgrad.ops.device import move as _move_op
@@ -29,6 +29,17 @@ from funcgrad.ops.elementwise import imag as _imag
 from funcgrad.ops.elementwise import real as _real
 from funcgrad.ops.shape import copy as _copy
 from funcgrad.tensors import grad_mode
+from funcgrad.tensors.aliases import (
+    Counter,
+    Step,
+    Storage,
+    ViewInfo,
+    assign,
+    derive,
+    make_alias,
+    refresh,
+    viewing,
+)
 from funcgrad.tensors.base import TensorBase, _init, _new_like, _own_leaf
 from funcgrad.tensors.devices import _already_on, device_of, parse_device, parse_to_args
 from funcgrad.tensors.dtypes import (
@@ -222,31 +233,64 @@ class Tensor(TensorBase, _Methods):
     def data(self) -> Tensor:
         """The same values without the history: a tensor that does not require grad.
 
-        It aliases this tensor: in-place operations on it (`x.data.fill_(0)`)
-        change this tensor's values (recorded graphs keep the old ones).
+        It shares its values with this tensor, as in PyTorch: in-place
+        operations on it (`x.data.fill_(0)`) change this tensor, and the other
+        way round (graphs recorded before keep the old values). Unlike
+        `detach()` it has its own version counter, and autograd does not see
+        what is done through it.
         """
         t = _new_like(self._data_class or type(self), self._value, None)
-        t._base = self
-        return t
+        return make_alias(self, t, _DETACH, public=False, counter=Counter())
 
     @data.setter
     def data(self, other) -> None:
-        self._set_value(_unwrap_value(other))
+        # NOTE: the tensor takes the new values; its old aliases keep the old ones, as in PyTorch
+        info = self._view
+        if type(info) is ViewInfo:
+            self._view = self._base = None
+        elif info is not None:
+            self._view = Storage(info.counter)
+        assign(self, _unwrap_value(other))
 
     def detach(self) -> Tensor:
-        """Return a new tensor with the same values, cut from the graph.
+        """Return a tensor with the same values, cut from the graph.
+
+        It shares its values with this tensor, as in PyTorch: an in-place
+        operation on either shows in both (`x.detach().zero_()` zeroes `x`,
+        which autograd does not see; graphs recorded before keep the old
+        values).
 
         Examples:
             >>> import funcgrad as torch
             >>> torch.ones(1, requires_grad=True).detach().requires_grad
             False
         """
-        return _new_like(self._op_class or type(self), self._value, None)
+        t = _new_like(self._op_class or type(self), self._value, None)
+        return make_alias(self, t, _DETACH, public=False)
 
     def detach_(self) -> Tensor:
-        """Cut this tensor from the graph, in place; return it."""
+        """Cut this tensor from the graph, in place; return it.
+
+        Raises:
+            RuntimeError: On a view (as in PyTorch): use `detach()`.
+        """
+        if self._base is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead (funcgrad.Tensor.detach_ "
+                f"on a view of shape {list(self._value.shape)})"
+            )
         self._node = None
         return self
+
+    @property
+    def _version(self) -> int:
+        """How many in-place operations changed this tensor's values (shared by a base and its views)."""
+        info = self._view
+        return 0 if info is None else info.counter.n
+
+    def _is_view(self) -> bool:
+        """Return whether this tensor is a view of another (`_base`), as PyTorch's `_is_view()`."""
+        return self._base is not None
 
     def retain_grad(self) -> None:
         """Make a non-leaf tensor keep its `.grad` after backward."""
@@ -322,21 +366,21 @@ class Tensor(TensorBase, _Methods):
     # --- values -------------------------------------------------------------
 
     def _set_value(self, value) -> None:
-        """Rebind to a new value (the in-place operations' common step)."""
-        value = freeze(value) if self._node is not None else value
-        node = self._node
-        if node is not None:
-            if node.prim is None:
-                node = _own_leaf(self, value)
-            else:  # keep the history, with the new value
-                node = make_node(node.prim, node.inputs, node.params, value)
-            self._node = node
-            value = node.value
-            if self._retains_grad:  # retain_grad follows the tensor to its new node
-                track(self)
-        self._value = value
-        if self._base is not None:
-            self._base._set_value(value)
+        """Rebind to a new value, keeping the history; the aliases see it (`aliases.assign`).
+
+        On an alias, the values are written into its base (not recorded, as
+        through `.data`).
+        """
+        info = self._view
+        if type(info) is ViewInfo:
+            # NOTE: cycle tensor_class <-> views (views needs Tensor); a rare path
+            from funcgrad.tensors.views import write
+
+            write(self, _new_like(Tensor, value, None), name="_set_value", value_only=True)
+            return
+        assign(self, value)
+        if info is not None:
+            refresh(self)
 
     @property
     def shape(self) -> Size:
@@ -368,28 +412,24 @@ class Tensor(TensorBase, _Methods):
 
     @property
     def real(self) -> Tensor:
-        """The real part, as a new tensor (differentiable; PyTorch's is a view, see below).
+        """The real part: a view, as in PyTorch (writing into it changes this tensor).
 
         A real tensor's real part is the tensor itself, as in PyTorch.
-
-        NOTE: PyTorch returns a view sharing storage with the complex tensor
-        (writing into it changes the tensor); funcgrad returns the values
-        (views of complex tensors come with the Tensor-semantics issue, #14).
         """
         if self._value.dtype.kind != "c":
             return self
-        return _apply(_real, self)
+        return _part(self, "real")
 
     @property
     def imag(self) -> Tensor:
-        """The imaginary part, as a new tensor (differentiable; PyTorch's is a view).
+        """The imaginary part: a view, as in PyTorch (writing into it changes this tensor).
 
         Raises:
             RuntimeError: For a tensor that is not complex (as PyTorch).
         """
         if self._value.dtype.kind != "c":
             raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-        return _apply(_imag, self)
+        return _part(self, "imag")
 
     @property
     def device(self):
@@ -444,13 +484,27 @@ class Tensor(TensorBase, _Methods):
         """Return the values as (nested) Python lists (copied from the GPU if there)."""
         return self._value.tolist()
 
-    def numpy(self) -> np.ndarray:
-        """Return the values as a NumPy array (read-only where the graph holds them).
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """Return the values as a NumPy array that shares memory with the tensor, as in PyTorch.
+
+        Writing into the array changes the tensor (and its views), and an
+        in-place operation on the tensor shows in the array. Values a graph
+        recorded never change: when a graph holds this tensor's array
+        (locked read-only, see `_graph_constant`), the tensor first moves to
+        a writable copy, which it then shares with the array returned. The
+        values of a tensor that requires grad are the graph's: through
+        `x.detach().numpy()` they are read-only.
+
+        Args:
+            force: Return a copy for a tensor that requires grad or lives on
+                a GPU, instead of raising (PyTorch's `force=True`).
 
         Raises:
             RuntimeError: If the tensor requires grad (call `.detach()` first),
                 or lives on a GPU (call `.cpu()` first).
         """
+        if force and (self._node is not None or not isinstance(self._value, np.ndarray)):
+            return np.array(to_device(self._value, "cpu"), copy=True)
         if self._node is not None:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
@@ -459,7 +513,10 @@ class Tensor(TensorBase, _Methods):
             raise TypeError(
                 "can't convert cuda tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first."
             )
-        return np.asarray(self._value)
+        value = self._value
+        if type(value) is not np.ndarray or not value.flags.writeable:
+            value = _writable(self)
+        return value
 
     @staticmethod
     def __funcgrad_apply__(prim, args, params):
@@ -689,6 +746,26 @@ class Tensor(TensorBase, _Methods):
         return _apply(_copy, self)
 
 
+def _detached(parent: Tensor) -> Tensor:
+    return _new_like(Tensor, parent._value, None)
+
+
+_DETACH = Step(_detached, "detach")  # the step of `detach()` and `.data`
+
+
+def _real_part(parent: Tensor) -> Tensor:
+    return _apply(_real, parent)
+
+
+def _imag_part(parent: Tensor) -> Tensor:
+    return _apply(_imag, parent)
+
+
+def _part(t: Tensor, kind: str) -> Tensor:
+    """The real or imaginary part of a complex tensor, as a view."""
+    return derive(t, _real_part if kind == "real" else _imag_part, kind)
+
+
 def _rebuild(cls, value, requires_grad: bool, volatile: bool = False):
     """Make the tensor a pickle (or `copy.copy`) of a tensor saved (see `Tensor.__reduce_ex__`)."""
     t = _fresh_leaf(cls, value, requires_grad)
@@ -831,8 +908,51 @@ def _apply(fn, *args, **kwargs):
             t = object.__new__(cls)
             _init(t, result.value, result)
             return t
+        if type(result) is np.ndarray:
+            if result.base is not None:
+                result = _unshared(result, args)
+        elif isinstance(result, (tuple, list)):
+            result = type(result)(_unshared(r, args) for r in result)
         return _wrap(result, cls)
     return _apply_general(fn, args, kwargs)
+
+
+def _unshared(result, args):
+    """`result` (a non-view operation's), copied if it shares memory with a writable input.
+
+    NOTE: in-place operations write into a tensor's array when no graph
+    holds it, so that NumPy arrays and views sharing it see the change, as in
+    PyTorch. NumPy computes some operations that PyTorch copies (`flip`,
+    `diag`, `rot90` ...) as views of their input: such a result would see
+    the next write into its input too. View operations (`viewing.depth`)
+    keep theirs: they are recorded as aliases (funcgrad.tensors.aliases).
+    """
+    if type(result) is not np.ndarray or result.base is None or getattr(viewing, "depth", 0):
+        return result
+    for a in args:
+        for t in a if isinstance(a, (list, tuple)) else (a,):
+            if isinstance(t, Tensor):
+                v = t._value
+                if type(v) is np.ndarray and v.flags.writeable and np.may_share_memory(result, v):
+                    return result.copy()
+    return result
+
+
+def _writable(t) -> np.ndarray:
+    """The array `t.numpy()` hands out: `t`'s own, made writable and shared if it can be.
+
+    A tensor outside the graph whose root's array a graph locked (or a NumPy
+    scalar) moves to a writable copy, which its aliases then share; the
+    graph keeps the locked array. A recorded root's values stay read-only.
+    """
+    info = t._view
+    root = info.root if type(info) is ViewInfo else t
+    value = root._value
+    if root._node is None and isinstance(value, (np.ndarray, np.generic)):
+        if type(value) is not np.ndarray or not value.flags.writeable:
+            root._value = np.array(value, copy=True)
+            refresh(root)
+    return np.asarray(t._value)
 
 
 _TAKES_DTYPE = frozenset({"mean", "softmax", "log_softmax"})

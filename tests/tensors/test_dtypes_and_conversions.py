@@ -176,11 +176,11 @@ def test_values_of_a_tensor_requiring_grad_are_read_only():
     assert t.grad.tolist() == [2.0, 4.0]
 
 
-def test_from_numpy_copies():
+def test_from_numpy_shares_memory():
     a = np.arange(3.0)
     t = torch.from_numpy(a)
     a[0] = 7.0
-    assert t.tolist() == [0.0, 1.0, 2.0]
+    assert t.tolist() == [7.0, 1.0, 2.0]  # shared, as in PyTorch (tests/tensors/test_views.py)
     with pytest.raises(TypeError, match="np.ndarray"):
         torch.from_numpy([1.0])
 

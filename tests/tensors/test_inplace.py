@@ -227,3 +227,55 @@ def test_requires_grad_flag_only_changes_on_leaves():
     t = torch.ones(2)
     t.requires_grad = True
     assert t.requires_grad and t.is_leaf
+
+
+# --- in-place operations and views (issue #14) ---------------------------------------
+
+
+def test_in_place_on_a_view_changes_the_base_and_keeps_earlier_graphs():
+    x = f64([1.0, 2.0, 3.0])
+    y = x * 2
+    z = (y * y).sum()  # records y = [2, 4, 6]
+    head = y[:2]
+    head.add_(1)
+    np.testing.assert_array_equal(y.detach().numpy(), [3.0, 5.0, 6.0])
+    assert y.grad_fn.name() == "CopySlices" and y._version == 1 == head._version
+    z.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [8.0, 16.0, 24.0])
+
+
+def test_an_in_place_activation_on_a_view_writes_into_the_base():
+    from funcgrad.nn import functional as F
+
+    x = f64([-1.0, 2.0, -3.0])
+    y = x * 1
+    F.relu(y[1:], inplace=True)
+    np.testing.assert_array_equal(y.detach().numpy(), [-1.0, 2.0, 0.0])
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0, 0.0])
+
+
+def test_an_optimizer_step_updates_the_parameter_and_its_views():
+    p = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    rows = p.detach().view(2, 2)
+    opt = torch.optim.SGD([p], lr=0.5)
+    (p * p).sum().backward()
+    opt.step()
+    np.testing.assert_allclose(p.detach().numpy(), [0.0, 0.0, 0.0, 0.0])
+    np.testing.assert_allclose(rows.numpy(), [[0.0, 0.0], [0.0, 0.0]])
+    assert p.is_leaf and p.requires_grad
+
+
+def test_no_grad_updates_through_data_views_and_augmented_assignment():
+    w = torch.ones(2, 3, requires_grad=True)
+    col = w[:, 0]
+    with torch.no_grad():
+        w -= 0.5
+        col.mul_(4)
+        w[1] = 7.0
+    w.data[0, 1:].fill_(-1.0)
+    np.testing.assert_array_equal(w.detach().numpy(), [[2.0, -1.0, -1.0], [7.0, 7.0, 7.0]])
+    np.testing.assert_array_equal(col.detach().numpy(), [2.0, 7.0])
+    assert w.is_leaf and w.grad_fn is None
+    (w * col[:1]).sum().backward()  # col is still a view of w in the graph
+    np.testing.assert_array_equal(w.grad.numpy(), [[2.0 + 21.0, 2.0, 2.0], [2.0, 2.0, 2.0]])

@@ -343,11 +343,18 @@ def test_a_constant_nothing_else_holds_is_locked_in_place_without_a_copy():
     # The cheap path: a fresh tensor's array is shared with the graph, read-only.
     t = funcgrad.tensor([1.0, 2.0, 3.0])
     w = funcgrad.ones(3, requires_grad=True)
-    y = w * t
-    assert y._node.inputs[1] is t._value
-    assert not t.numpy().flags.writeable
-    with pytest.raises(ValueError, match="read-only"):
-        t.numpy()[0] = 5.0
+    y = (w * t).sum()
+    locked = t._value
+    assert y._node.inputs[0].inputs[1] is locked and not locked.flags.writeable
+    # numpy() hands out memory shared with the tensor, as PyTorch: the tensor moves to a
+    # writable copy first (copy on hand-out), and the graph keeps the locked array
+    array = t.numpy()
+    assert array.flags.writeable and array is t._value and array is not locked
+    array[0] = 5.0
+    t.add_(1.0)  # in place: the array sees it
+    assert t.tolist() == [6.0, 3.0, 4.0] and array.tolist() == [6.0, 3.0, 4.0]
+    y.backward()
+    assert w.grad.tolist() == [1.0, 2.0, 3.0]  # the values y was computed with
 
 
 def test_a_constant_that_is_a_view_of_another_tensor_is_copied():
@@ -632,3 +639,57 @@ def test_complex_values_can_be_put_into_a_leaf_that_requires_grad():
     assert x.dtype == funcgrad.complex64 and x.requires_grad and x.is_leaf
     plain = funcgrad.tensor([1j, 2j])  # complex values without gradients work
     assert (plain * 2).tolist() == [2j, 4j]
+
+
+# --- item 5: in-place operations on views write into their base (issue #14) -------------
+
+
+def test_copy_from_a_recorded_source_into_a_view_of_a_plain_buffer():
+    def program(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        buf = lib.zeros(2, 3)
+        buf[:, 1].copy_(x * 3)
+        buf.t()[2].fill_(1.0)
+        (buf * lib.arange(6.0).reshape(2, 3)).sum().backward()
+        return x.grad, buf, buf.is_leaf, buf.requires_grad
+
+    same(program)
+
+
+@pytest.mark.parametrize("method", ["add_", "sub_", "mul_", "div_"])
+def test_in_place_arithmetic_on_a_view_with_a_recorded_other(method):
+    def program(lib):
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        o = lib.tensor([3.0, 4.0], requires_grad=True)
+        y = x * 2
+        getattr(y[1], method)(o)
+        getattr(y.t()[0], method)(o)
+        (y * y).sum().backward()
+        return y, x.grad, o.grad
+
+    same(program)
+
+
+def test_zero_on_a_view_of_a_non_leaf_passes_zero_gradients_there():
+    def program(lib):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x * 2
+        y[1:].zero_()
+        (y + x).sum().backward()
+        return x.grad, y, y._version
+
+    same(program)
+
+
+def test_augmented_assignment_on_views():
+    def program(lib):
+        o = lib.tensor([3.0, 4.0], requires_grad=True)
+        acc = lib.zeros(3, 2)
+        acc[0] += o * o
+        acc[1:] *= 2
+        acc[:, 1] -= o[1]
+        acc[2] /= 4
+        acc.sum().backward()
+        return acc, o.grad, acc._version
+
+    same(program)
