@@ -44,6 +44,7 @@ from funcgrad.graph import Node, leaf, to_dot, to_mermaid, toposort
 from funcgrad.serialization import load, save
 from funcgrad.tensors import *  # noqa: F403  (the imperative layer, PyTorch's names)
 from funcgrad.tensors import __all__ as _tensor_all
+from funcgrad.tensors import fft, linalg, return_types, special  # torch.fft, torch.linalg ...
 from funcgrad.tensors._generated import *  # noqa: F403  (PyTorch's names, from the records)
 from funcgrad.tensors._generated import __all__ as _generated_all
 from funcgrad.tensors.creation import (
@@ -118,7 +119,11 @@ __all__ = [
     "set_default_tensor_type",
     "FloatTensor",
     "autograd",
+    "fft",
+    "linalg",
     "nn",
+    "return_types",
+    "special",
     "optim",
     "misc",
     "optimizers",

@@ -70,6 +70,9 @@ HAND_WRITTEN = {
     "torch": (
         "funcgrad/tensors/functions.py",
         "funcgrad/tensors/_indexing.py",
+        "funcgrad/tensors/_matrices.py",
+        "funcgrad/tensors/_shaping.py",
+        "funcgrad/tensors/_products.py",
         "funcgrad/tensors/_math.py",
         "funcgrad/tensors/_sorting.py",
     ),

@@ -85,7 +85,7 @@ logcumsumexp = register(
         params=("axis",),
         sample=Sample(_logcumsumexp_sample),
         doc="log(cumsum(exp(x))) along axis, computed stably",
-        names=Names(grad_fn="LogcumsumexpBackward0"),
+        names=Names(torch="logcumsumexp", method="logcumsumexp", grad_fn="LogcumsumexpBackward0"),
     )
 )
 

@@ -186,7 +186,11 @@ subtract = register(
         sample=_binary(complex=True),
         doc="x - y",
         names=Names(
-            numpy="subtract", torch="sub", method="sub", inplace="sub_", grad_fn=_subtract_grad_fn
+            numpy="subtract",
+            torch=("sub", "subtract"),
+            method=("sub", "subtract"),
+            inplace=("sub_", "subtract_"),
+            grad_fn=_subtract_grad_fn,
         ),
     )
 )
@@ -202,7 +206,11 @@ multiply = register(
         doc="x * y",
         keeps_zeros="elementwise",
         names=Names(
-            numpy="multiply", torch="mul", method="mul", inplace="mul_", grad_fn="MulBackward0"
+            numpy="multiply",
+            torch=("mul", "multiply"),
+            method=("mul", "multiply"),
+            inplace=("mul_", "multiply_"),
+            grad_fn="MulBackward0",
         ),
     )
 )
@@ -229,9 +237,9 @@ divide = register(
         keeps_zeros="elementwise",
         names=Names(
             numpy=("divide", "true_divide"),
-            torch="div",
-            method="div",
-            inplace="div_",
+            torch=("div", "divide", "true_divide"),
+            method=("div", "divide", "true_divide"),
+            inplace=("div_", "divide_", "true_divide_"),
             grad_fn=_divide_grad_fn,
         ),
     )
@@ -246,7 +254,11 @@ negative = register(
         sample=_unary(complex=True),
         doc="-x",
         names=Names(
-            numpy="negative", torch="neg", method="neg", inplace="neg_", grad_fn="NegBackward0"
+            numpy="negative",
+            torch=("neg", "negative"),
+            method=("neg", "negative"),
+            inplace=("neg_", "negative_"),
+            grad_fn="NegBackward0",
         ),
     )
 )
@@ -434,9 +446,9 @@ absolute = register(
         keeps_zeros="elementwise",
         names=Names(
             numpy=("absolute", "abs"),
-            torch="abs",
-            method="abs",
-            inplace="abs_",
+            torch=("abs", "absolute"),
+            method=("abs", "absolute"),
+            inplace=("abs_", "absolute_"),
             grad_fn="AbsBackward0",
         ),
     )
@@ -664,7 +676,11 @@ arcsin = register(
         doc="inverse sine",
         keeps_zeros="elementwise",
         names=Names(
-            numpy="arcsin", torch="asin", method="asin", inplace="asin_", grad_fn="AsinBackward0"
+            numpy="arcsin",
+            torch=("asin", "arcsin"),
+            method=("asin", "arcsin"),
+            inplace=("asin_", "arcsin_"),
+            grad_fn="AsinBackward0",
         ),
     )
 )
@@ -679,7 +695,11 @@ arccos = register(
         doc="inverse cosine",
         keeps_zeros="elementwise",
         names=Names(
-            numpy="arccos", torch="acos", method="acos", inplace="acos_", grad_fn="AcosBackward0"
+            numpy="arccos",
+            torch=("acos", "arccos"),
+            method=("acos", "arccos"),
+            inplace=("acos_", "arccos_"),
+            grad_fn="AcosBackward0",
         ),
     )
 )
@@ -694,7 +714,11 @@ arctan = register(
         doc="inverse tangent",
         keeps_zeros="elementwise",
         names=Names(
-            numpy="arctan", torch="atan", method="atan", inplace="atan_", grad_fn="AtanBackward0"
+            numpy="arctan",
+            torch=("atan", "arctan"),
+            method=("atan", "arctan"),
+            inplace=("atan_", "arctan_"),
+            grad_fn="AtanBackward0",
         ),
     )
 )
@@ -710,9 +734,9 @@ arcsinh = register(
         keeps_zeros="elementwise",
         names=Names(
             numpy="arcsinh",
-            torch="asinh",
-            method="asinh",
-            inplace="asinh_",
+            torch=("asinh", "arcsinh"),
+            method=("asinh", "arcsinh"),
+            inplace=("asinh_", "arcsinh_"),
             grad_fn="AsinhBackward0",
         ),
     )
@@ -740,9 +764,9 @@ arctan2 = register(
         keeps_zeros="elementwise",
         names=Names(
             numpy="arctan2",
-            torch="atan2",
-            method="atan2",
-            inplace="atan2_",
+            torch=("atan2", "arctan2"),
+            method=("atan2", "arctan2"),
+            inplace=("atan2_", "arctan2_"),
             grad_fn="Atan2Backward0",
         ),
     )

@@ -492,7 +492,13 @@ cumsum = register(
         params=("axis",),
         sample=Sample(_cumsum_sample, complex=True),
         doc="running sum along an axis (of the flattened array if axis is None)",
-        names=Names(numpy="cumsum", torch="cumsum", method="cumsum", grad_fn="CumsumBackward0"),
+        names=Names(
+            numpy="cumsum",
+            torch="cumsum",
+            method="cumsum",
+            inplace="cumsum_",
+            grad_fn="CumsumBackward0",
+        ),
     )
 )
 
@@ -611,7 +617,13 @@ cumprod = register(
         params=("axis",),
         sample=Sample(_cumprod_sample, complex=True),
         doc="running product along an axis (exact gradients where entries are 0)",
-        names=Names(numpy="cumprod"),
+        names=Names(
+            numpy="cumprod",
+            torch="cumprod",
+            method="cumprod",
+            inplace="cumprod_",
+            grad_fn="CumprodBackward0",
+        ),
     )
 )
 

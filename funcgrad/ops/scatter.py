@@ -338,7 +338,7 @@ def _counts(
     xp: ModuleType, shape: tuple[int, ...], index: Array, axis: int | None, start: Any
 ) -> Array:
     """How many entries each position of `shape` reduces: `start`, plus one per `index` entry."""
-    count = xp.array(xp.broadcast_to(xp.asarray(start, dtype=xp.int64), shape))
+    count = xp.array(xp.broadcast_to(xp.asarray(start, dtype=xp.int64), shape), order="C")
     if index.size:
         view, pos = _at(xp, count, index, axis)
         ones = xp.ones(_as_index(xp, xp.asarray(index), index, axis).shape, xp.int64)
@@ -377,7 +377,7 @@ def _scatter_forward(
             f"funcgrad.{method}: src of shape {list(src.shape)} must have the index's shape "
             f"{list(index.shape)}"
         )
-    out = xp.array(x, copy=True)
+    out = xp.array(x, copy=True, order="C")  # C order: reshape(-1) must be a view
     if index.size == 0:
         return out
     view, pos = _at(xp, out, index, axis)
@@ -479,7 +479,7 @@ def _prod_others(
 def _counts_of(start: Array, flags: Array, index: Array, axis: int | None) -> Array:
     """`start` (0/1 per position) plus the number of `flags` (0/1 per index entry) at each position."""
     xp = xp_of(start)
-    n = xp.array(start, dtype=xp.int64)
+    n = xp.array(start, dtype=xp.int64, order="C")
     if index.size:
         view, pos = _at(xp, n, index, axis)
         _ufunc_at(xp, "sum", view, pos, _as_index(xp, flags.astype(xp.int64), index, axis))

@@ -140,7 +140,13 @@ gammaln = register(
         sample=_unary(0.1, 5.0),
         doc="log of the absolute value of the gamma function",
         keeps_zeros="elementwise",
-        names=Names(scipy="special.gammaln", grad_fn="LgammaBackward0"),
+        names=Names(
+            scipy="special.gammaln",
+            torch="lgamma",
+            method="lgamma",
+            inplace="lgamma_",
+            grad_fn="LgammaBackward0",
+        ),
     )
 )
 
@@ -179,7 +185,13 @@ digamma: Primitive = register(
         sample=_unary(0.2, 5.0),
         doc="digamma function, the derivative of gammaln",
         keeps_zeros="elementwise",
-        names=Names(scipy=("special.digamma", "special.psi"), grad_fn="DigammaBackward0"),
+        names=Names(
+            scipy=("special.digamma", "special.psi"),
+            torch="digamma",
+            method="digamma",
+            inplace="digamma_",
+            grad_fn="DigammaBackward0",
+        ),
     )
 )
 
@@ -312,7 +324,9 @@ erf = register(
         sample=_unary(-2.5, 2.5, complex=True),
         doc="error function",
         keeps_zeros="elementwise",
-        names=Names(scipy="special.erf", grad_fn="ErfBackward0"),
+        names=Names(
+            scipy="special.erf", torch="erf", method="erf", inplace="erf_", grad_fn="ErfBackward0"
+        ),
     )
 )
 
@@ -325,7 +339,13 @@ erfc = register(
         sample=_unary(-2.5, 2.5, complex=True),
         doc="complementary error function, 1 - erf(x)",
         keeps_zeros="elementwise",
-        names=Names(scipy="special.erfc", grad_fn="ErfcBackward0"),
+        names=Names(
+            scipy="special.erfc",
+            torch="erfc",
+            method="erfc",
+            inplace="erfc_",
+            grad_fn="ErfcBackward0",
+        ),
     )
 )
 
@@ -338,7 +358,13 @@ erfinv = register(
         sample=_unary(-0.9, 0.9),
         doc="inverse error function (gradient inf at -1 and 1)",
         keeps_zeros="elementwise",
-        names=Names(scipy="special.erfinv", grad_fn="ErfinvBackward0"),
+        names=Names(
+            scipy="special.erfinv",
+            torch="erfinv",
+            method="erfinv",
+            inplace="erfinv_",
+            grad_fn="ErfinvBackward0",
+        ),
     )
 )
 
@@ -420,7 +446,13 @@ xlogy: Primitive = register(
         sample=_binary(-2.0, 2.0, 0.2, 3.0, complex=True),
         doc="x * log(y), 0 where x == 0 (gradient in y 0 there too)",
         keeps_zeros="elementwise",
-        names=Names(scipy="special.xlogy", grad_fn="XlogyBackward0"),
+        names=Names(
+            scipy="special.xlogy",
+            torch="xlogy",
+            method="xlogy",
+            inplace="xlogy_",
+            grad_fn="XlogyBackward0",
+        ),
     )
 )
 
@@ -498,7 +530,9 @@ i0 = register(
         sample=_unary(-3.0, 3.0),
         doc="modified Bessel function of the first kind of order 0",
         keeps_zeros="elementwise",
-        names=Names(scipy="special.i0", grad_fn="I0Backward0"),
+        names=Names(
+            scipy="special.i0", torch="i0", method="i0", inplace="i0_", grad_fn="I0Backward0"
+        ),
     )
 )
 

@@ -100,7 +100,9 @@ log2 = register(
         sample=_unary(0.1, 10.0, complex=True),
         doc="base-2 logarithm (gradient inf at 0)",
         keeps_zeros="elementwise",
-        names=Names(numpy="log2"),
+        names=Names(
+            numpy="log2", torch="log2", method="log2", inplace="log2_", grad_fn="Log2Backward0"
+        ),
     )
 )
 
@@ -113,7 +115,9 @@ log10 = register(
         sample=_unary(0.1, 10.0, complex=True),
         doc="base-10 logarithm (gradient inf at 0)",
         keeps_zeros="elementwise",
-        names=Names(numpy="log10"),
+        names=Names(
+            numpy="log10", torch="log10", method="log10", inplace="log10_", grad_fn="Log10Backward0"
+        ),
     )
 )
 
@@ -126,7 +130,9 @@ exp2: Primitive = register(
         sample=_unary(complex=True),
         doc="2 ** x",
         keeps_zeros="elementwise",
-        names=Names(numpy="exp2"),
+        names=Names(
+            numpy="exp2", torch="exp2", method="exp2", inplace="exp2_", grad_fn="Exp2Backward0"
+        ),
     )
 )
 
@@ -143,7 +149,9 @@ logaddexp = register(
         sample=_binary(),
         doc="log(exp(x) + exp(y)), without overflow",
         keeps_zeros="elementwise",
-        names=Names(numpy="logaddexp"),
+        names=Names(
+            numpy="logaddexp", torch="logaddexp", method="logaddexp", grad_fn="LogaddexpBackward0"
+        ),
     )
 )
 
@@ -159,7 +167,12 @@ logaddexp2 = register(
         sample=_binary(),
         doc="log2(2 ** x + 2 ** y), without overflow",
         keeps_zeros="elementwise",
-        names=Names(numpy="logaddexp2"),
+        names=Names(
+            numpy="logaddexp2",
+            torch="logaddexp2",
+            method="logaddexp2",
+            grad_fn="Logaddexp2Backward0",
+        ),
     )
 )
 
@@ -274,7 +287,9 @@ hypot = register(
         sample=_binary(),
         doc="sqrt(x ** 2 + y ** 2), without overflow (gradient 0 at the origin)",
         keeps_zeros="elementwise",
-        names=Names(numpy="hypot"),
+        names=Names(
+            numpy="hypot", torch="hypot", method="hypot", inplace="hypot_", grad_fn="HypotBackward0"
+        ),
     )
 )
 
@@ -316,7 +331,9 @@ sinc: Primitive = register(
         sample=_unary(complex=True),
         doc="sin(pi x) / (pi x), 1 at 0 (derivatives accurate near 0)",
         keeps_zeros="elementwise",
-        names=Names(numpy="sinc"),
+        names=Names(
+            numpy="sinc", torch="sinc", method="sinc", inplace="sinc_", grad_fn="SincBackward0"
+        ),
     )
 )
 
@@ -330,7 +347,13 @@ arccosh = register(
         sample=_unary(1.1, 4.0, complex=True),
         doc="inverse hyperbolic cosine (gradient inf at 1)",
         keeps_zeros="elementwise",
-        names=Names(numpy=("arccosh", "acosh")),
+        names=Names(
+            numpy=("arccosh", "acosh"),
+            torch=("acosh", "arccosh"),
+            method=("acosh", "arccosh"),
+            inplace=("acosh_", "arccosh_"),
+            grad_fn="AcoshBackward0",
+        ),
     )
 )
 
@@ -343,7 +366,13 @@ arctanh = register(
         sample=_unary(-0.9, 0.9, complex=True),
         doc="inverse hyperbolic tangent (gradient inf at -1 and 1)",
         keeps_zeros="elementwise",
-        names=Names(numpy=("arctanh", "atanh")),
+        names=Names(
+            numpy=("arctanh", "atanh"),
+            torch=("atanh", "arctanh"),
+            method=("atanh", "arctanh"),
+            inplace=("atanh_", "arctanh_"),
+            grad_fn="AtanhBackward0",
+        ),
     )
 )
 
@@ -355,7 +384,13 @@ deg2rad = register(
         jvp=LINEAR,
         sample=_unary(-200.0, 200.0),
         doc="angles in degrees to radians",
-        names=Names(numpy=("deg2rad", "radians")),
+        names=Names(
+            numpy=("deg2rad", "radians"),
+            torch="deg2rad",
+            method="deg2rad",
+            inplace="deg2rad_",
+            grad_fn="Deg2RadBackward0",
+        ),
     )
 )
 
@@ -367,7 +402,13 @@ rad2deg = register(
         jvp=LINEAR,
         sample=_unary(),
         doc="angles in radians to degrees",
-        names=Names(numpy=("rad2deg", "degrees")),
+        names=Names(
+            numpy=("rad2deg", "degrees"),
+            torch="rad2deg",
+            method="rad2deg",
+            inplace="rad2deg_",
+            grad_fn="Rad2DegBackward0",
+        ),
     )
 )
 
@@ -403,7 +444,13 @@ copysign = register(
         jvp=ELEMENTWISE,
         sample=_binary(second_order=False),
         doc="|x| with the sign of y (gradient +-1 in x, 0 at x == 0; none in y)",
-        names=Names(numpy="copysign"),
+        names=Names(
+            numpy="copysign",
+            torch="copysign",
+            method="copysign",
+            inplace="copysign_",
+            grad_fn="CopysignBackward0",
+        ),
     )
 )
 
@@ -444,6 +491,16 @@ def _quotient(x: Array, y: Array, rounding: Any) -> Array:
         return rounding(value_of(x) / value_of(y))
 
 
+def _by_divisor(name: str) -> Any:
+    def rule(inputs: Any, params: Any) -> Any:
+        if type(inputs[1]) in (int, float):
+            return f"{name}Backward0", (0,)
+        return f"{name}Backward1"
+
+    rule.__doc__ = f"{name}Backward0 for a number divisor (x listed), else {name}Backward1."
+    return rule
+
+
 def _remainder_sample(g: Draw) -> Drawn:
     # x / y kept at least 0.04 away from an integer, where the remainders jump
     s1, s2 = g.broadcast_shapes(2)
@@ -466,7 +523,9 @@ fmod = register(
         sample=Sample(_remainder_sample),
         doc="remainder of x / y with the sign of x (gradient 1 in x, -trunc(x / y) in y)",
         keeps_zeros="elementwise",
-        names=Names(numpy="fmod"),
+        names=Names(
+            numpy="fmod", torch="fmod", method="fmod", inplace="fmod_", grad_fn=_by_divisor("Fmod")
+        ),
     )
 )
 
@@ -483,7 +542,13 @@ remainder = register(
         sample=Sample(_remainder_sample),
         doc="remainder of x / y with the sign of y (gradient 1 in x, -floor(x / y) in y)",
         keeps_zeros="elementwise",
-        names=Names(numpy=("remainder", "mod")),
+        names=Names(
+            numpy=("remainder", "mod"),
+            torch="remainder",
+            method="remainder",
+            inplace="remainder_",
+            grad_fn=_by_divisor("Remainder"),
+        ),
     )
 )
 
@@ -527,7 +592,7 @@ fmax = register(
         jvp=ELEMENTWISE,
         sample=Sample(_nan_sample, second_order=False),
         doc="elementwise larger value, ignoring NaNs (the gradient goes to the value returned)",
-        names=Names(numpy="fmax"),
+        names=Names(numpy="fmax", torch="fmax", method="fmax", grad_fn="FmaxBackward0"),
     )
 )
 
@@ -542,7 +607,7 @@ fmin = register(
         jvp=ELEMENTWISE,
         sample=Sample(_nan_sample, second_order=False),
         doc="elementwise smaller value, ignoring NaNs (the gradient goes to the value returned)",
-        names=Names(numpy="fmin"),
+        names=Names(numpy="fmin", torch="fmin", method="fmin", grad_fn="FminBackward0"),
     )
 )
 
@@ -579,6 +644,12 @@ nextafter = register(
         jvp=ELEMENTWISE,
         sample=_binary(),
         doc="the next float after x towards y (gradient 1 in x, none in y)",
-        names=Names(numpy="nextafter"),
+        names=Names(
+            numpy="nextafter",
+            torch="nextafter",
+            method="nextafter",
+            inplace="nextafter_",
+            grad_fn="NextafterBackward0",
+        ),
     )
 )

@@ -782,8 +782,11 @@ def index_put(input, indices, values, accumulate=False):  # noqa: A002
             f"funcgrad.index_put: too many indices for tensor of dimension {len(shape)} (got {k})"
         )
     xp = xp_of(input._value)
+    writes = int(np.prod(shape[k:], dtype=np.int64))  # entries written per index
     arrays = [
         _in_range(xp.asarray(a), shape[d], "index_put", d, negative=True)
+        if writes
+        else xp.asarray(a) % max(shape[d], 1)  # NOTE: PyTorch checks nothing when none is
         for d, a in enumerate(arrays)
     ]
     lead = xp.broadcast_arrays(*arrays) if arrays else [xp.zeros((), np.int64)]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from funcgrad import numpy as fnp
 from funcgrad.backend import xp_of
 from funcgrad.errors import ArgumentTypeError as _ArgumentTypeError
 from funcgrad.errors import IndexingError as _IndexingError
@@ -44,6 +45,7 @@ __all__ = [
     "argmin",
     "argsort",
     "cummax",
+    "count_nonzero",
     "cummin",
     "kthvalue",
     "max",
@@ -51,9 +53,15 @@ __all__ = [
     "min",
     "mode",
     "msort",
+    "nanmean",
     "nanmedian",
+    "nanquantile",
+    "nansum",
+    "quantile",
     "sort",
+    "std_mean",
     "topk",
+    "var_mean",
 ]
 
 
@@ -560,3 +568,157 @@ def _accumulate(xp, ufunc, v, axis):
 
 cummax = _cumulative("cummax", _rt.cummax)
 cummin = _cumulative("cummin", _rt.cummin)
+
+
+# --- moments with the mean, quantiles, NaN-ignoring reductions ----------------------------
+
+
+def _moment_mean(name):
+    def f(input, dim=None, unbiased=True, keepdim=False, *, correction=None):  # noqa: A002
+        # NOTE: cycle: functions re-exports this
+        from funcgrad.tensors import functions as F
+
+        moment = getattr(F, name.split("_")[0])
+        if isinstance(dim, (bool, np.bool_)):  # the overload f(input, unbiased)
+            dim, unbiased = None, bool(dim)
+        kwargs = {"correction": correction} if correction is not None else {"unbiased": unbiased}
+        spread = moment(input, dim, keepdim=keepdim, **kwargs)
+        center = F.mean(input, dim if dim is not None else None, keepdim=keepdim)
+        if dim is None and keepdim:
+            center = F.mean(input, tuple(range(input.dim())), keepdim=True)
+        return spread, center
+
+    f.__name__ = f.__qualname__ = name
+    what = "standard deviation" if name.startswith("std") else "variance"
+    f.__doc__ = f"""Return `({name.split("_")[0]}, mean)` of `input` over `dim`: the {what} and the mean together.
+
+    Takes the arguments of `{name.split("_")[0]}` (`unbiased`, `correction`, `keepdim`).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.{name}(torch.tensor([1.0, 3.0]))[1]
+        tensor(2.)
+    """
+    return f
+
+
+std_mean = _moment_mean("std_mean")
+var_mean = _moment_mean("var_mean")
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(name, np_name):
+    def f(input, q, dim=None, keepdim=False, *, interpolation="linear"):  # noqa: A002
+        v = _value(input)
+        if v.dtype.kind not in "f":
+            raise _OpError(
+                f"funcgrad.{name}: {name}() input tensor must be either float or double dtype "
+                f"(got {v.dtype})"
+            )
+        if interpolation not in _INTERPOLATIONS:
+            raise _OpError(
+                f"funcgrad.{name}: {name}() interpolation must be one of linear, lower, "
+                f"higher, midpoint or nearest. Got {interpolation}"
+            )
+        qv = _unwrap_value(q) if isinstance(q, Tensor) else np.asarray(q, dtype=v.dtype)
+        if np.ndim(qv) > 1:
+            raise _OpError(f"funcgrad.{name}: {name}() q must be a scalar or 1D tensor")
+        if isinstance(q, Tensor) and q.dtype != input.dtype:
+            raise _OpError(
+                f"funcgrad.{name}: {name}() q tensor must be same dtype as the input tensor"
+            )
+        if np.any((qv < 0) | (qv > 1)):
+            raise _OpError(f"funcgrad.{name}: {name}() q values must be in the range [0, 1]")
+        if v.size == 0:
+            raise _OpError(f"funcgrad.{name}: {name}() input tensor must be non-empty")
+        np_fn = getattr(fnp, np_name)
+
+        def fn(a, qs, **kw):
+            # NOTE: one Python float at a time: an array q makes funcgrad.numpy's graph path
+            # compute in float64
+            if np.ndim(qs) == 0:
+                return np_fn(a, float(qs), **kw)
+            return fnp.stack([np_fn(a, float(x), **kw) for x in np.asarray(qs)])
+
+        if dim is None:
+            axis = None
+            out = _apply(lambda a: fn(a, qv, axis=None, method=interpolation), input)
+            if keepdim:
+                shape = (*np.shape(qv), *(1,) * v.ndim)
+                out = out.reshape(shape)
+            return out
+        axis = _one_dim(input, dim, name)
+        if v.ndim == 0:
+            return _apply(lambda a: fn(a, qv, method=interpolation), input)
+        return _apply(lambda a: fn(a, qv, axis=axis, keepdims=keepdim, method=interpolation), input)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"""Return the `q`-quantiles of `input` (flattened, or along `dim`){", NaN entries ignored" if name.startswith("nan") else ""}.
+
+    `q` is a number or a 1-D tensor (its dimension comes first in the
+    result); `interpolation` is `"linear"`, `"lower"`, `"higher"`,
+    `"midpoint"` or `"nearest"`. The gradient goes to the one or two
+    entries each quantile is read from.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.{name}(torch.tensor([1.0, 2.0, 3.0, 4.0]), 0.5)
+        tensor(2.5000)
+    """
+    return f
+
+
+quantile = _quantile("quantile", "quantile")
+nanquantile = _quantile("nanquantile", "nanquantile")
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    """Return the sum of the entries that are not NaN (over `dim`, if given).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.nansum(torch.tensor([1.0, float("nan"), 2.0]))
+        tensor(3.)
+    """
+    # NOTE: cycle: functions re-exports this
+    from funcgrad.tensors import functions as F
+
+    v = _value(input)
+    if v.dtype.kind in "fc":
+        input = F.where(_new_like(Tensor, v != v, None), 0.0, input)
+    return F.sum(input, dim, keepdim, dtype=dtype)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    """Return the mean of the entries that are not NaN (over `dim`, if given).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.nanmean(torch.tensor([1.0, float("nan"), 2.0]))
+        tensor(1.5000)
+    """
+    # NOTE: cycle: functions re-exports this
+    from funcgrad.tensors import functions as F
+
+    v = _value(input)
+    if v.dtype.kind not in "fc":
+        raise _OpError(
+            f"funcgrad.nanmean: nanmean(): expected input to have floating point or complex "
+            f"dtype but got {v.dtype}"
+        )
+    kept = _new_like(Tensor, (v == v).astype(v.dtype), None)
+    return nansum(input, dim, keepdim, dtype=dtype) / F.sum(kept, dim, keepdim)
+
+
+def count_nonzero(input, dim=None):  # noqa: A002
+    """Return the number of nonzero entries (over `dim`: an int or a tuple), int64.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.count_nonzero(torch.tensor([[0.0, 1.0], [2.0, 3.0]]), dim=0)
+        tensor([1, 2])
+    """
+    v = _value(input)
+    axis = None if dim is None else _reduce_dims(input, dim, "count_nonzero")
+    return _indices(np.asarray(np.count_nonzero(v, axis=axis)))

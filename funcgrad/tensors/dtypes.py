@@ -153,6 +153,9 @@ FLOATING = frozenset(
         "logsumexp", "softplus", "logit", "erf", "erfc", "erfinv", "erfcinv", "digamma",
         "gammaln", "gamma", "rgamma", "polygamma", "ndtr", "ndtri", "log_ndtr", "i0",
         "i0e", "i1", "i1e", "entr", "xlogy", "xlog1py",
+        "log2", "log10", "exp2", "sinc", "arccosh", "arctanh", "deg2rad", "rad2deg",
+        "logaddexp", "logaddexp2", "hypot", "copysign", "j0", "j1", "y0", "y1",
+        "gammainc", "gammaincc",
     }
 )  # fmt: skip
 

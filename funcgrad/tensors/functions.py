@@ -18,7 +18,6 @@ import numpy as np
 
 from funcgrad import numpy as fnp
 from funcgrad.errors import ArgumentTypeError as _ArgumentTypeError
-from funcgrad.errors import NotDifferentiableError as _NotDifferentiableError
 from funcgrad.errors import OpError as _OpError
 from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import linalg as _linalg
@@ -27,6 +26,7 @@ from funcgrad.ops import reduce as _rd
 from funcgrad.ops import shape as _sh
 from funcgrad.ops._util import index_of as _index_of
 from funcgrad.ops._util import normalize_axis as _normalize_axis
+from funcgrad.tensors import _math
 from funcgrad.tensors._adapters import as_dtype as _as_dtype
 from funcgrad.tensors._adapters import dim_of as _dim
 from funcgrad.tensors._adapters import dims as _dims
@@ -39,6 +39,12 @@ from funcgrad.tensors._indexing import *  # noqa: F403
 from funcgrad.tensors._indexing import __all__ as _indexing_all
 from funcgrad.tensors._math import *  # noqa: F403
 from funcgrad.tensors._math import __all__ as _math_all
+from funcgrad.tensors._matrices import *  # noqa: F403
+from funcgrad.tensors._matrices import __all__ as _matrices_all
+from funcgrad.tensors._products import *  # noqa: F403
+from funcgrad.tensors._products import __all__ as _products_all
+from funcgrad.tensors._shaping import *  # noqa: F403
+from funcgrad.tensors._shaping import __all__ as _shaping_all
 from funcgrad.tensors._sorting import *  # noqa: F403
 from funcgrad.tensors._sorting import __all__ as _sorting_all
 from funcgrad.tensors.tensor_class import Tensor, _apply, _new_like, _unwrap_value
@@ -57,6 +63,7 @@ __all__ = [
     "concatenate",
     "cumsum",
     "div",
+    "divide",
     "dot",
     "einsum",
     "equal",
@@ -80,8 +87,10 @@ __all__ = [
     "stack",
     "std",
     "sub",
+    "subtract",
     "sum",
     "t",
+    "true_divide",
     "transpose",
     "tril",
     "triu",
@@ -89,6 +98,9 @@ __all__ = [
     "var",
     "where",
     *_indexing_all,
+    *_matrices_all,
+    *_shaping_all,
+    *_products_all,
     *_math_all,
     *_sorting_all,
 ]
@@ -127,21 +139,27 @@ def sub(input, other, *, alpha=1):  # noqa: A002
 
 
 def div(input, other, *, rounding_mode=None):  # noqa: A002
-    """Return `input / other` (true division).
+    """Return `input / other`: true division, or rounded (`rounding_mode` `"trunc"` or `"floor"`).
 
-    Raises:
-        NotImplementedError: For a `rounding_mode` (its result has no gradient).
+    A rounded quotient has a zero gradient, as in PyTorch; integers then
+    divide exactly (a zero divisor raises `ZeroDivisionError`).
 
     Examples:
         >>> import funcgrad as torch
         >>> torch.div(torch.ones(2), 4)
         tensor([0.2500, 0.2500])
+        >>> torch.div(torch.tensor([-7, 7]), 2, rounding_mode="trunc")
+        tensor([-3,  3])
     """
     if rounding_mode is not None:
-        raise NotImplementedError(
-            "funcgrad.div: rounding_mode is not supported (it has no gradient)"
-        )
+        return _math._rounded_division(input, other, rounding_mode)
     return _apply(_ew.divide, input, other)
+
+
+divide = true_divide = div
+
+
+subtract = sub
 
 
 def pow(input, exponent):  # noqa: A001, A002
@@ -500,6 +518,20 @@ def _vector_norm(input, p, dim, keepdim):  # noqa: A002
     axis = _reduce_dims(input, dim, "norm")
     axes = tuple(range(ndim)) if axis is None else _normalize_axis(axis, ndim, "norm")
     ord_ = None if p == 2 else p
+    if p < 0 or p == float("inf"):  # no identity: an empty reduction has no value
+        shape = tuple(input.shape)
+        if axis is None and 0 in shape:
+            raise _OpError(
+                f"funcgrad.norm: linalg.vector_norm cannot compute the {p} norm on an empty "
+                f"tensor because the operation does not have an identity"
+            )
+        for a in axes:
+            if ndim and shape[a] == 0:
+                raise _OpError(
+                    f"funcgrad.norm: linalg.vector_norm cannot compute the {p} norm on the "
+                    f"dimension {a} because this dimension is empty and the operation does not "
+                    f"have an identity"
+                )
     if not ndim:  # the one entry: its norm along axis 0
         return _apply(_rd.norm, input, ord=ord_, axis=0, keepdims=False)
     if len(axes) == 1:
@@ -510,7 +542,10 @@ def _vector_norm(input, p, dim, keepdim):  # noqa: A002
     # several dims: move them last and merge them (NumPy's linalg.norm would take a
     # matrix norm over two, and refuses more)
     rest = tuple(a for a in range(ndim) if a not in axes)
-    merged = reshape(permute(input, rest + axes), *(shape[a] for a in rest), -1)
+    size = 1
+    for a in axes:
+        size *= shape[a]
+    merged = reshape(permute(input, rest + axes), *(shape[a] for a in rest), size)
     out = _apply(_rd.norm, merged, ord=ord_, axis=-1, keepdims=False)
     kept = tuple(1 if a in axes else n for a, n in enumerate(shape))
     return reshape(out, kept) if keepdim else out
@@ -521,13 +556,12 @@ def norm(input, p="fro", dim=None, keepdim=False):  # noqa: A002
 
     A number `p` (None: 2) is the vector norm of the entries over `dim` (an
     int, or a tuple of any length: `()` is every dim). `"fro"` with at most
-    two dims is the same as `p=2`, batches included. The nuclear norm
-    (`"nuc"`) needs singular values, which funcgrad cannot differentiate
-    yet: it raises.
+    two dims is the same as `p=2`, batches included. `"nuc"` is the nuclear
+    norm (the sum of the singular values) of a matrix, or over the pair `dim`.
 
     Raises:
-        funcgrad.errors.NotDifferentiableError: For `p="nuc"`.
-        funcgrad.errors.OpError: For `"fro"` over more than two dims, or another string.
+        funcgrad.errors.OpError: For `"fro"` over more than two dims, `"nuc"` over
+            other than two, or another string.
 
     Examples:
         >>> import funcgrad as torch
@@ -540,12 +574,17 @@ def norm(input, p="fro", dim=None, keepdim=False):  # noqa: A002
         several = dim is not None and not hasattr(dim, "__index__") and len(dim) > 2
         if p == "fro" and not several:
             return _vector_norm(input, 2, dim, keepdim)
-        if p == "nuc":
-            raise _NotDifferentiableError(
-                f"funcgrad.norm: p='nuc' (the nuclear norm, the sum of the singular values) "
-                f"is not supported: funcgrad has no differentiable SVD yet (input shape "
-                f"{list(input.shape)}, dim={dim!r}); the Frobenius norm p='fro' is supported"
-            )
+        if p == "nuc":  # the sum of the singular values, over dim (a pair) or a matrix's two
+            # NOTE: cycle: linalg imports this
+            from funcgrad.tensors.linalg import matrix_norm
+
+            dims = (-2, -1) if dim is None else tuple(dim)
+            if dim is None and input.dim() != 2 or len(dims) != 2:
+                raise _OpError(
+                    f"funcgrad.norm: p='nuc' is a matrix norm: give a 2-D tensor or dim as a "
+                    f"pair (got shape {list(input.shape)}, dim={dim!r})"
+                )
+            return matrix_norm(input, "nuc", dims, keepdim)
         if p == "fro":
             raise _OpError(
                 f"funcgrad.norm: p='fro' over {len(dim)} dims {list(dim)}: a matrix norm "

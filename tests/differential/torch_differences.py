@@ -57,22 +57,6 @@ DIFFERENCES: dict[str, Difference | tuple[Difference, ...]] = {
         "__array_priority__, so NumPy defers to Tensor.__rmatmul__); PyTorch raises TypeError",
         canonical=True,
     ),
-    "torch.div": Difference(
-        "raises",
-        "rounding_mode ('trunc', 'floor') is refused: the result is piecewise constant, "
-        "funcgrad has no such primitive yet",
-        match="NotImplementedError: funcgrad.div: rounding_mode",
-    ),
-    "Tensor.div": Difference(
-        "raises",
-        "as torch.div",
-        match="NotImplementedError: funcgrad.div: rounding_mode",
-    ),
-    "Tensor.div_": Difference(
-        "raises",
-        "as torch.div",
-        match="NotImplementedError: funcgrad.div: rounding_mode",
-    ),
     "torch.randn_like": Difference(
         "raises",
         "an integer dtype is refused (issue #12: randn(dtype=int64)); PyTorch refuses it too "
@@ -127,15 +111,6 @@ DIFFERENCES: dict[str, Difference | tuple[Difference, ...]] = {
             match=r"doesn't match the broadcast shape",
         )
         for name in ("torch.logsumexp", "Tensor.logsumexp")
-    },
-    **{
-        name: Difference(
-            "raises",
-            "p='nuc' (the nuclear norm) is refused with NotDifferentiableError: it needs the "
-            "singular values, and funcgrad has no differentiable SVD primitive yet",
-            match=r"NotDifferentiableError: funcgrad.norm: p='nuc'",
-        )
-        for name in ("torch.norm", "Tensor.norm")
     },
     "Tensor.expand": Difference(
         "raises",

@@ -31,17 +31,12 @@ ANCHOR = re.compile(r"^#{2,4} .*\{ #(diff-[a-z0-9-]+) \}$", re.MULTILINE)
 TORCH_ITEMS = {
     torch_differences.GUARD: "diff-nan-guard",
     "Tensor.__rmatmul__": "diff-numpy-matmul",
-    "torch.div": "diff-div-rounding-mode",
-    "Tensor.div": "diff-div-rounding-mode",
-    "Tensor.div_": "diff-div-rounding-mode",
     "torch.randn_like": "diff-randn-int-dtype",
     "torch.var": "diff-var-one-element",
     "Tensor.var": "diff-var-one-element",
     "torch.std": "diff-var-one-element",
     "Tensor.std": "diff-var-one-element",
     "Tensor.expand": "diff-expand-leading-minus-one",
-    "torch.norm": "diff-singular-value-norms",
-    "Tensor.norm": "diff-singular-value-norms",
     "torch.logsumexp": "diff-logsumexp-empty-dim",
     "Tensor.logsumexp": "diff-logsumexp-empty-dim",
     **{

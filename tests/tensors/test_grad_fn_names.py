@@ -180,6 +180,15 @@ CASES = [
     ("index_put", lambda T, v: v.x.index_put((T.tensor([1]),), v.y[1:2]), False),
     ("masked_scatter", lambda T, v: v.x.masked_scatter(v.x > 0, v.y), False),
     ("put", lambda T, v: v.x.put(T.tensor([1]), v.y[:1]), False),
+    ("cumprod", lambda T, v: v.m.cumprod(1), True),
+    ("logcumsumexp", lambda T, v: T.logcumsumexp(v.m, 0), True),
+    ("lgamma", lambda T, v: v.p.lgamma(), True),
+    ("erfinv", lambda T, v: T.erfinv(v.x), True),
+    ("xlogy", lambda T, v: T.xlogy(v.x, v.p), True),
+    ("log2", lambda T, v: v.p.log2(), True),
+    ("hypot", lambda T, v: T.hypot(v.x, v.y), True),
+    ("fmod", lambda T, v: T.fmod(v.x, 0.3), True),
+    ("remainder tensor", lambda T, v: v.x.remainder(v.p), True),
 ]
 
 # Cases where funcgrad's name cannot be PyTorch's, and why.

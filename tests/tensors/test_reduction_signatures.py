@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import funcgrad
-from funcgrad.errors import ArgumentTypeError, FuncgradError, NotDifferentiableError, OpError
+from funcgrad.errors import ArgumentTypeError, FuncgradError, OpError
 from tests.references import requires
 
 torch = requires("torch")
@@ -327,9 +327,16 @@ def test_norm_refusals(call):
     _same_error(call, "norm", X3)
 
 
-@pytest.mark.parametrize("dim", [None, (1, 2), (0, -1)])
-def test_the_nuclear_norm_is_refused(dim):
-    # Deliberate: PyTorch computes it; funcgrad has no differentiable SVD yet.
-    x = funcgrad.tensor(X3, requires_grad=True)
-    with pytest.raises(NotDifferentiableError, match="funcgrad.norm: p='nuc'"):
-        funcgrad.norm(x, "nuc", dim)
+@pytest.mark.parametrize("dim", [None, (0, 1), (0, -1)])
+def test_the_nuclear_norm_is_pytorchs(dim):
+    # the sum of the singular values (through funcgrad.linalg.matrix_norm), with its gradient
+    # (full-rank matrices: the gradient U @ V^H is unique)
+    full = np.random.default_rng(0).standard_normal((2, 3, 4))
+    x = full[0] if dim is None else full
+    f = funcgrad.tensor(x, requires_grad=True)
+    t = torch.tensor(x, requires_grad=True)
+    got, want = funcgrad.norm(f, "nuc", dim), torch.norm(t, "nuc", dim)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-6)
+    got.sum().backward()
+    want.sum().backward()
+    np.testing.assert_allclose(f.grad.numpy(), t.grad.numpy(), rtol=1e-5, atol=1e-6)
