@@ -155,7 +155,7 @@ class ViewInfo:
 
 def storage_of(root: Tensor) -> Storage:
     """The `Storage` of a root, made on first use."""
-    s = root._view
+    s: Any = root._view
     if s is None:
         s = root._view = Storage()
     return s
@@ -163,7 +163,7 @@ def storage_of(root: Tensor) -> Storage:
 
 def counter_of(t: Tensor) -> Counter:
     """The version counter `t` shares with its aliases (made on first use)."""
-    info = t._view
+    info: Any = t._view
     if type(info) is ViewInfo:
         return info.counter
     return storage_of(t).counter
@@ -175,7 +175,7 @@ def make_alias(parent: Tensor, out: Tensor, step: Step, *, public: bool = True, 
     `public` False for `detach()` and `.data` (they share values, PyTorch
     does not call them views); `counter` a new counter for `.data`.
     """
-    pinfo = parent._view
+    pinfo: Any = parent._view
     if type(pinfo) is ViewInfo:
         root, steps, storage = pinfo.root, (*pinfo.steps, step), pinfo.storage
         counter = counter or pinfo.counter
@@ -218,7 +218,7 @@ def replay(root: Tensor, steps) -> Tensor:
 
 def regenerate(a: Tensor) -> None:
     """Give alias `a` the value (and node) its steps give from its root now."""
-    info = a._view
+    info: Any = a._view
     t = replay(info.root, info.steps)
     old = a._node
     if old is not None and old.prim is None:
@@ -242,7 +242,7 @@ def refresh(root: Tensor, memory: Any = None) -> None:
     outside the graph whose values share its memory already show the change
     and are left as they are.
     """
-    storage = root._view
+    storage: Any = root._view
     if type(storage) is not Storage:
         return
     for a in storage.live():

@@ -79,7 +79,7 @@ def check_inplace(self: Tensor, name: str) -> None:
     """
     if not grad_mode.is_grad_enabled():
         return
-    info = self._view
+    info: Any = self._view
     if type(info) is ViewInfo:
         root = info.root._node
         if root is None or info.detached:
@@ -134,9 +134,9 @@ def _check_overlap(t: Tensor, name: str, index: tuple[Any, ...] | None = None) -
     overlap = (
         bool(strides)
         and value.size
-        and any(s == 0 and n > 1 for s, n in zip(strides, value.shape, strict=True))
+        and any(s == 0 and n > 1 for s, n in zip(strides or (), value.shape, strict=True))
     )
-    info = t._view
+    info: Any = t._view
     if not overlap and type(info) is ViewInfo and any(s.kind == "expand" for s in info.steps):
         positions = flat_positions(info)
         if index is not None:
@@ -158,7 +158,7 @@ def _check_overlap(t: Tensor, name: str, index: tuple[Any, ...] | None = None) -
 
 def write(
     t: Tensor,
-    result: Tensor | Callable[[], Tensor],
+    result: Any,
     *,
     name: str,
     overwrites: bool = False,
@@ -184,7 +184,7 @@ def write(
     Raises:
         InPlaceError: For a write into an expanded tensor (not `fill_`/`zero_`).
     """
-    info = t._view
+    info: Any = t._view
     alias = type(info) is ViewInfo
     root = info.root if alias else t
     if name not in _FILLS and store is None:
@@ -270,7 +270,7 @@ def root_index(info: ViewInfo) -> tuple[Any, ...]:
     the chain on the root's flat positions (`arange`). A 0-d root is
     written as its 1-element reshape, at the positions the alias takes.
     """
-    idx = info.scatter
+    idx: Any = info.scatter
     if idx is None:
         root = info.root._value
         shape = root.shape
@@ -368,7 +368,7 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
         _check_overlap(self, "__setitem__", idx)
     shape = tuple(np.shape(region))
     v = _setitem_value(self, value, shape)
-    info = self._view
+    info: Any = self._view
     if basic and type(info) is ViewInfo and any(s.kind == "expand" for s in info.steps):
         # NOTE: an expanded view holds one element several times: only the indexed part
         # is written (a view of it), so the other copies cannot write their old values back
@@ -409,7 +409,7 @@ def _as_int(i: Any) -> Any:
 def _setitem_index(index: Any) -> tuple[Any, ...]:
     """An index as `index_update` takes it: tensors as arrays, a 0-d integer tensor as an int."""
     parts = index if type(index) is tuple else (index,)
-    out = []
+    out: list[Any] = []
     for p in parts:
         if isinstance(p, Tensor):
             v = p._value
@@ -618,7 +618,7 @@ def _view_property(fget: Callable[[Tensor], Tensor], doc: str | None) -> propert
 def _basic_index(index: Any) -> tuple[Any, ...] | None:
     """`index` normalized if it is basic (ints, slices, None, `...`): a view; else None (a copy)."""
     parts = index if type(index) is tuple else (index,)
-    out = []
+    out: list[Any] = []
     for p in parts:
         t = type(p)
         if t is int or p is None or p is Ellipsis:
@@ -787,7 +787,7 @@ def as_strided(input, size, stride, storage_offset=0):  # noqa: A002
             f"funcgrad.as_strided: mismatch in length of strides and shape ({list(size)}, "
             f"{list(stride)})"
         )
-    info = input._view
+    info: Any = input._view
     storage = input
     if type(info) is ViewInfo:  # the storage under a view is its root's
         storage = info.root.detach() if info.detached else info.root
@@ -905,7 +905,8 @@ def _wrapper(name: str, value: Any) -> Any:
     if found is not None:
         return found[1]
     if isinstance(value, property):
-        wrapped: Any = _view_property(value.fget, value.__doc__)
+        fget: Any = value.fget
+        wrapped: Any = _view_property(fget, value.__doc__)
     elif name == "__getitem__":
         wrapped = _getitem_view(value)
     elif name in _MULTI_VIEWS:
@@ -939,15 +940,14 @@ _ADDED_METHODS = {
 
 def install() -> None:
     """Give `Tensor` item assignment and the view methods it lacks (after `methods.install`)."""
-    Tensor.__setitem__ = setitem
+    setattr(Tensor, "__setitem__", setitem)  # noqa: B010  (installed, as the methods are)
     for name, fn in _ADDED_METHODS.items():
         if name not in vars(Tensor):
             # narrow and select index: their results are views already
             setattr(Tensor, name, fn if name in ("narrow", "select") else _wrapper(name, fn))
     if "mT" not in vars(Tensor):
-        Tensor.mT = _wrapper(
-            "mT", property(_mT, doc="The transpose of the last two dimensions (a view).")
-        )
+        mT = property(_mT, doc="The transpose of the last two dimensions (a view).")
+        setattr(Tensor, "mT", _wrapper("mT", mT))  # noqa: B010
     if "contiguous" not in vars(Tensor):
         Tensor.contiguous = contiguous
     if "is_contiguous" not in vars(Tensor):
