@@ -70,6 +70,7 @@ HAND_WRITTEN = {
     "torch": (
         "funcgrad/tensors/functions.py",
         "funcgrad/tensors/_indexing.py",
+        "funcgrad/tensors/_conveniences.py",
         "funcgrad/tensors/_matrices.py",
         "funcgrad/tensors/_shaping.py",
         "funcgrad/tensors/_products.py",

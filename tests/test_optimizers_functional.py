@@ -447,7 +447,8 @@ def test_functional_adam_and_optim_adam_take_the_same_steps():
 
 def test_optim_adam_on_a_module_and_functional_adam_on_functional_call_agree():
     # NOTE: functional_call comes with funcgrad.nn's utils (#15), which may land after this test
-    stateless = pytest.importorskip("funcgrad.nn.utils.stateless")
+    from funcgrad.nn.utils import stateless
+
     functional_call = stateless.functional_call
     fg.manual_seed(0)
     model = fg.nn.Sequential(fg.nn.Linear(3, 8), fg.nn.Tanh(), fg.nn.Linear(8, 1)).double()

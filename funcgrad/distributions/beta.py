@@ -8,10 +8,10 @@ import numpy as np
 
 from funcgrad import numpy as fnp
 from funcgrad.distributions import constraints
+from funcgrad.distributions._lazy import special as _sp
 from funcgrad.distributions.dirichlet import Dirichlet
 from funcgrad.distributions.distribution import Distribution
 from funcgrad.distributions.utils import broadcast_all, expand, op, shape_of, value_of, wrap
-from funcgrad.scipy import special as _sp
 
 __all__ = ["Beta"]
 

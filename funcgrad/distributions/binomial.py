@@ -6,6 +6,7 @@ import numpy as np
 
 from funcgrad import numpy as fnp
 from funcgrad.distributions import constraints
+from funcgrad.distributions._lazy import special as _sp
 from funcgrad.distributions.distribution import Distribution
 from funcgrad.distributions.utils import (
     broadcast_all,
@@ -19,7 +20,6 @@ from funcgrad.distributions.utils import (
     value_of,
     wrap,
 )
-from funcgrad.scipy import special as _sp
 
 __all__ = ["Binomial"]
 

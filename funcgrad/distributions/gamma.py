@@ -8,6 +8,7 @@ import numpy as np
 
 from funcgrad import numpy as fnp
 from funcgrad.distributions import constraints
+from funcgrad.distributions._lazy import special as _sp
 from funcgrad.distributions.distribution import Distribution
 from funcgrad.distributions.utils import (
     broadcast_all,
@@ -17,7 +18,6 @@ from funcgrad.distributions.utils import (
     shape_of,
     value_of,
 )
-from funcgrad.scipy import special as _sp
 
 __all__ = ["Gamma"]
 

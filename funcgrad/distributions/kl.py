@@ -14,6 +14,8 @@ from functools import total_ordering
 import numpy as np
 
 from funcgrad import numpy as fnp
+from funcgrad.distributions._lazy import linalg as _sla
+from funcgrad.distributions._lazy import special as _sp
 from funcgrad.distributions.bernoulli import Bernoulli
 from funcgrad.distributions.beta import Beta
 from funcgrad.distributions.binomial import Binomial
@@ -32,8 +34,6 @@ from funcgrad.distributions.poisson import Poisson
 from funcgrad.distributions.uniform import Uniform
 from funcgrad.distributions.utils import op, sum_rightmost, value_of
 from funcgrad.ops import elementwise as _ew
-from funcgrad.scipy import linalg as _sla
-from funcgrad.scipy import special as _sp
 
 __all__ = ["kl_divergence", "register_kl"]
 

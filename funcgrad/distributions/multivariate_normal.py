@@ -8,6 +8,7 @@ import numpy as np
 
 from funcgrad import numpy as fnp
 from funcgrad.distributions import constraints
+from funcgrad.distributions._lazy import linalg as _sla
 from funcgrad.distributions.distribution import Distribution
 from funcgrad.distributions.utils import (
     as_tensor,
@@ -17,7 +18,6 @@ from funcgrad.distributions.utils import (
     shape_of,
     standard_normal,
 )
-from funcgrad.scipy import linalg as _sla
 
 __all__ = ["MultivariateNormal"]
 

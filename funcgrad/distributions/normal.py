@@ -7,6 +7,7 @@ import numbers
 
 from funcgrad import numpy as fnp
 from funcgrad.distributions import constraints
+from funcgrad.distributions._lazy import special as _sp
 from funcgrad.distributions.distribution import Distribution
 from funcgrad.distributions.utils import (
     broadcast_all,
@@ -15,7 +16,6 @@ from funcgrad.distributions.utils import (
     shape_of,
     standard_normal,
 )
-from funcgrad.scipy import special as _sp
 from funcgrad.tensors import grad_mode
 
 __all__ = ["Normal"]

@@ -7,9 +7,9 @@ import numbers
 import numpy as np
 
 from funcgrad.distributions import constraints
+from funcgrad.distributions._lazy import special as _sp
 from funcgrad.distributions.distribution import Distribution
 from funcgrad.distributions.utils import broadcast_all, draw, expand, op, shape_of, value_of, wrap
-from funcgrad.scipy import special as _sp
 
 __all__ = ["Poisson"]
 

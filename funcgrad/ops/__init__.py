@@ -22,6 +22,9 @@ from funcgrad.ops import (
 )
 
 # isort: split
+from funcgrad.ops import eig  # noqa: F401  (the general eigendecomposition, over linalg)
+
+# isort: split
 from funcgrad.ops import cumulative, order, scatter  # the Tensor layer's API (issue #14)
 
 # isort: split

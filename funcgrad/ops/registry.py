@@ -179,7 +179,7 @@ class Names:
     Examples:
         >>> from funcgrad.ops import registry
         >>> registry.get("multiply").names.torch
-        ('mul',)
+        ('mul', 'multiply')
     """
 
     numpy: tuple[str, ...] = attrs.field(default=(), converter=_names)

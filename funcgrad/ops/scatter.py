@@ -604,7 +604,7 @@ def _scatter_sample(g: Draw) -> Drawn:
         axis = None
         index = _flat_index_sample(g, shape, unique=reduce == "none")
     else:
-        index = _index_sample(g, shape, axis, unique=reduce == "none")
+        index = _index_sample(g, shape, axis or 0, unique=reduce == "none")
     include_self = g.boolean()
     n_x = int(numpy.prod(shape, dtype=numpy.int64))
     size = n_x + int(index.size)

@@ -10,6 +10,7 @@ rebinds the tensor to the result through `funcgrad.tensors.inplace`.
 from __future__ import annotations
 
 from funcgrad.errors import DtypeError
+from funcgrad.tensors import _conveniences as _C
 from funcgrad.tensors import _generated as _G
 from funcgrad.tensors import _shaping
 from funcgrad.tensors import functions as F
@@ -65,6 +66,27 @@ class ApiMethods:
     """The methods of the tensor API's functions: sorting, gathering, scattering, masking ..."""
 
     __slots__ = ()
+
+    # --- conveniences: new tensors like this one, sizes, layout, predicates, Python loops
+    new_ones = _C._new_ones
+    new_zeros = _C._new_zeros
+    new_full = _C._new_full
+    new_empty = _C._new_empty
+    new_tensor = _C._new_tensor
+    type_as = _C._type_as
+    element_size = _C._element_size
+    nbytes = property(_C._nbytes, doc="The size of the values in bytes.")
+    itemsize = property(_C._element_size, doc="The size of one element in bytes.")
+    ndimension = _C._ndimension
+    stride = _C._stride
+    storage_offset = _C._storage_offset
+    is_floating_point = F.is_floating_point
+    is_complex = F.is_complex
+    is_signed = _C._is_signed
+    is_nonzero = F.is_nonzero
+    is_same_size = F.is_same_size
+    apply_ = _C._apply_loop
+    map_ = _C._map_loop
 
     # --- extrema, sorting, order statistics
     aminmax = F.aminmax

@@ -445,7 +445,11 @@ gt = _compare("gt", np.greater, "input > other")
 gt.__doc__ += "    tensor([False,  True])\n"
 ge = _compare("ge", np.greater_equal, "input >= other")
 ge.__doc__ += "    tensor([False,  True])\n"
-not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
+not_equal = ne
+less = lt
+less_equal = le
+greater = gt
+greater_equal = ge
 
 
 def _predicate(name, np_fn, doc, ints):

@@ -35,6 +35,8 @@ from funcgrad.tensors._adapters import one_dim as _one_dim
 from funcgrad.tensors._adapters import operands as _operands
 from funcgrad.tensors._adapters import reduce_dims as _reduce_dims
 from funcgrad.tensors._adapters import shape_args as _shape_args
+from funcgrad.tensors._conveniences import *  # noqa: F403
+from funcgrad.tensors._conveniences import __all__ as _conveniences_all
 from funcgrad.tensors._indexing import *  # noqa: F403
 from funcgrad.tensors._indexing import __all__ as _indexing_all
 from funcgrad.tensors._math import *  # noqa: F403
@@ -59,6 +61,7 @@ __all__ = [
     "clamp",
     "clamp_max",
     "clamp_min",
+    "clone",
     "clip",
     "concatenate",
     "cumsum",
@@ -97,6 +100,7 @@ __all__ = [
     "unsqueeze",
     "var",
     "where",
+    *_conveniences_all,
     *_indexing_all,
     *_matrices_all,
     *_shaping_all,
@@ -156,10 +160,22 @@ def div(input, other, *, rounding_mode=None):  # noqa: A002
     return _apply(_ew.divide, input, other)
 
 
-divide = true_divide = div
+divide = div
+true_divide = div
 
 
 subtract = sub
+
+
+def clone(input, *, memory_format=None):  # noqa: A002
+    """Return a copy of `input` that stays in the graph (`memory_format` accepted: copies are row-major).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.clone(torch.ones(2, requires_grad=True))
+        tensor([1., 1.], grad_fn=<CloneBackward0>)
+    """
+    return input.clone()
 
 
 def pow(input, exponent):  # noqa: A001, A002

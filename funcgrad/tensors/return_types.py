@@ -17,7 +17,7 @@ from collections import namedtuple
 
 
 def _make(name: str, fields: tuple[str, ...]) -> type:
-    base = namedtuple(name, fields)  # type: ignore[misc]  (built per name)
+    base = namedtuple(name, fields)  # type: ignore[misc]
 
     def __repr__(self) -> str:
         inner = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self, strict=True))

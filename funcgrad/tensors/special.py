@@ -85,9 +85,10 @@ def _unary(name, prim, doc, example_in, example_out, grad=True):
     return f
 
 
-digamma = psi = _unary(
+digamma = _unary(
     "digamma", _sp.digamma, "the digamma function, the derivative of lgamma", "[1.0]", "[-0.5772]"
 )
+psi = digamma
 erf = _unary("erf", _sp.erf, "the error function", "[0.0]", "[0.]")
 erfc = _unary("erfc", _sp.erfc, "the complementary error function", "[0.0]", "[1.]")
 erfinv = _unary("erfinv", _sp.erfinv, "the inverse error function", "[0.0]", "[0.]")

@@ -737,7 +737,7 @@ class Tensor(TensorBase, _Methods):
         """Return the tensor as bool (cut from the graph)."""
         return self._astype(np.bool_)
 
-    def clone(self) -> Tensor:
+    def clone(self, *, memory_format=None) -> Tensor:  # every copy is row-major
         """Return a copy that stays in the graph (gradients flow back to this tensor).
 
         The copy never shares its values with this tensor (`.grad` is

@@ -1775,3 +1775,91 @@ EXEMPT: dict[str, str] = {
     "torch.autograd": "a namespace (autograd.grad drives the second-order checks)",
     "torch.nn": "a namespace, not a function of the Tensor layer",
 }
+
+
+# Names of session 5 (#14, #15, #16) whose behaviour is compared with PyTorch in their own tests,
+# where a single-call differential case cannot say what matters (aliasing, randomness, state).
+_VIEWS = "a view or a write into one: tests/tensors/test_views.py compares values, versions and gradients with PyTorch"
+_RANDOM = (
+    "random draws: funcgrad's streams are not PyTorch's (same distributions): "
+    "tests/tensors/test_random.py checks moments, seeding and generators"
+)
+_RUNTIME = (
+    "a runtime switch or namespace: tests/tensors/test_cuda_api.py compares it with PyTorch's"
+)
+_SAVE = "files: tests/tensors/test_serialization.py round-trips with real PyTorch both ways"
+_NAMESPACE = "a namespace whose names have their own tests against PyTorch ({})"
+EXEMPT.update(
+    {
+        **dict.fromkeys(
+            [
+                "Tensor.__setitem__",
+                "Tensor.as_strided",
+                "Tensor.diagonal",
+                "Tensor.mT",
+                "Tensor.narrow",
+                "Tensor.select",
+                "Tensor.unfold",
+            ],
+            _VIEWS,
+        ),
+        **dict.fromkeys(
+            [
+                "Tensor.bernoulli",
+                "Tensor.bernoulli_",
+                "Tensor.cauchy_",
+                "Tensor.exponential_",
+                "Tensor.geometric_",
+                "Tensor.log_normal_",
+                "Tensor.multinomial",
+                "Tensor.normal_",
+                "Tensor.random_",
+                "Tensor.uniform_",
+                "torch.Generator",
+                "torch.bernoulli",
+                "torch.default_generator",
+                "torch.get_rng_state",
+                "torch.initial_seed",
+                "torch.multinomial",
+                "torch.normal",
+                "torch.poisson",
+                "torch.randint_like",
+                "torch.random",
+                "torch.randperm",
+                "torch.seed",
+                "torch.set_rng_state",
+            ],
+            _RANDOM,
+        ),
+        **dict.fromkeys(
+            [
+                "torch.are_deterministic_algorithms_enabled",
+                "torch.backends",
+                "torch.cuda",
+                "torch.get_default_device",
+                "torch.get_deterministic_debug_mode",
+                "torch.get_float32_matmul_precision",
+                "torch.get_num_interop_threads",
+                "torch.get_num_threads",
+                "torch.is_deterministic_algorithms_warn_only_enabled",
+                "torch.is_warn_always_enabled",
+                "torch.set_default_device",
+                "torch.set_default_tensor_type",
+                "torch.set_deterministic_debug_mode",
+                "torch.set_float32_matmul_precision",
+                "torch.set_num_interop_threads",
+                "torch.set_num_threads",
+                "torch.set_printoptions",
+                "torch.set_warn_always",
+                "torch.use_deterministic_algorithms",
+            ],
+            _RUNTIME,
+        ),
+        **dict.fromkeys(["torch.save", "torch.load", "torch.serialization"], _SAVE),
+        "torch.distributions": _NAMESPACE.format("tests/distributions"),
+        "torch.func": _NAMESPACE.format("tests/test_func.py"),
+        "torch.optim": _NAMESPACE.format("tests/optim"),
+        "torch.profiler": _NAMESPACE.format("tests/autograd"),
+        "torch.utils": _NAMESPACE.format("tests/utils, tests/tensors/test_checkpoint*"),
+    }
+)

@@ -156,6 +156,9 @@ def test_transformer_encoder_layer(
         dtype=dtype,
         seed=seed,
         forward=forward,
+        # float32: attention, the feed-forward block and two layer norms accumulate more
+        # rounding than one layer (4.8e-5 relative seen on an input gradient)
+        tol=None if dtype == np.float64 else {"rtol": 2e-4, "atol": 2e-4},
     )
 
 
@@ -189,6 +192,9 @@ def test_layer_norm(shape, k, affine, bias, seed, dtype):
         [x],
         dtype=dtype,
         seed=seed,
+        # float32: the input gradient subtracts two means of near-equal terms (2.5e-4
+        # relative on an entry of 0.09 seen), so a looser bound than one float32 product
+        tol=None if dtype == np.float64 else {"rtol": 5e-4, "atol": 5e-5},
     )
 
 

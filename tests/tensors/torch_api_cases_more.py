@@ -1195,3 +1195,142 @@ custom(
     ),
     grads=False,
 )
+
+
+# --- conveniences: new tensors like this one, sizes, layout, predicates --------------------------
+
+
+def _new(name):
+    def draw_fn(b):
+        x = b.tensor(b.shape(), b.g.choice(("float32", "float64", "int64")), grad=False)
+        size = b.shape(max_dims=2)
+        kwargs = {}
+        if b.g.boolean():
+            kwargs["dtype"] = DtypeRef(b.g.choice(("float32", "float64", "int64")))
+        if b.g.integers(0, 3) == 0 and "int64" not in str(kwargs.get("dtype", "")):
+            kwargs["requires_grad"] = True
+
+        def fn(lib, ts):
+            t = ts[x.i]
+            kw = resolve(kwargs, lib, ts)
+            if kw.get("requires_grad") and "int" in str(kw.get("dtype", t.dtype)):
+                kw.pop("requires_grad")
+            if name == "new_full":
+                out = t.new_full(size, 2.5 if "float" in str(kw.get("dtype", t.dtype)) else 3, **kw)
+            elif name == "new_tensor":
+                out = t.new_tensor([[1.5, 2.0]] if b.ties else [1, 2], **kw)
+            elif name == "new_empty":
+                out = t.new_empty(size, **kw)
+                return tuple(out.shape), out.dtype, out.requires_grad
+            else:
+                out = getattr(t, name)(*size, **kw) if b.ties else getattr(t, name)(size, **kw)
+            return out, out.requires_grad
+
+        return fn, f"{name}({size}, {kwargs})"
+
+    custom(f"Tensor.{name}", draw_fn, grads=False)
+
+
+for _name in ("new_ones", "new_zeros", "new_full", "new_empty", "new_tensor"):
+    _new(_name)
+
+
+def _meta(expr, dtypes=("float32", "float64", "int64", "bool"), grads=False):
+    def draw_fn(b):
+        x = b.tensor(b.shape(), b.g.choice(dtypes), grad=False)
+        y = b.tensor(b.g.choice((b.arrays[x.i].shape, b.shape())), b.g.choice(dtypes), grad=False)
+        return (lambda lib, ts: expr(lib, ts[x.i], ts[y.i])), ""
+
+    return draw_fn
+
+
+for _name, _expr in {
+    "Tensor.type_as": lambda lib, t, u: (t * 1 if t.dtype != lib.bool else t).type_as(u),
+    "Tensor.element_size": lambda lib, t, u: t.element_size(),
+    "Tensor.nbytes": lambda lib, t, u: t.nbytes,
+    "Tensor.itemsize": lambda lib, t, u: t.itemsize,
+    "Tensor.ndimension": lambda lib, t, u: t.ndimension(),
+    "Tensor.is_floating_point": lambda lib, t, u: t.is_floating_point(),
+    "torch.is_floating_point": lambda lib, t, u: lib.is_floating_point(t),
+    "Tensor.is_complex": lambda lib, t, u: t.is_complex(),
+    "torch.is_complex": lambda lib, t, u: lib.is_complex(t),
+    "Tensor.is_signed": lambda lib, t, u: t.is_signed(),
+    "Tensor.is_same_size": lambda lib, t, u: t.is_same_size(u),
+    "torch.is_same_size": lambda lib, t, u: lib.is_same_size(t, u),
+    "Tensor.is_nonzero": lambda lib, t, u: t.is_nonzero(),
+    "torch.is_nonzero": lambda lib, t, u: lib.is_nonzero(t),
+}.items():
+    custom(_name, _meta(_expr))
+
+
+def _layout(b):
+    # sides of 2 or more: PyTorch's strides of size-1 dimensions are arbitrary; and views only:
+    # PyTorch's elementwise results follow their inputs' layout, funcgrad's are row-major
+    shape = tuple(b.g.integers(2, 4) for _ in range(b.g.integers(1, 3)))
+    x = b.tensor(shape, grad=False)
+    view = b.g.choice(("plain", "t", "slice", "select", "permute", "expand", "op"))
+
+    def fn(lib, ts):
+        t = ts[x.i]
+        if view == "t":
+            t = t.transpose(0, -1)
+        elif view == "slice":
+            t = t[1:]
+        elif view == "select" and t.dim() > 1:  # (a 0-d element is copied out by NumPy)
+            t = t[-1]
+        elif view == "expand":
+            t = t.unsqueeze(0).expand(2, *t.shape)
+        elif view == "permute":
+            t = t.permute(*reversed(range(t.dim())))
+        elif view == "op":
+            t = t * 2
+        return t.stride(), t.storage_offset(), t.is_contiguous()
+
+    return fn, view
+
+
+custom("Tensor.stride", _layout, grads=False)
+custom("Tensor.storage_offset", _layout, grads=False)
+
+
+def _loop(name):
+    def draw_fn(b):
+        x = b.tensor(b.shape(), b.g.choice(("float32", "float64", "int64")), grad=False)
+        y = b.tensor(b.arrays[x.i].shape[1:] if b.g.boolean() else b.arrays[x.i].shape, grad=False)
+
+        def fn(lib, ts):
+            t = ts[x.i].clone()
+            if name == "apply_":
+                r = t.apply_(lambda v: v * 2 + 1)
+            else:
+                r = t.map_(ts[y.i], lambda a, c: a - c)
+            return t, r is t
+
+        return fn, name
+
+    custom(f"Tensor.{name}", draw_fn, grads=False)
+
+
+_loop("apply_")
+_loop("map_")
+
+
+def _clone_format(b):
+    x = b.tensor(b.shape())
+    fmt = b.g.choice(("preserve_format", "contiguous_format"))
+
+    def fn(lib, ts):
+        return lib.clone(ts[x.i], memory_format=getattr(lib, fmt)), ts[x.i].clone(
+            memory_format=getattr(lib, fmt)
+        )
+
+    return fn, fmt
+
+
+custom(
+    "torch.memory_format",
+    lambda b: ((lambda lib, ts: repr(lib.channels_last).split(".")[-1]), ""),
+    grads=False,
+)
+for _name in ("preserve_format", "contiguous_format", "channels_last", "channels_last_3d"):
+    custom(f"torch.{_name}", _clone_format)

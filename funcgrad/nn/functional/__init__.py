@@ -34,8 +34,8 @@ __all__: list[str] = [
     *_pooling_all,
     *_linear_all,
     *_dropout_all,
-    *_attention_all,
     *_normalization_all,
     *_sparse_all,
     *_vision_all,
+    *_attention_all,
 ]

@@ -23,13 +23,13 @@ import warnings
 import numpy as np
 
 from funcgrad import numpy as fnp
+from funcgrad.distributions._lazy import special as _sp
 from funcgrad.errors import IndexingError, OpError
 from funcgrad.graph import Node
 from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import loss as _lp
 from funcgrad.ops import nn as _nn
 from funcgrad.ops._util import value_of
-from funcgrad.scipy import special as _sp
 from funcgrad.tensors.dtypes import torch_name
 from funcgrad.tensors.tensor_class import Tensor, _apply
 

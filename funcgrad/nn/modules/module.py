@@ -1014,7 +1014,7 @@ class Module:
                 value = _as_value(input_param)
                 with no_grad():
                     if lazy:
-                        param.materialize(in_shape)  # type: ignore[attr-defined]
+                        param.materialize(in_shape)
                     if assign:
                         new = _as_tensor(input_param, value)
                         if isinstance(param, Parameter):
