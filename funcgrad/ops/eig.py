@@ -40,6 +40,7 @@ from funcgrad.ops.linalg import (
     _batch,
     _column,
     _inverse_gaps,
+    _largest_entries,
     _mT,
     _row,
     _spread,
@@ -122,20 +123,6 @@ eigvals: Primitive = register(
 )
 
 
-def _largest(v: Array) -> np.ndarray:
-    """A 0/1 mask of each column's entry of largest modulus: the one NumPy's gauge keeps real."""
-    a = np.abs(np.asarray(value_of(v)))
-    mask = np.zeros(a.shape)
-    np.put_along_axis(mask, np.argmax(a, axis=-2)[..., None, :], 1.0, axis=-2)
-    return mask
-
-
-def _gauge_terms(v: Array) -> tuple[np.ndarray, Array]:
-    """The mask of the real entries and those entries (`v_kj`, one per column, as a row)."""
-    mask = _largest(v)
-    return mask, _row(sum_(multiply(real(v), mask), axis=(-2,), keepdims=False))
-
-
 def _eig_vectors_jvp(x_t: Array, out: Array, x: Array) -> Array:
     w = eigvals(x)
     f = _inverse_gaps(_row(w) - _column(w))  # 1 / (w_j - w_i)
@@ -143,7 +130,7 @@ def _eig_vectors_jvp(x_t: Array, out: Array, x: Array) -> Array:
     # unit norm: remove v_j Re(v_j^H dv_j)
     dv = dv - multiply(out, _row(real(sum_(conjugate(out) * dv, axis=(-2,), keepdims=False))))
     # the largest entry stays real: remove the rotation i v_j Im(dv_kj) / v_kj
-    mask, vk = _gauge_terms(out)
+    mask, vk = _largest_entries(out)
     phase = _row(sum_(multiply(imag(dv), mask), axis=(-2,), keepdims=False)) / vk
     return dv - multiply(out, phase * 1j) if _is_complex(out) else dv
 
@@ -151,7 +138,7 @@ def _eig_vectors_jvp(x_t: Array, out: Array, x: Array) -> Array:
 def _eig_vectors_vjp(ct: Array, out: Array, x: Array) -> Array:
     # the transposes of the three maps of the JVP, in reverse order
     if _is_complex(out):
-        mask, vk = _gauge_terms(out)
+        mask, vk = _largest_entries(out)
         s = _row(sum_(multiply(ct, out), axis=(-2,), keepdims=False))
         ct = ct - multiply(mask, imag(s) / vk * 1j)
     s = _row(sum_(multiply(ct, out), axis=(-2,), keepdims=False))
