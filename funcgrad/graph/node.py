@@ -22,6 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 import attrs
+import numpy as _np
 
 from funcgrad.backend import freeze, freeze_result, is_inexact
 from funcgrad.errors import DtypeError, NotDifferentiableError
@@ -122,8 +123,18 @@ class Node:
         return (_unpickled_leaf, (self.value,))
 
     def __repr__(self) -> str:
-        op = "leaf" if self.prim is None else self.prim.name
-        return f"Node({op}, shape={self.shape}, dtype={self.dtype})"
+        """`Node(tanh, array([0.76159416, 0.96402758]))`: the primitive and the value.
+
+        The value is shown as NumPy shows an array (abbreviated past
+        `np.get_printoptions()['threshold']` elements), so printing inside a
+        transformed function shows numbers, as HIPS autograd's boxes do.
+        """
+        prefix = f"Node({'leaf' if self.prim is None else self.prim.name}, "
+        try:
+            text = _np.array_repr(_np.asarray(self.value))
+        except TypeError:  # CuPy refuses the implicit copy to the host
+            text = repr(self.value)
+        return prefix + text.replace("\n", "\n" + " " * len(prefix)) + ")"
 
     def __ne__(self, other: object) -> bool:
         # NOTE: `==` is identity (nodes key gradient maps), so an elementwise
