@@ -2,16 +2,19 @@
 
 Every message names the funcgrad operation, the shapes, dtypes or values
 involved and what to do instead, and ends with a pointer to the matching
-section of `docs/errors.md`.
+section of the Errors page of the documentation site (`DOCS_URL`).
 """
 
 from __future__ import annotations
 
 import numpy as _np
 
+# The documentation site (mkdocs.yml's site_url): every error links to its section there.
+DOCS_URL = "https://funcgrad.readthedocs.io/en/latest/"
+
 
 def _with_link(message: str, cls: type) -> str:
-    return f"{message}\n(see docs/errors.md#{cls.__name__.lower()})"
+    return f"{message}\n(see {DOCS_URL}errors/#{cls.__name__.lower()})"
 
 
 class FuncgradError(Exception):

@@ -294,7 +294,7 @@ def test_non_scalar_output_error_names_op_and_shape():
     with pytest.raises(fg.NonScalarOutputError) as e:
         fg.backward(fg.leaf(np.ones(3)) * 2.0)
     assert "funcgrad.backward" in _message(e) and "(3,)" in _message(e)
-    assert "docs/errors.md#" in _message(e)
+    assert "/errors/#" in _message(e)
 
 
 def test_dtype_error_names_op_and_dtype():

@@ -146,7 +146,7 @@ def require_cuda(what: str = "funcgrad", index: int | None = None) -> types.Modu
 
 def _plain_message(error: Exception) -> str:
     # A FuncgradError's text ends with its docs link; keep the first part only.
-    return str(error).split("\n(see docs/errors.md", 1)[0]
+    return str(error).split("\n(see http", 1)[0]
 
 
 def cuda_available() -> bool:

@@ -117,8 +117,10 @@ def test_every_error_class_has_a_section_with_the_anchor_its_messages_use():
         assert (
             f"::: funcgrad.errors.{cls.__name__}" in text or f"::: funcgrad.{cls.__name__}" in text
         )
-    # The pointer the messages end with names that anchor.
-    assert "(see docs/errors.md#shapeerror)" in str(errors.ShapeError("x"))
+    # The pointer the messages end with is that anchor of the page on the site.
+    assert str(errors.ShapeError("x")).endswith(f"\n(see {errors.DOCS_URL}errors/#shapeerror)")
+    site_url = re.search(r"^site_url: (\S+)$", (ROOT / "mkdocs.yml").read_text(), re.MULTILINE)
+    assert site_url is not None and site_url[1] == errors.DOCS_URL
 
 
 def _documented_identifiers() -> set[str]:

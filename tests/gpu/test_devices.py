@@ -93,7 +93,7 @@ def test_moving_to_cuda_without_cupy_says_what_to_install():
     message = str(info.value)
     assert "funcgrad.to_device" in message and "float32[2, 3]" in message
     assert "'cuda:0'" in message and "CuPy is not installed" in message
-    assert 'pip install -e ".[gpu]"' in message and "docs/errors.md#deviceerror" in message
+    assert 'pip install -e ".[gpu]"' in message and "/errors/#deviceerror" in message
     assert isinstance(info.value, RuntimeError)  # what PyTorch raises
 
 

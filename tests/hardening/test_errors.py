@@ -43,8 +43,8 @@ def test_bad_input_raises_a_helpful_error(case):
     assert not missing, f"{case.id}: the message lacks {missing}:\n{message}"
     if isinstance(error, FuncgradError):
         # every funcgrad error ends with a pointer to its section of docs/errors.md
-        assert f"docs/errors.md#{type(error).__name__.lower()}" in str(error) or any(
-            f"docs/errors.md#{cls.__name__.lower()}" in str(error) for cls in type(error).__mro__
+        assert f"/errors/#{type(error).__name__.lower()}" in str(error) or any(
+            f"/errors/#{cls.__name__.lower()}" in str(error) for cls in type(error).__mro__
         )
 
 
