@@ -290,14 +290,24 @@ def _draw(
     draw_gpu: Callable[[Any], Any],
 ) -> Any:
     """Draw with `source` (by default `device`'s default source), on the source's device."""
+    given = source
     if source is None:
         source = default(device)
     if source.device == "cpu":
-        return draw_cpu(source.raw)
-    import cupy
+        out = draw_cpu(source.raw)
+    else:
+        import cupy
 
-    with cupy.cuda.Device(source.index):
-        return draw_gpu(source.raw)
+        with cupy.cuda.Device(source.index):
+            out = draw_gpu(source.raw)
+    for ob in draw_observers:  # funcgrad.jit, while it traces: the draw is a step of its plan
+        ob(device, given, draw_cpu, draw_gpu, out)
+    return out
+
+
+# Observers of every draw, called as `ob(device, source, draw_cpu, draw_gpu, out)` (for
+# `funcgrad.jit`, which replays draws); empty otherwise. An observer changes no number.
+draw_observers: list[Callable[..., None]] = []
 
 
 def _gpu_float(dtype: numpy.dtype) -> Any:

@@ -146,7 +146,10 @@ class Node:
         )
 
     def __bool__(self) -> bool:
-        return bool(self.value)
+        result = bool(self.value)
+        if value_readers:
+            _report(self, "bool", result)
+        return result
 
     def __float__(self) -> float:
         # NOTE: float(node) (and math.exp(node), which calls it) would cut the
@@ -166,10 +169,15 @@ class Node:
         )
 
     def __int__(self) -> int:
-        return int(self.value)
+        result = int(self.value)
+        if value_readers:
+            _report(self, "int", result)
+        return result
 
     def __index__(self) -> int:
         index: int = self.value.__index__()
+        if value_readers:
+            _report(self, "index", index)
         return index
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> Array:
@@ -194,6 +202,17 @@ class Node:
             f"funcgrad.numpy.{name} (import funcgrad.numpy as fnp), or node.value for "
             f"the plain (non-differentiable) value"
         )
+
+
+# Observers of Python reading a node's value (`bool`, `int`, `index`, or a comparison's name),
+# called as `ob(node, kind, result, other)`: `funcgrad.jit` turns the reads into guards while it
+# traces. Empty otherwise (one truth test); an observer changes no result.
+value_readers: list[Callable[[Node, str, Any, Any], None]] = []
+
+
+def _report(node: Node, kind: str, result: Any, other: Any = None) -> None:
+    for ob in value_readers:
+        ob(node, kind, result, other)
 
 
 # NumPy functions that read only a node's metadata, so they may see its value.

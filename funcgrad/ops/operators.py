@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from funcgrad.graph import Node
-from funcgrad.graph.node import Array
+from funcgrad.graph.node import Array, _report, value_readers
 from funcgrad.ops import elementwise as ew
 from funcgrad.ops import reduce as rd
 from funcgrad.ops import shape as sh
@@ -36,7 +36,10 @@ def _unary(prim: Primitive) -> _Method:
 
 def _compare(name: str) -> _Method:
     def compare(self: Node, other: Any) -> Array:
-        return getattr(self.value, name)(value_of(other))
+        result = getattr(self.value, name)(value_of(other))
+        if value_readers:  # funcgrad.jit is tracing: the comparison becomes a guard
+            _report(self, name, result, other)
+        return result
 
     compare.__name__ = name
     return compare
