@@ -160,15 +160,43 @@ def test_param_data_reads_the_updated_values():
     np.testing.assert_allclose(a.data.numpy(), np.array([1.0, 2.0]) / 7 - 0.5)
 
 
-@pytest.mark.xfail(reason="#14: in-place writes reaching aliases made before them", strict=False)
-def test_an_alias_made_before_the_step_sees_it():
-    (a,), (ta,) = _pair((2,))
-    alias, talias = a.data, ta.data
-    opt, topt = fg.optim.SGD([a], lr=0.5), torch.optim.SGD([ta], lr=0.5)
-    a.grad, ta.grad = fg.ones(2), torch.ones(2)
-    opt.step()
-    topt.step()
-    np.testing.assert_allclose(alias.numpy(), talias.numpy())
+@pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop"])
+def test_aliases_made_before_the_step_see_it(name):
+    (a,), (ta,) = _pair((2, 3))
+
+    def aliases(x):  # .data, detach(), a basic-index view, a reshape, a view of .data
+        return [x.data, x.detach(), x[1], x.view(3, 2), x.data[:, 1:]]
+
+    before, tbefore = aliases(a), aliases(ta)
+    opt = getattr(fg.optim, name)([a], lr=0.5)
+    topt = getattr(torch.optim, name)([ta], lr=0.5)
+    for _ in range(2):
+        a.grad, ta.grad = fg.ones(2, 3, dtype=fg.float64), torch.ones(2, 3, dtype=torch.float64)
+        opt.step()
+        topt.step()
+    for ours, theirs in zip(before, tbefore, strict=True):
+        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(before[0].numpy(), a.detach().numpy(), rtol=0)
+
+
+def test_a_modules_state_dict_taken_before_the_step_sees_it():
+    torch.manual_seed(0)
+    net, tnet = fg.nn.Linear(3, 2), torch.nn.Linear(3, 2)
+    net.load_state_dict({k: fg.tensor(v.detach().numpy()) for k, v in tnet.state_dict().items()})
+    sd, tsd = net.state_dict(), tnet.state_dict()
+    opt = fg.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+    topt = torch.optim.SGD(tnet.parameters(), lr=0.1, momentum=0.9)
+    x = np.arange(12.0, dtype=np.float32).reshape(4, 3) / 12
+    for _ in range(3):
+        opt.zero_grad()
+        topt.zero_grad()
+        net(fg.tensor(x)).pow(2).sum().backward()
+        tnet(torch.tensor(x)).pow(2).sum().backward()
+        opt.step()
+        topt.step()
+    for k in tsd:
+        np.testing.assert_allclose(sd[k].numpy(), tsd[k].numpy(), rtol=1e-5, atol=1e-6, err_msg=k)
+        np.testing.assert_array_equal(sd[k].numpy(), net.state_dict()[k].numpy(), err_msg=k)
 
 
 def test_a_recorded_graph_keeps_its_old_values():
