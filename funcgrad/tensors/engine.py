@@ -17,6 +17,7 @@ only translates between tensors and nodes:
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
 import weakref
@@ -29,7 +30,7 @@ from funcgrad.graph import Node, toposort
 from funcgrad.ops.elementwise import conjugate
 from funcgrad.tensors.base import TensorBase, _new_like, owner_of
 from funcgrad.transforms.hooks import checked_hook
-from funcgrad.transforms.reverse import walk
+from funcgrad.transforms.reverse import _needed, walk
 
 _ndarray = numpy.ndarray
 
@@ -44,6 +45,50 @@ _HOOKED: dict[int, weakref.ref] = {}
 _ids = itertools.count()
 # Held while gradients are accumulated into `.grad` (see run_backward).
 _ACCUMULATING = threading.Lock()
+
+
+class BackwardTask:
+    """The backward pass running on this thread (PyTorch's graph task).
+
+    `funcgrad.autograd.graph.register_multi_grad_hook` asks it which tensors'
+    hooks this pass runs (PyTorch's `_will_engine_execute_node`) and keeps its
+    per-pass state in `state`. What that needs is computed on the first question.
+    """
+
+    def __init__(self, order, wrt, leaves):
+        self._order, self._wrt, self._leaves = order, wrt, {id(t) for t in leaves}
+        self._needed: set[int] | None = None
+        self.state: dict = {}
+
+    def will_run_hooks(self, t: TensorBase) -> bool:
+        """Whether this pass runs `t`'s tensor hooks."""
+        node = t._node
+        if node is None or node.prim is None:  # a leaf
+            return id(t) in self._leaves
+        if self._needed is None:
+            self._needed = _needed(self._order, {id(n) for n in self._wrt})
+        return id(node) in self._needed
+
+
+_TASKS = threading.local()
+
+
+def current_task() -> BackwardTask | None:
+    """The innermost backward pass running on this thread, or None."""
+    stack = getattr(_TASKS, "stack", None)
+    return stack[-1] if stack else None
+
+
+@contextlib.contextmanager
+def _task(order, wrt, leaves):
+    stack = getattr(_TASKS, "stack", None)
+    if stack is None:
+        stack = _TASKS.stack = []
+    stack.append(BackwardTask(order, wrt, leaves))
+    try:
+        yield
+    finally:
+        stack.pop()
 
 
 def torch_convention(g):
@@ -298,37 +343,38 @@ def run_backward(tensors, grad_tensors, inputs=None, create_graph: bool = False)
         elif t.is_leaf or t._retains_grad:
             targets.append((t, nodes))
     wrt = tuple(n for _, nodes in targets for n in nodes)
-    grads = walk(
-        roots, seeds, wrt, create_graph=create_graph, order=order, hooks=_tensor_hooks(order)
-    )
-    # retain_grad (non-leaves) first, then accumulation into leaves, then post hooks.
-    seen: set[int] = set()
-    retained, leaves = [], []
-    for t, nodes in targets:
-        g = _sum_grads(grads, nodes)
-        if g is None:
-            continue
-        if t.is_leaf:
-            if t._hooks:
-                g = _run_tensor_hooks(t, g)
-            g = torch_convention(g)
-            if t._hooks:
-                seen.add(id(g))  # maybe the user's array: `.grad` gets a copy
-            leaves.append((t, g))
-        else:
-            retained.append((t, torch_convention(g)))
-    # NOTE: `.grad += g` is a read-modify-write (NumPy releases the GIL inside
-    # the add): concurrent backward passes take turns here, as PyTorch's do.
-    # Both loops hold each gradient the same way (see _PRIVATE_REFS).
-    with _ACCUMULATING:
-        for t, g in retained:
-            _accumulate(t, g, create_graph, seen)
-        for t, g in leaves:
-            _accumulate(t, g, create_graph, seen)
-    for t, _ in leaves:
-        if t._post_hooks:
-            for hook in list(t._post_hooks.values()):
-                hook(t)
+    with _task(order, wrt, [t for t, _ in targets if t.is_leaf]):
+        grads = walk(
+            roots, seeds, wrt, create_graph=create_graph, order=order, hooks=_tensor_hooks(order)
+        )
+        # retain_grad (non-leaves) first, then accumulation into leaves, then post hooks.
+        seen: set[int] = set()
+        retained, leaves = [], []
+        for t, nodes in targets:
+            g = _sum_grads(grads, nodes)
+            if g is None:
+                continue
+            if t.is_leaf:
+                if t._hooks:
+                    g = _run_tensor_hooks(t, g)
+                g = torch_convention(g)
+                if t._hooks:
+                    seen.add(id(g))  # maybe the user's array: `.grad` gets a copy
+                leaves.append((t, g))
+            else:
+                retained.append((t, torch_convention(g)))
+        # NOTE: `.grad += g` is a read-modify-write (NumPy releases the GIL inside
+        # the add): concurrent backward passes take turns here, as PyTorch's do.
+        # Both loops hold each gradient the same way (see _PRIVATE_REFS).
+        with _ACCUMULATING:
+            for t, g in retained:
+                _accumulate(t, g, create_graph, seen)
+            for t, g in leaves:
+                _accumulate(t, g, create_graph, seen)
+        for t, _ in leaves:
+            if t._post_hooks:
+                for hook in list(t._post_hooks.values()):
+                    hook(t)
 
 
 # References to a gradient array that `_owned` expects when nothing outside
@@ -460,27 +506,29 @@ def grad(
             nodes += [n for n in owned[id(t)][1] if n is not t._node]
         nodes_of.append(nodes)
     wrt = tuple(n for nodes in nodes_of for n in nodes)
-    grads = walk(
-        roots, seeds, wrt, create_graph=create_graph, order=order, hooks=_tensor_hooks(order)
-    )
-    result = []
-    for k, (t, nodes) in enumerate(zip(inputs, nodes_of, strict=True)):
-        if not nodes:
-            if materialize_grads:
-                result.append(
-                    _wrap_grad(xp_of(t._value).zeros_like(t._value), t._op_class or type(t))
-                )
+    leaves = [t for t, nodes in zip(inputs, nodes_of, strict=True) if nodes and t.is_leaf]
+    with _task(order, wrt, leaves):
+        grads = walk(
+            roots, seeds, wrt, create_graph=create_graph, order=order, hooks=_tensor_hooks(order)
+        )
+        result = []
+        for k, (t, nodes) in enumerate(zip(inputs, nodes_of, strict=True)):
+            if not nodes:
+                if materialize_grads:
+                    result.append(
+                        _wrap_grad(xp_of(t._value).zeros_like(t._value), t._op_class or type(t))
+                    )
+                    continue
+                if not allow_unused:
+                    raise RuntimeError(
+                        f"One of the differentiated Tensors (input {k}, shape {tuple(t.shape)}) "
+                        f"appears to not have been used in the graph. Set allow_unused=True if "
+                        f"this is the desired behavior."
+                    )
+                result.append(None)
                 continue
-            if not allow_unused:
-                raise RuntimeError(
-                    f"One of the differentiated Tensors (input {k}, shape {tuple(t.shape)}) "
-                    f"appears to not have been used in the graph. Set allow_unused=True if "
-                    f"this is the desired behavior."
-                )
-            result.append(None)
-            continue
-        g = _sum_grads(grads, nodes)
-        if t.is_leaf and t._hooks:
-            g = _run_tensor_hooks(t, g)
-        result.append(_wrap_grad(torch_convention(g), t._op_class or type(t)))
-    return tuple(result)
+            g = _sum_grads(grads, nodes)
+            if t.is_leaf and t._hooks:
+                g = _run_tensor_hooks(t, g)
+            result.append(_wrap_grad(torch_convention(g), t._op_class or type(t)))
+        return tuple(result)

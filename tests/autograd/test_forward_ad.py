@@ -84,5 +84,3 @@ def test_saved_tensor_hooks_are_refused_by_design():
         graph.saved_tensors_hooks  # noqa: B018
     with pytest.raises(fg.NotProvidedError, match="checkpoint"):
         graph.save_on_cpu  # noqa: B018
-    with pytest.raises(fg.NotProvidedError, match="not provided yet"):
-        graph.register_multi_grad_hook  # noqa: B018
