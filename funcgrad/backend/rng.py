@@ -301,13 +301,39 @@ def _draw(
         with cupy.cuda.Device(source.index):
             out = draw_gpu(source.raw)
     for ob in draw_observers:  # funcgrad.jit, while it traces: the draw is a step of its plan
-        ob(device, given, draw_cpu, draw_gpu, out)
+        ob(lambda: _draw(device, given, draw_cpu, draw_gpu), out)
     return out
 
 
-# Observers of every draw, called as `ob(device, source, draw_cpu, draw_gpu, out)` (for
-# `funcgrad.jit`, which replays draws); empty otherwise. An observer changes no number.
-draw_observers: list[Callable[..., None]] = []
+# Observers of every draw, called as `ob(draw, out)`, where `draw()` draws the same way again
+# (for `funcgrad.jit`, which replays draws); empty otherwise. An observer changes no number.
+draw_observers: list[Callable[[Callable[[], Any], Any], None]] = []
+
+
+class Observed:
+    """A NumPy `Generator` whose draws are reported to `draw_observers` (while jit traces).
+
+    `raw()` returns the generator to draw from, looked up at each draw (so
+    that `manual_seed`, which makes a new one, is seen by a replay too).
+    """
+
+    def __init__(self, raw: Callable[[], Any]):
+        self._raw = raw
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._raw(), name)
+        if not callable(method):
+            return method
+        raw = self._raw
+
+        def drawn(*args: Any, **kwargs: Any) -> Any:
+            out = method(*args, **kwargs)
+            if kwargs.get("out") is None:
+                for ob in draw_observers:
+                    ob(lambda: getattr(raw(), name)(*args, **kwargs), out)
+            return out
+
+        return drawn
 
 
 def _gpu_float(dtype: numpy.dtype) -> Any:

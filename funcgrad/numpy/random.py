@@ -170,6 +170,11 @@ class Generator:
         self._own = None if shared else _np.random.default_rng(seed)
 
     def _numpy(self) -> _np.random.Generator:
+        if _rng.draw_observers:  # funcgrad.jit is tracing: it replays each draw
+            return _rng.Observed(self._raw)  # type: ignore[return-value]
+        return self._raw()
+
+    def _raw(self) -> _np.random.Generator:
         # NOTE: the shared generator is looked up at each draw, so `manual_seed` (which makes a
         # new one) and `checkpoint`'s replay (which swaps it) are seen.
         own = self._own
