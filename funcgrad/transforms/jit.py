@@ -1,0 +1,830 @@
+"""`jit`: trace a function once per signature, then replay a plan that builds no nodes.
+
+The graph already is the program. On the first call for a signature (the
+pytree structure, the shapes, dtypes and devices of the array arguments,
+the values of the others), `jit` runs `f` on fresh leaves, so that
+everything `f` computes with funcgrad operations, gradients included
+(`jit(grad(f))`: the inner transform records its backward pass as nodes),
+lands in one graph. That graph becomes a *plan*: straight-line Python
+source with one call of a primitive's forward per live node, compiled once
+and cached. Later calls with the same signature call the plan on the plain
+arrays: no node, no rule, no walk.
+
+What Python reads of the traced values becomes a *guard*: `bool(node)`,
+`int(node)`, `operator.index(node)` and comparisons (`x.sum() > 0`) are
+reported by the graph (`funcgrad.graph.node.value_readers`), and the plan
+checks at replay that each gives what it gave at the trace. A failed guard
+traces `f` again for that path; each signature keeps a few paths. Random
+numbers drawn from funcgrad's generators (`funcgrad.backend.rng`) are
+reported too and become draws of the plan, so each replay advances the
+generator as the eager call would.
+
+Building the plan: dead nodes are never reached (the plan is the toposort
+of the outputs and guards), values that do not depend on the arguments are
+folded into constants, `identity` nodes are aliases, and equal calls on
+equal operands are computed once.
+
+A jitted function called on graph nodes (`grad(jit(f))`, `vjp`, `jvp`) is
+recorded as one call primitive, `jit_call`, whose rules replay jitted
+backward and forward plans (or, when the gradient is itself recorded,
+differentiate `f` again on the nodes).
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import os
+import sys
+import threading
+import warnings
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
+import numpy
+
+from funcgrad.backend import freeze, rng
+from funcgrad.graph import Node, toposort
+from funcgrad.graph import node as _node_module
+from funcgrad.graph.node import _EMPTY, make_node
+from funcgrad.ops import elementwise as _ew
+from funcgrad.ops._util import value_of
+from funcgrad.transforms import _trace
+from funcgrad.transforms.calls import Call, call_primitive, record
+from funcgrad.transforms.forward import jvp as _jvp
+from funcgrad.transforms.gradients import graph_output
+from funcgrad.transforms.gradients import vjp as _vjp
+from funcgrad.transforms.pytree import TreeDef, tree_flatten, tree_map, tree_unflatten
+
+_ndarray = numpy.ndarray
+_generic = numpy.generic
+_PY_NUMBERS = (float, int, complex, bool)
+_COMPARISONS = {"__lt__": "<", "__le__": "<=", "__gt__": ">", "__ge__": ">="}
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_local = threading.local()
+_install_lock = threading.Lock()
+_installed = [0]
+
+
+class _GuardFailed(Exception):
+    """Raised by a plan when a guard does not hold; `args[0]` is the guard's number."""
+
+
+# --- recording a trace ----------------------------------------------------------------
+
+
+class _Recorder:
+    """What one trace saw besides the graph: value reads (guards) and random draws."""
+
+    __slots__ = ("draws", "reads")
+
+    def __init__(self) -> None:
+        self.reads: list[tuple[Node, str, Any, Any, str]] = []
+        self.draws: list[tuple[Callable[[], Any], Any]] = []
+
+
+def _user_line() -> str:
+    """`file:line` of the innermost frame outside funcgrad (the line that read a value)."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is None:
+        return "<unknown>"
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def _on_read(node: Node, kind: str, result: Any, other: Any) -> None:
+    rec: _Recorder | None = getattr(_local, "rec", None)
+    if rec is None:
+        return
+    if type(result) is _ndarray:
+        # Read-only, so that a node taking it as a constant keeps this very array
+        # (`freeze` copies only writeable ones): the plan then computes it instead.
+        result.setflags(write=False)
+    rec.reads.append((node, kind, result, other, _user_line()))
+
+
+def _on_draw(draw: Callable[[], Any], out: Any) -> None:
+    rec: _Recorder | None = getattr(_local, "rec", None)
+    if rec is not None:
+        rec.draws.append((draw, out))
+
+
+class _Recording:
+    """Install the observers (once for all threads) and record this thread's reads and draws."""
+
+    def __init__(self) -> None:
+        self.rec = _Recorder()
+        self.outer: _Recorder | None = None
+
+    def __enter__(self) -> _Recorder:
+        with _install_lock:
+            if _installed[0] == 0:
+                _node_module.value_readers.append(_on_read)
+                rng.draw_observers.append(_on_draw)
+            _installed[0] += 1
+        self.outer = getattr(_local, "rec", None)
+        _local.rec = self.rec
+        return self.rec
+
+    def __exit__(self, *exc: object) -> None:
+        _local.rec = self.outer
+        with _install_lock:
+            _installed[0] -= 1
+            if _installed[0] == 0:
+                _node_module.value_readers.remove(_on_read)
+                rng.draw_observers.remove(_on_draw)
+
+
+def _tracing_here() -> bool:
+    """Whether a jit trace is running in this thread."""
+    return getattr(_local, "rec", None) is not None
+
+
+# --- the plan -----------------------------------------------------------------------------
+
+
+class Plan:
+    """A traced function as straight-line Python: one forward call per live node.
+
+    `str(plan)` is its source. Call it with the dynamic arguments (the
+    array leaves, in flattening order); it returns `f`'s output.
+
+    Attributes:
+        source: The generated Python source.
+        n_steps: The number of primitive calls in it.
+        n_nodes: The number of nodes of the traced graph.
+        guard_lines: For each guard, the line of `f` that read the value.
+        trace_seconds: How long tracing and building took.
+    """
+
+    __slots__ = ("fn", "guard_lines", "n_nodes", "n_steps", "source", "trace_seconds")
+
+    def __init__(
+        self, source: str, fn: Callable[..., Any], n_steps: int, n_nodes: int, guards: list[str]
+    ):
+        self.source = source
+        self.fn = fn
+        self.n_steps = n_steps
+        self.n_nodes = n_nodes
+        self.guard_lines = guards
+        self.trace_seconds = 0.0
+
+    def __call__(self, *args: Any) -> Any:
+        return self.fn(*args)
+
+    def __str__(self) -> str:
+        return self.source
+
+    def __repr__(self) -> str:
+        return f"<funcgrad.jit plan: {self.n_steps} steps, {len(self.guard_lines)} guards>"
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether a comparison gave at replay what it gave at the trace."""
+    if type(b) is _ndarray and b.ndim:
+        return a.shape == b.shape and bool((a == b).all())
+    return bool(a) is bool(b)
+
+
+def _copy(v: Any) -> Any:
+    """An output the plan did not compute (an argument, a constant): the caller's own copy."""
+    return v.copy() if hasattr(v, "copy") else v
+
+
+class _Builder:
+    """Turn a traced graph into a `Plan` (see the module docstring for the passes)."""
+
+    def __init__(self, inputs: Sequence[Node], rec: _Recorder):
+        self.ns: dict[str, Any] = {"GF": _GuardFailed, "same": _same, "copy": _copy}
+        self.lines: list[str] = []
+        self.names: dict[int, str] = {}  # id(node) -> its expression
+        self.dynamic: set[str] = set()  # the names that change from call to call
+        self.consts: dict[int, str] = {}
+        self.cse: dict[Hashable, str] = {}
+        self.rec = rec
+        self.n_steps = 0
+        self.guard_lines: list[str] = []
+        self.fallback: str | None = None
+        self.args = [f"a{i}" for i in range(len(inputs))]
+        for node, name in zip(inputs, self.args, strict=True):
+            self.names[id(node)] = name
+            self.dynamic.add(name)
+        # Comparisons whose results may be taken as data by later nodes.
+        self.compares = {id(r[2]): r for r in rec.reads if r[1] in _COMPARISONS}
+        self.compare_names: dict[int, str] = {}
+        self.consumed: set[int] = set()
+        self.draw_names: list[str] = []
+
+    def const(self, value: Any) -> str:
+        t = type(value)
+        if (t is float and numpy.isfinite(value)) or t is int or t is bool or value is None:
+            return repr(value)
+        key = id(value)
+        name = self.consts.get(key)
+        if name is None:
+            name = f"K{len(self.consts)}"
+            self.consts[key] = name
+            self.ns[name] = value
+        return name
+
+    def emit_draws(self) -> None:
+        # Every draw, in the trace's order, so each replay moves the generators as f did.
+        for j, (draw, _) in enumerate(self.rec.draws):
+            self.ns[f"D{j}"] = draw
+            self.lines.append(f"d{j} = D{j}()")
+            self.dynamic.add(f"d{j}")
+            self.draw_names.append(f"d{j}")
+        self.draw_used = [False] * len(self.rec.draws)
+
+    def operand(self, x: Any) -> str:
+        """The expression for an input of a node: a node's name, a replayed value or a constant."""
+        if type(x) is Node:
+            return self.names[id(x)]
+        if type(x) in _PY_NUMBERS:
+            return self.const(x)
+        read = self.compares.get(id(x))
+        if read is not None:
+            return self.compare(read)
+        if self.rec.draws and hasattr(x, "shape"):
+            for j, (_, out) in enumerate(self.rec.draws):
+                d = value_of(out)
+                if (
+                    getattr(d, "shape", None) == x.shape
+                    and getattr(d, "dtype", None) == x.dtype
+                    and bool((d == x).all())
+                ):
+                    self.draw_used[j] = True
+                    return self.draw_names[j]
+        return self.const(x)
+
+    def compare(self, read: tuple[Node, str, Any, Any, str]) -> str:
+        """Compute a comparison the graph took as data (a mask) in the plan."""
+        node, kind, result, other, _ = read
+        self.consumed.add(id(result))
+        name = self.compare_names.get(id(result))
+        if name is None:
+            name = f"m{len(self.compare_names)}"
+            self.compare_names[id(result)] = name
+            a, b = self.names[id(node)], self.operand(other)
+            self.lines.append(f"{name} = {a}.{kind}({b})")
+            if a in self.dynamic or b in self.dynamic:
+                self.dynamic.add(name)
+        return name
+
+    def step(self, node: Node) -> None:
+        prim = node.prim
+        if prim is None:  # a leaf made inside f, or a node of an outer graph: a constant
+            self.names[id(node)] = self.const(node.value)
+            return
+        args = [self.operand(x) for x in node.inputs]
+        if not any(a in self.dynamic for a in args):  # folded: it is what the trace computed
+            self.names[id(node)] = self.const(node.value)
+            return
+        if prim is _ew.identity:
+            self.names[id(node)] = args[0]
+            return
+        params = dict(node.params)
+        try:
+            key: Hashable = (prim, tuple(args), tuple(sorted(params.items())))
+            hash(key)
+        except TypeError:
+            key = None
+        if key is not None and key in self.cse:
+            self.names[id(node)] = self.cse[key]
+            return
+        k = len(self.names)
+        name = f"v{k}"
+        self.ns[f"F{k}"] = prim.forward
+        self.ns[f"X{k}"] = _xp(node)
+        call = f"F{k}(X{k}, {', '.join(args)}"
+        if params:
+            self.ns[f"P{k}"] = params
+            call += f", **P{k}"
+        self.lines.append(f"{name} = {call})  # {prim.name}")
+        self.n_steps += 1
+        self.names[id(node)] = name
+        self.dynamic.add(name)
+        if key is not None:
+            self.cse[key] = name
+
+    def guard(self, read: tuple[Node, str, Any, Any, str]) -> None:
+        node, kind, result, other, line = read
+        a = self.names[id(node)]
+        if kind in _COMPARISONS:
+            b = self.operand(other)
+            if a not in self.dynamic and b not in self.dynamic:
+                return
+            if id(result) in self.consumed and type(result) is _ndarray and result.ndim:
+                return  # a mask the plan computes as data: nothing to check
+            test = f"not same({a}.{kind}({b}), {self.const(result)})"
+        else:
+            if a not in self.dynamic:
+                return
+            conv = {"bool": "bool({})", "int": "int({})", "index": "{}.__index__()"}[kind]
+            test = f"{conv.format(a)} != {result!r}"
+        self.lines.append(f"if {test}: raise GF({len(self.guard_lines)})  # {line}")
+        self.guard_lines.append(line)
+
+
+def _xp(node: Node) -> Any:
+    """The array module a node was computed with."""
+    if "cupy" not in sys.modules:
+        return numpy
+    from funcgrad.backend import xp_of
+
+    return xp_of(node.value)
+
+
+def _output_expr(treedef: TreeDef, exprs: list[str]) -> str | None:
+    """Python source building `treedef` from leaf expressions, or None for other containers."""
+    pos = iter(exprs)
+    nodes = iter(treedef.nodes)
+
+    def build() -> str | None:
+        kind, aux, n = next(nodes)
+        if n == 0 and kind is not tuple and kind is not list and kind is not dict:
+            if kind is type(None):
+                return "None"
+            if type(kind) is str:  # a leaf
+                return next(pos)
+            return None
+        children = [build() for _ in range(n)]
+        if any(c is None for c in children):
+            return None
+        if kind is tuple and aux is None:
+            return "(" + "".join(c + ", " for c in children) + ")"  # type: ignore[operator]
+        if kind is list:
+            return "[" + ", ".join(children) + "]"  # type: ignore[arg-type]
+        return None
+
+    try:
+        return build()
+    except (StopIteration, TypeError):
+        return None
+
+
+def build_plan(
+    inputs: Sequence[Node], out: Any, rec: _Recorder
+) -> tuple[Plan | None, str | None, TreeDef]:
+    """Build the plan of a trace: `inputs` are its argument leaves, `out` the output tree.
+
+    Returns `(plan, None, out_def)`, or `(None, why, out_def)` when the trace
+    cannot be replayed faithfully (the plan would give a different result).
+    """
+    leaves, out_def = tree_flatten(out)
+    b = _Builder(inputs, rec)
+    b.emit_draws()
+    roots = [v for v in leaves if type(v) is Node]
+    for node, _, _, other, _ in rec.reads:
+        roots.append(node)
+        if type(other) is Node:
+            roots.append(other)
+    order = toposort(*roots) if roots else []
+    # Guards go right after the later of the nodes they read.
+    after: dict[int, list[tuple[Node, str, Any, Any, str]]] = collections.defaultdict(list)
+    for read in rec.reads:
+        node, other = read[0], read[3]
+        last = other if type(other) is Node and other.seq > node.seq else node
+        after[id(last)].append(read)
+    for node in order:
+        if id(node) not in b.names:
+            b.step(node)
+        for read in after.get(id(node), ()):
+            b.guard(read)
+    exprs = []
+    for v in leaves:
+        e = b.names[id(v)] if type(v) is Node else b.const(v)
+        if e not in b.dynamic or e in b.args or e in exprs:
+            e = f"copy({e})"  # not computed by this call: the caller gets its own
+        exprs.append(e)
+    unused = [j for j, used in enumerate(b.draw_used) if not used]
+    if unused:
+        why = (
+            "f draws random numbers that reach the graph only after a NumPy operation "
+            "(the plan cannot replay that draw); draw with funcgrad.numpy.random and "
+            "use funcgrad operations on the draw"
+        )
+        return None, why, out_def
+    body = _output_expr(out_def, exprs)
+    wrap = body is None
+    if wrap:
+        body = "(" + "".join(e + ", " for e in exprs) + ")"
+    args = ", ".join(b.args)
+    src = "\n".join(
+        [f"def plan({args}):", *("    " + line for line in b.lines), f"    return {body}", ""]
+    )
+    code = compile(src, "<funcgrad.jit plan>", "exec")
+    exec(code, b.ns)
+    fn = b.ns["plan"]
+    if wrap:
+        inner = fn
+        fn = lambda *a: tree_unflatten(out_def, inner(*a))  # noqa: E731
+    return Plan(src, fn, b.n_steps, len(order), b.guard_lines), None, out_def
+
+
+# --- signatures ---------------------------------------------------------------------------
+
+
+class _HasNodes(Exception):
+    """An argument is a graph node: the call is recorded as one `jit_call` node."""
+
+
+def _signature(leaves: list[Any]) -> tuple[tuple[Any, ...], list[Any]]:
+    """`(key, dynamic leaves)`: inexact arrays are dynamic, everything else is part of the key."""
+    key: list[Any] = []
+    dyn: list[Any] = []
+    for v in leaves:
+        t = type(v)
+        if t is _ndarray:
+            if v.dtype.kind in "fc":
+                key.append((v.shape, v.dtype))
+                dyn.append(v)
+            else:  # integers and booleans (indices, labels, masks): static, by value
+                key.append((v.shape, v.dtype, v.tobytes()))
+        elif t is Node:
+            raise _HasNodes
+        elif isinstance(v, _generic) and v.dtype.kind in "fc":
+            key.append((t,))
+            dyn.append(v)
+        elif hasattr(v, "__cuda_array_interface__"):
+            if v.dtype.kind in "fc":
+                key.append((v.shape, v.dtype, int(v.device.id)))
+                dyn.append(v)
+            else:
+                key.append((v.shape, v.dtype, int(v.device.id), v.get().tobytes()))
+        elif hasattr(t, "__funcgrad_node__"):
+            raise TypeError(
+                f"funcgrad.jit: an argument is a {t.__name__}; jit takes arrays and "
+                f"pytrees of arrays. Use funcgrad.compile for functions of tensors"
+            )
+        else:
+            key.append((t, v))  # Python numbers and other values: static, by value
+    return tuple(key), dyn
+
+
+# --- jit -----------------------------------------------------------------------------------
+
+
+class _Entry:
+    """The plans of one signature: one per path through the guards, newest first."""
+
+    __slots__ = ("fails", "plans", "retraces", "warned")
+
+    def __init__(self) -> None:
+        self.plans: list[Plan] = []
+        self.retraces = 0
+        self.fails: collections.Counter[str] = collections.Counter()
+        self.warned = False
+
+
+class Jitted:
+    """A function compiled by `funcgrad.jit`; call it like the function.
+
+    Attributes:
+        fn: The function given to `jit`.
+        cache_size: How many signatures keep their plans (least recently used dropped).
+        max_retraces: After this many retraces for one signature, warn once.
+    """
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        static_argnums: Sequence[int],
+        cache_size: int,
+        max_retraces: int,
+    ):
+        self.fn = fn
+        self.static_argnums = tuple(sorted(static_argnums))
+        self.cache_size = cache_size
+        self.max_retraces = max_retraces
+        self._cache: collections.OrderedDict[Any, _Entry] = collections.OrderedDict()
+        self._eager: dict[Any, str] = {}  # signatures that run eagerly, and why
+        self._lock = threading.Lock()
+        self._vjp: Jitted | None = None
+        self._jvp: Jitted | None = None
+        functools.update_wrapper(self, fn)
+
+    # -- calling
+
+    def _split(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, list[Any], Any]:
+        statics = ()
+        if self.static_argnums:
+            n = len(args)
+            for i in self.static_argnums:
+                if not -n <= i < n:
+                    raise ValueError(
+                        f"funcgrad.jit: static_argnums={self.static_argnums} names argument "
+                        f"{i}, but {getattr(self.fn, '__name__', 'f')} was called with {n}"
+                    )
+            nums = {i % n for i in self.static_argnums}
+            statics = tuple(args[i] for i in sorted(nums))
+            args = tuple(None if i in nums else a for i, a in enumerate(args))
+        if not kwargs and all(type(a) is _ndarray for a in args):
+            return (statics, len(args)), list(args), None  # the common case, without tree_flatten
+        leaves, treedef = tree_flatten((args, kwargs))
+        return (statics, treedef), leaves, treedef
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        head, leaves, treedef = self._split(args, kwargs)
+        try:
+            sig, dyn = _signature(leaves)
+        except _HasNodes:
+            if _tracing_here():  # inside another jit's trace: inline f
+                return self.fn(*args, **kwargs)
+            return self._record_call(args, kwargs)
+        key = (head, sig)
+        try:
+            entry = self._cache[key]
+        except KeyError:
+            pass
+        except TypeError:
+            raise TypeError(
+                f"funcgrad.jit: a static argument of {getattr(self.fn, '__name__', 'f')} is "
+                f"not hashable; pass arrays as arrays, or make static arguments hashable"
+            ) from None
+        else:
+            for plan in entry.plans:
+                try:
+                    return plan.fn(*dyn)
+                except _GuardFailed as e:
+                    entry.fails[plan.guard_lines[e.args[0]]] += 1
+        if key in self._eager:
+            return self.fn(*args, **kwargs)
+        return self._trace_and_run(key, args, kwargs, leaves, treedef, dyn)
+
+    def _trace_and_run(
+        self,
+        key: Any,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        leaves: list[Any],
+        treedef: Any,
+        dyn: list[Any],
+    ) -> Any:
+        # NOTE: the trace is a run of f: its result is returned (replaying the plan now
+        # would draw random numbers a second time).
+        plan, why, result = self._trace(args, kwargs, leaves, treedef)
+        if plan is None:
+            self._eager[key] = why  # type: ignore[assignment]
+            warnings.warn(
+                f"funcgrad.jit: {getattr(self.fn, '__name__', 'f')} runs eagerly for this "
+                f"signature: {why}",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            return result
+        with self._lock:
+            entry = self._cache.get(key)
+            if entry is None:
+                entry = self._cache[key] = _Entry()
+                while len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
+            else:
+                entry.retraces += 1
+                self._cache.move_to_end(key)
+            entry.plans.insert(0, plan)
+            del entry.plans[max(self.max_retraces, 1) :]
+            if entry.retraces >= self.max_retraces and not entry.warned:
+                entry.warned = True
+                line, n = entry.fails.most_common(1)[0] if entry.fails else ("<unknown>", 0)
+                warnings.warn(
+                    f"funcgrad.jit: {getattr(self.fn, '__name__', 'f')} was traced again "
+                    f"{entry.retraces} times for one signature, because the value read at "
+                    f"{line} keeps changing ({n} failed guards there). Pass that value as a "
+                    f"static argument, or compute it with funcgrad operations (fnp.where) "
+                    f"instead of Python control flow",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
+        return result
+
+    def _trace(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], leaves: list[Any], treedef: Any
+    ) -> tuple[Plan | None, str | None, Any]:
+        """Run `f` on fresh leaves for the dynamic arguments; return the plan, why not, f's result."""
+        import time
+
+        start = time.perf_counter()
+        inputs: list[Node] = []
+        traced = []
+        for v in leaves:
+            if _is_dynamic(v):
+                node = make_node(None, (), _EMPTY, freeze(v))
+                inputs.append(node)
+                traced.append(node)
+            else:
+                traced.append(v)
+        if treedef is None:
+            t_args, t_kwargs = tuple(traced), {}
+        else:
+            t_args, t_kwargs = tree_unflatten(treedef, traced)
+        if self.static_argnums:
+            t_args = tuple(
+                args[i] if i in self._static_set(len(args)) else a for i, a in enumerate(t_args)
+            )
+        with _Recording() as rec, _trace.tracing():
+            out = self.fn(*t_args, **t_kwargs)
+        out = tree_map(graph_output, out)
+        plan, why, _ = build_plan(inputs, out, rec)
+        if plan is not None:
+            plan.trace_seconds = time.perf_counter() - start
+        return plan, why, tree_map(lambda v: _copy(v.value) if type(v) is Node else v, out)
+
+    def _static_set(self, n: int) -> set[int]:
+        return {i % n for i in self.static_argnums}
+
+    # -- inspection
+
+    def plan(self, *args: Any, **kwargs: Any) -> Plan:
+        """Return the plan a call with these arguments replays (tracing it if needed).
+
+        Examples:
+            >>> import numpy as np, funcgrad as fg, funcgrad.numpy as fnp
+            >>> f = fg.jit(lambda x: fnp.sin(x) * 2.0)
+            >>> print(f.plan(np.zeros(3)))
+            def plan(a0):
+                v1 = F1(X1, a0)  # sin
+                v2 = F2(X2, v1, 2.0)  # multiply
+                return v2
+            <BLANKLINE>
+        """
+        head, leaves, treedef = self._split(args, kwargs)
+        sig, dyn = _signature(leaves)
+        entry = self._cache.get((head, sig))
+        if entry is None or not entry.plans:
+            self(*args, **kwargs)
+            entry = self._cache.get((head, sig))
+        if entry is None or not entry.plans:
+            raise ValueError(
+                f"funcgrad.jit: {getattr(self.fn, '__name__', 'f')} runs eagerly for these "
+                f"arguments ({self._eager.get((head, sig))}); it has no plan"
+            )
+        return entry.plans[0]
+
+    def cache_info(self) -> dict[str, int]:
+        """Return `{"signatures": ..., "plans": ..., "retraces": ...}` of the cache."""
+        entries = list(self._cache.values())
+        return {
+            "signatures": len(entries),
+            "plans": sum(len(e.plans) for e in entries),
+            "retraces": sum(e.retraces for e in entries),
+        }
+
+    def clear_cache(self) -> None:
+        """Forget every plan (the next call traces again)."""
+        self._cache.clear()
+        self._eager.clear()
+
+    # -- on graph nodes: one call primitive
+
+    def _record_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        leaves, treedef = tree_flatten((args, kwargs))
+        values = [value_of(v) for v in leaves]
+        flat = _FlatFn(self, treedef, tuple(i for i, v in enumerate(values) if _is_dynamic(v)))
+        v_args, v_kwargs = tree_unflatten(treedef, values)
+        out = self(*v_args, **v_kwargs)  # the forward: a replay on the values
+        dyn = tuple(_as_input(leaves[i]) for i in flat.positions)
+        return record(jit_call, _JitCall(flat, values), dyn, out)
+
+
+def _as_input(v: Any) -> Any:
+    return v if type(v) is Node else freeze(v)
+
+
+def _is_dynamic(v: Any) -> bool:
+    t = type(v)
+    if t is _ndarray or isinstance(v, _generic) or hasattr(v, "__cuda_array_interface__"):
+        return bool(v.dtype.kind in "fc")
+    return t is Node
+
+
+class _FlatFn:
+    """`f` as a function of its dynamic leaves (the other leaves held at their values)."""
+
+    def __init__(self, jitted: Jitted, treedef: TreeDef, positions: tuple[int, ...]):
+        self.jitted = jitted
+        self.treedef = treedef
+        self.positions = positions
+
+    # NOTE: equal by what it computes, so that the jitted rules (`_pull_back`) find
+    # their plan again at the next call (a `_FlatFn` is a static argument of theirs).
+    def _key(self) -> tuple[Any, ...]:
+        return (id(self.jitted), self.treedef, self.positions)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is _FlatFn and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __call__(self, values: list[Any], *dyn: Any) -> list[Any]:
+        full = list(values)
+        for i, d in zip(self.positions, dyn, strict=True):
+            full[i] = d
+        args, kwargs = tree_unflatten(self.treedef, full)
+        return tree_flatten(tree_map(graph_output, self.jitted.fn(*args, **kwargs)))[0]
+
+
+class _JitCall(Call):
+    """One call of a jitted function on graph nodes; its rules replay jitted plans."""
+
+    __slots__ = ("flat", "values")
+
+    def __init__(self, flat: _FlatFn, values: list[Any]):
+        self.flat = flat
+        self.values = values
+
+    def outputs(self, leaves: tuple[Any, ...]) -> list[Any]:
+        return [value_of(v) for v in self.flat(self.values, *leaves)]
+
+    def _g(self) -> Callable[..., Any]:
+        flat, values = self.flat, self.values
+        return lambda *dyn: flat(values, *dyn)
+
+    def vjp(self, ct: Any, out: Any, leaves: tuple[Any, ...], index: int) -> tuple[Any, ...]:
+        cts = [  # the cotangent of the flat output list: ct at `index`, zeros elsewhere
+            ct if j == index else numpy.zeros(shape, dtype)
+            for j, (shape, dtype) in enumerate(self.avals)
+        ]
+        if type(out) is Node or any(type(v) is Node for v in (ct, *leaves)):
+            # The gradient is recorded: differentiate f again, on the nodes.
+            return tuple(_vjp(self._g(), *leaves)[1](cts))
+        jitted = self.flat.jitted
+        if jitted._vjp is None:
+            jitted._vjp = jit(_pull_back)
+        return tuple(jitted._vjp(self.flat, self.values, leaves, cts))
+
+    def jvp(self, tangents: tuple[Any, ...], out: Any, leaves: tuple[Any, ...], index: int) -> Any:
+        ts = tuple(
+            numpy.zeros_like(value_of(x)) if t is None else t
+            for t, x in zip(tangents, leaves, strict=True)
+        )
+        if type(out) is Node or any(type(v) is Node for v in (*ts, *leaves)):
+            return _jvp(self._g(), tuple(leaves), ts)[1][index]
+        jitted = self.flat.jitted
+        if jitted._jvp is None:
+            jitted._jvp = jit(_push_forward)
+        return jitted._jvp(self.flat, self.values, leaves, ts)[index]
+
+
+def _pull_back(flat: _FlatFn, values: list[Any], leaves: Any, cts: Any) -> Any:
+    return _vjp(lambda *dyn: flat(values, *dyn), *leaves)[1](cts)
+
+
+def _push_forward(flat: _FlatFn, values: list[Any], leaves: Any, ts: Any) -> Any:
+    return _jvp(lambda *dyn: flat(values, *dyn), tuple(leaves), tuple(ts))[1]
+
+
+jit_call = call_primitive(
+    "jit_call", "a jitted function called on graph nodes (funcgrad.jit): its plans replayed"
+)
+
+
+def jit(
+    f: Callable[..., Any] | None = None,
+    static_argnums: int | Sequence[int] = (),
+    *,
+    cache_size: int = 64,
+    max_retraces: int = 8,
+) -> Any:
+    """Return `f` compiled: traced once per signature, then replayed without building a graph.
+
+    Args:
+        f: A function of arrays (pytrees allowed) written with funcgrad
+            operations; it may call transforms (`grad`, `hvp`, optimizers).
+            Without it, `jit(static_argnums=...)` returns a decorator.
+        static_argnums: Positions of arguments that are part of the
+            signature by value (Python numbers, flags, shapes). Python
+            numbers, integer and boolean arrays and other non-array leaves
+            are static anyway; floating-point arrays are dynamic.
+        cache_size: How many signatures keep their plans.
+        max_retraces: Paths kept per signature; after this many retraces
+            for one signature, a warning names the line whose value keeps
+            changing.
+
+    Returns:
+        A `Jitted` function with `f`'s signature; `.plan(*args)` returns
+        the `Plan` (printable source) a call replays.
+
+    Examples:
+        >>> import numpy as np, funcgrad as fg, funcgrad.numpy as fnp
+        >>> loss = lambda w: fnp.sum(fnp.tanh(w) ** 2)
+        >>> step = fg.jit(fg.value_and_grad(loss))
+        >>> value, g = step(np.array([0.5, -1.0]))
+        >>> bool(np.allclose(g, fg.grad(loss)(np.array([0.5, -1.0]))))
+        True
+    """
+    nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    if f is None:
+        return functools.partial(
+            jit, static_argnums=nums, cache_size=cache_size, max_retraces=max_retraces
+        )
+    if not callable(f):
+        raise TypeError(f"funcgrad.jit: expected a function, got {type(f).__name__}")
+    if cache_size < 1 or max_retraces < 1:
+        raise ValueError(
+            f"funcgrad.jit: cache_size ({cache_size}) and max_retraces ({max_retraces}) "
+            f"must be at least 1"
+        )
+    return Jitted(f, nums, cache_size, max_retraces)
