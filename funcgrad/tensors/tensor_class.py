@@ -22,6 +22,8 @@ import numpy as np
 from funcgrad.backend import freeze, to_device
 from funcgrad.errors import AxisError, DtypeError, OpError
 from funcgrad.graph import Node
+from funcgrad.graph.node import _report
+from funcgrad.graph.node import value_readers as _value_readers
 from funcgrad.ops import astype
 from funcgrad.ops._util import index_of, normalize_axis
 from funcgrad.ops.device import move as _move_op
@@ -239,6 +241,8 @@ class Tensor(TensorBase, _Methods):
         `detach()` it has its own version counter, and autograd does not see
         what is done through it.
         """
+        if _value_readers and self._node is not None:  # funcgrad.compile: a value read
+            _report(self._node, "tensor.data", None)
         t = _new_like(self._data_class or type(self), self._value, None)
         return make_alias(self, t, _DETACH, public=False, counter=Counter())
 
@@ -265,6 +269,8 @@ class Tensor(TensorBase, _Methods):
             >>> torch.ones(1, requires_grad=True).detach().requires_grad
             False
         """
+        if _value_readers and self._node is not None:  # funcgrad.compile: a value read
+            _report(self._node, "tensor.detach()", None)
         t = _new_like(self._op_class or type(self), self._value, None)
         return make_alias(self, t, _DETACH, public=False)
 
@@ -474,6 +480,8 @@ class Tensor(TensorBase, _Methods):
 
     def item(self):
         """Return the value of a one-element tensor as a Python number."""
+        if _value_readers and self._node is not None:  # funcgrad.compile: a value read
+            _report(self._node, "tensor.item()", None)
         if self._value.size != 1:
             raise RuntimeError(
                 f"a Tensor with {self._value.size} elements cannot be converted to Scalar"
@@ -482,6 +490,8 @@ class Tensor(TensorBase, _Methods):
 
     def tolist(self):
         """Return the values as (nested) Python lists (copied from the GPU if there)."""
+        if _value_readers and self._node is not None:  # funcgrad.compile: a value read
+            _report(self._node, "tensor.tolist()", None)
         return self._value.tolist()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
@@ -503,6 +513,8 @@ class Tensor(TensorBase, _Methods):
             RuntimeError: If the tensor requires grad (call `.detach()` first),
                 or lives on a GPU (call `.cpu()` first).
         """
+        if _value_readers and self._node is not None:  # funcgrad.compile: a value read
+            _report(self._node, "tensor.numpy()", None)
         if force and (self._node is not None or not isinstance(self._value, np.ndarray)):
             return np.array(to_device(self._value, "cpu"), copy=True)
         if self._node is not None:
@@ -590,6 +602,8 @@ class Tensor(TensorBase, _Methods):
         return grad_mode.enable_grad()
 
     def __array__(self, dtype=None, copy=None):
+        if _value_readers and self._node is not None:  # funcgrad.compile: a value read
+            _report(self._node, "tensor.__array__", None)
         if self._node is not None and _grad_enabled():
             # NOTE: NumPy reading a tensor that requires grad (np.exp(w)) would cut
             # it from the graph and silently drop that path's gradient (PyTorch raises).
@@ -613,6 +627,8 @@ class Tensor(TensorBase, _Methods):
         return int(self.item())
 
     def __bool__(self) -> bool:
+        if _value_readers and self._node is not None:  # funcgrad.compile: a value read
+            _report(self._node, "tensor.__bool__", None)
         if self._value.size != 1:
             raise RuntimeError(
                 f"Boolean value of Tensor with more than one value is ambiguous (shape "
