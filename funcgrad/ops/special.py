@@ -84,10 +84,19 @@ def _like(a: Any, x: Any) -> Any:
     return a
 
 
-def _xdivy(x: Any, y: Any) -> Any:
-    # x / y, exactly 0 where x == 0 (xlogy's gradient in y at x == y == 0)
-    x_ok = value_of(x) != 0
-    return where(x_ok, x / where(x_ok, y, 1.0), 0.0)
+def _xlogy_dx(ct: Any, x: Any, y: Any, logy: Any, edge: float) -> Any:
+    """xlogy's (xlog1py's) cotangent in x: ct * log(y), 0 where x == 0 and y <= edge.
+
+    PyTorch's rule (`at::xlogy(grad, y).masked_fill((x == 0) & (y <= edge), 0)`,
+    edge 0 for xlogy and -1 for xlog1py): the value is 0 all along x == 0, and
+    the log has no finite value there. The mask is a constant, so the
+    derivative of this rule in y is ct / y (ct / (1 + y)) off the mask and 0 on it.
+    """
+    xv, yv = value_of(x), value_of(y)
+    if numpy.iscomplexobj(xv) or numpy.iscomplexobj(yv):
+        return ct * logy
+    masked = (xv == 0) & (yv <= edge)
+    return where(masked, 0.0, ct * logy) if numpy.any(masked) else ct * logy
 
 
 def _no_rule(op: str, position: int, arg: str) -> Callable[..., Any]:
@@ -441,10 +450,13 @@ xlogy: Primitive = register(
     Primitive(
         name="xlogy",
         forward=lambda xp, x, y: _call(xp, "xlogy", x, y),
-        vjp=(lambda ct, out, x, y: ct * log(y), lambda ct, out, x, y: ct * _xdivy(x, y)),
+        vjp=(
+            lambda ct, out, x, y: _xlogy_dx(ct, x, y, log(y), 0.0),
+            lambda ct, out, x, y: ct * x / y,
+        ),
         jvp=ELEMENTWISE,
         sample=_binary(-2.0, 2.0, 0.2, 3.0, complex=True),
-        doc="x * log(y), 0 where x == 0 (gradient in y 0 there too)",
+        doc="x * log(y), 0 where x == 0 (gradients as PyTorch's: in x 0 where also y <= 0)",
         keeps_zeros="elementwise",
         names=Names(
             scipy="special.xlogy",
@@ -461,12 +473,12 @@ xlog1py: Primitive = register(
         name="xlog1py",
         forward=lambda xp, x, y: _call(xp, "xlog1py", x, y),
         vjp=(
-            lambda ct, out, x, y: ct * log1p(y),
-            lambda ct, out, x, y: ct * _xdivy(x, y + 1.0),
+            lambda ct, out, x, y: _xlogy_dx(ct, x, y, log1p(y), -1.0),
+            lambda ct, out, x, y: ct * x / (y + 1.0),
         ),
         jvp=ELEMENTWISE,
         sample=_binary(-2.0, 2.0, -0.8, 3.0),
-        doc="x * log1p(y), 0 where x == 0 (gradient in y 0 there too)",
+        doc="x * log1p(y), 0 where x == 0 (gradients as PyTorch's: in x 0 where also y <= -1)",
         keeps_zeros="elementwise",
         names=Names(scipy="special.xlog1py", grad_fn="SpecialXlog1PyBackward0"),
     )

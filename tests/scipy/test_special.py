@@ -132,11 +132,59 @@ def test_shape_parameters_refuse_gradients(name, position, arg):
         fg.grad(lambda *a: fn(*a), argnums=position)(*args)
 
 
-def test_xlogy_gradient_at_zero():
-    # x == 0: the value is 0 whatever y, and the gradient in y is 0 (not 0 / 0)
-    gy = fg.grad(lambda y: fsp.xlogy(0.0, y), argnums=0)(0.0)
-    assert gy == 0.0
-    assert fg.grad(lambda x: fsp.xlogy(x, 2.0))(0.0) == pytest.approx(np.log(2.0))
+# (x, y) on the edges of xlogy's domain: x == 0 with y > 0, y == 0 and y < 0, y <= 0 elsewhere
+XLOGY_POINTS = [
+    (0.0, 0.0),
+    (0.0, -1.0),
+    (1.0, -1.0),
+    (0.0, 2.0),
+    (1.0, 0.0),
+    (2.0, 3.0),
+    (0.0, -2.0),
+]
+
+
+def _xlogy_derivatives(lib, fn, x, y):
+    """The value, both gradients and the four second derivatives of fn(x, y)."""
+    xt = lib.tensor(x, dtype=lib.float64, requires_grad=True)
+    yt = lib.tensor(y, dtype=lib.float64, requires_grad=True)
+    out = fn(lib)(xt, yt)
+    grads = lib.autograd.grad(out, (xt, yt), create_graph=True)
+    second = [
+        h.item()
+        for g in grads
+        for h in lib.autograd.grad(g, (xt, yt), allow_unused=True, materialize_grads=True)
+    ]
+    return np.array([out.item(), grads[0].item(), grads[1].item(), *second])
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize(
+    ("name", "fn", "edge"),
+    [
+        ("xlogy", lambda lib: lib.xlogy, 0.0),
+        ("special.xlogy", lambda lib: lib.special.xlogy, 0.0),
+        ("special.xlog1py", lambda lib: lib.special.xlog1py, -1.0),
+    ],
+)
+@pytest.mark.parametrize(("x", "y"), XLOGY_POINTS)
+def test_xlogy_derivatives_match_pytorch(name, fn, edge, x, y):
+    torch = requires("torch")
+    y = y + edge  # xlog1py(x, y) is xlogy(x, 1 + y)
+    got = _xlogy_derivatives(fg, fn, x, y)
+    want = _xlogy_derivatives(torch, fn, x, y)
+    if x == 0 and y == edge:
+        # d/dy of the gradient in x: PyTorch's masked rule gives 0 * (1 / 0) = NaN
+        # on the mask; funcgrad's mask is a constant, so its derivative is 0 there
+        assert np.isnan(want[4]) and got[4] == 0
+        got[4] = want[4]
+    np.testing.assert_allclose(got, want, rtol=1e-12, equal_nan=True)
+    # the functional API (SciPy's xlogy) has the same derivatives
+    sp_fn = {"special.xlog1py": fsp.xlog1py}.get(name, fsp.xlogy)
+    gx, gy = fg.grad(sp_fn, argnums=(0, 1))(x, y)
+    np.testing.assert_allclose([gx, gy], want[1:3], equal_nan=True)
+    hxy = fg.grad(lambda a, b: fg.grad(sp_fn, argnums=1)(a, b))(x, y)
+    np.testing.assert_allclose(hxy, want[5], equal_nan=True)
 
 
 def test_second_order_through_compositions():

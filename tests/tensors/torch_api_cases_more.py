@@ -1081,27 +1081,6 @@ _differ(
         "(its primitive's rule); PyTorch gives 0",
     ),
 )
-_XLOGY = ("torch.xlogy", "Tensor.xlogy", "Tensor.xlogy_", "torch.special.xlogy")
-_differ(
-    (*_XLOGY, "torch.special.xlog1py"),
-    Difference(
-        "grad2",
-        "xlogy(x, y) at x == 0: the derivative in x of the gradient in y (1 / y) is 0 in "
-        "funcgrad's xlogy rule (its x / y is masked to 0 there), which PyTorch gets right: to "
-        "fix in funcgrad.ops.special (reported)",
-        match=r"second-order \.grad of input 0",
-        call=r"\[ties\]",
-    ),
-)
-_differ(
-    _XLOGY,
-    Difference(
-        "grad",
-        "xlogy(x, y) at x == 0 and y <= 0: PyTorch's gradient in x is 0 there; funcgrad's xlogy "
-        "rule gives log(y) (-inf or NaN): to fix in funcgrad.ops.special (reported)",
-        match=r"np\.float64\((nan|-?inf)\) vs torch np\.float64\(0\.0\)",
-    ),
-)
 _differ(
     ("torch.cdist",),
     Difference(
