@@ -48,6 +48,9 @@ LAYERS: dict[str, set[str]] = {
         "backends",
         "profiler",
     },
+    # Collectives and process groups (torch.distributed): below training, so that
+    # nn.parallel (DistributedDataParallel) and utils.data.distributed build on them.
+    "distributed": {"distributed"},
     # PyTorch's torch.nn (with nn.functional, which takes arrays and nodes too),
     # torch.optim, torch.utils; pure optax-style optimizers; torch.save / torch.load (which
     # build nn.Parameters); torch.func (whose functional_call runs nn.Modules); torch.distributions.
@@ -61,7 +64,6 @@ LAYERS: dict[str, set[str]] = {
         "misc",
         "distributions",
     },
-    "distributed": {"distributed"},
     # The public API (`funcgrad/__init__.py`) and `python -m funcgrad` use everything.
     "top": {"", "__main__"},
 }
