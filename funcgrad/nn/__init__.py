@@ -8,7 +8,7 @@ PyTorch's names, which are classes (`nn.ReLU`). Layer: training (it may
 import everything below it: tensors, autograd, numpy, transforms, ops).
 """
 
-from funcgrad.nn import functional, init, utils
+from funcgrad.nn import functional, init, parallel, utils
 from funcgrad.nn._jax import log_softmax, logsumexp, relu, sigmoid, softmax, softplus
 from funcgrad.nn.modules import *  # noqa: F403
 from funcgrad.nn.modules import __all__ as _modules_all
@@ -24,6 +24,7 @@ __all__ = [
     "init",
     "log_softmax",
     "logsumexp",
+    "parallel",
     "relu",
     "sigmoid",
     "softmax",
