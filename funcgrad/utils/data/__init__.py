@@ -22,6 +22,7 @@ from funcgrad.utils.data.dataset import (
     TensorDataset,
     random_split,
 )
+from funcgrad.utils.data.distributed import DistributedSampler
 from funcgrad.utils.data.sampler import (
     BatchSampler,
     RandomSampler,
@@ -37,6 +38,7 @@ __all__ = [
     "ConcatDataset",
     "DataLoader",
     "Dataset",
+    "DistributedSampler",
     "IterableDataset",
     "RandomSampler",
     "Sampler",
