@@ -98,11 +98,18 @@ from funcgrad.transforms import (
     with_hooks,
 )
 from funcgrad.transforms.checking import check_grads
+from funcgrad.transforms.jit import jit, make_graph
+
+# isort: split
+from funcgrad._compile import compile  # noqa: A004  (torch.compile)
 
 __version__ = "0.1.0"
 
 __all__ = [
     *_tensor_all,
+    "compile",
+    "jit",
+    "make_graph",
     *_generated_all,
     *_functions_all,
     *_settings_all,

@@ -117,7 +117,19 @@ def _function_sample(g):
     return (x, y), _params_of(out._node)
 
 
+# --- jit: sin(x) * y + x, jitted -------------------------------------------------------
+
+_jitted = fg.jit(lambda x, y: fnp.sin(x) * y + x)
+
+
+def _jit_sample(g):
+    x = g.array(g.shape(), -2.0, 2.0)
+    y = g.array(x.shape, -2.0, 2.0)
+    return (x, y), _params_of(_jitted(fg.leaf(x), fg.leaf(y)))
+
+
 SAMPLES = {
+    "jit_call": Sample(_jit_sample),
     "custom_vjp_call": Sample(_custom_vjp_sample),
     "custom_jvp_call": Sample(_custom_jvp_sample),
     "checkpoint_call": Sample(_checkpoint_sample),
@@ -148,6 +160,7 @@ REFERENCES = {
     "custom_jvp_call": lambda x, *, fn, index: np.tanh(x) * x,
     "checkpoint_call": lambda x, w, *, fn, index: np.tanh(x * w) + x,
     "function_call": lambda x, y, *, fn, index: np.exp(x) * 0.5 + x * y,
+    "jit_call": lambda x, y, *, fn, index: np.sin(x) * y + x,
     # the results of NumPy's and SciPy's linalg decompositions, one primitive each (#13)
     "eigh_vectors": lambda x, *, UPLO: np.linalg.eigh(x, UPLO=UPLO)[1],
     "svdvals": lambda x, *, hermitian: np.linalg.svd(x, compute_uv=False, hermitian=hermitian),

@@ -66,6 +66,10 @@ _install_lock = threading.Lock()
 _installed = [0]
 
 
+class JitWarning(RuntimeWarning):
+    """A jitted function runs eagerly, or is traced again and again (the message says why)."""
+
+
 class _GuardFailed(Exception):
     """Raised by a plan when a guard does not hold; `args[0]` is the guard's number."""
 
@@ -158,7 +162,7 @@ class Plan:
         trace_seconds: How long tracing and building took.
     """
 
-    __slots__ = ("fn", "guard_lines", "n_nodes", "n_steps", "source", "trace_seconds")
+    __slots__ = ("fn", "guard_lines", "n_draws", "n_nodes", "n_steps", "source", "trace_seconds")
 
     def __init__(
         self, source: str, fn: Callable[..., Any], n_steps: int, n_nodes: int, guards: list[str]
@@ -167,6 +171,7 @@ class Plan:
         self.fn = fn
         self.n_steps = n_steps
         self.n_nodes = n_nodes
+        self.n_draws = 0
         self.guard_lines = guards
         self.trace_seconds = 0.0
 
@@ -373,6 +378,9 @@ def build_plan(
     cannot be replayed faithfully (the plan would give a different result).
     """
     leaves, out_def = tree_flatten(out)
+    for _, kind, _, _, line in rec.reads:
+        if kind.startswith("tensor."):
+            return None, f"{kind} reads a traced tensor's value at {line}", out_def
     b = _Builder(inputs, rec)
     b.emit_draws()
     roots = [v for v in leaves if type(v) is Node]
@@ -420,7 +428,9 @@ def build_plan(
     if wrap:
         inner = fn
         fn = lambda *a: tree_unflatten(out_def, inner(*a))  # noqa: E731
-    return Plan(src, fn, b.n_steps, len(order), b.guard_lines), None, out_def
+    plan = Plan(src, fn, b.n_steps, len(order), b.guard_lines)
+    plan.n_draws = len(rec.draws)
+    return plan, None, out_def
 
 
 # --- signatures ---------------------------------------------------------------------------
@@ -570,7 +580,7 @@ class Jitted:
             warnings.warn(
                 f"funcgrad.jit: {getattr(self.fn, '__name__', 'f')} runs eagerly for this "
                 f"signature: {why}",
-                RuntimeWarning,
+                JitWarning,
                 stacklevel=3,
             )
             return result
@@ -594,7 +604,7 @@ class Jitted:
                     f"{line} keeps changing ({n} failed guards there). Pass that value as a "
                     f"static argument, or compute it with funcgrad operations (fnp.where) "
                     f"instead of Python control flow",
-                    RuntimeWarning,
+                    JitWarning,
                     stacklevel=3,
                 )
         return result
@@ -683,7 +693,25 @@ class Jitted:
         values = [value_of(v) for v in leaves]
         flat = _FlatFn(self, treedef, tuple(i for i, v in enumerate(values) if _is_dynamic(v)))
         v_args, v_kwargs = tree_unflatten(treedef, values)
-        out = self(*v_args, **v_kwargs)  # the forward: a replay on the values
+        head, _, _ = self._split(v_args, v_kwargs)
+        key = (head, _signature(tree_flatten((v_args, v_kwargs))[0])[0])
+        entry = self._cache.get(key)
+        if entry is not None and entry.plans and not entry.plans[0].n_draws:
+            out = self(*v_args, **v_kwargs)  # the forward: a replay on the values
+        else:
+            # NOTE: a function that draws random numbers is recorded node by node, so that
+            # its backward sees the forward's draws; the trace's draws are drawn again.
+            state = None
+            if entry is None and key not in self._eager:
+                state = rng.get_state()
+                self(*v_args, **v_kwargs)  # trace it (for the next call)
+            entry = self._cache.get(key)
+            if entry is None or not entry.plans or entry.plans[0].n_draws:
+                if state is None:
+                    return self.fn(*args, **kwargs)
+                with rng.replay(state):  # the trace's numbers, then on from after the trace
+                    return self.fn(*args, **kwargs)
+            out = self(*v_args, **v_kwargs)
         dyn = tuple(_as_input(leaves[i]) for i in flat.positions)
         return record(jit_call, _JitCall(flat, values), dyn, out)
 
@@ -828,3 +856,128 @@ def jit(
             f"must be at least 1"
         )
     return Jitted(f, nums, cache_size, max_retraces)
+
+
+# --- make_graph -------------------------------------------------------------------------
+
+
+class Graph:
+    """A function traced once (`make_graph`): its argument leaves and its output nodes.
+
+    `str(graph)` lists the nodes one per line, inputs first (as
+    `jax.make_jaxpr` prints); `to_mermaid()` and `to_dot()` draw it.
+
+    Attributes:
+        inputs: The leaves standing for the array arguments, in flattening order.
+        outputs: `f`'s output, with nodes for what depends on the arguments.
+    """
+
+    def __init__(self, inputs: list[Node], outputs: Any):
+        self.inputs = inputs
+        self.outputs = outputs
+
+    def nodes(self) -> list[Node]:
+        """Return the nodes the outputs depend on, in evaluation order."""
+        roots = [v for v in tree_flatten(self.outputs)[0] if type(v) is Node]
+        return toposort(*self.inputs, *roots)
+
+    def _names(self) -> dict[int, str]:
+        names = {id(n): f"a{i}" for i, n in enumerate(self.inputs)}
+        for node in self.nodes():
+            names.setdefault(id(node), f"v{len(names)}")
+        return names
+
+    def __str__(self) -> str:
+        names = self._names()
+
+        def show(x: Any) -> str:
+            if type(x) is Node:
+                return names[id(x)]
+            if getattr(x, "shape", ()) != ():
+                return f"const:{x.dtype}{list(x.shape)}"
+            return repr(x.item() if hasattr(x, "item") else x)
+
+        def typed(n: Node) -> str:
+            return f"{names[id(n)]}:{n.dtype}{list(n.shape)}"
+
+        lines = ["{ lambda " + ", ".join(typed(n) for n in self.inputs) + " ."]
+        for node in self.nodes():
+            if node.prim is None:
+                if id(node) in names and names[id(node)].startswith("a"):
+                    continue
+                lines.append(f"    {typed(node)} = leaf")
+                continue
+            params = ", ".join(f"{k}={v!r}" for k, v in node.params.items())
+            args = " ".join(show(x) for x in node.inputs)
+            lines.append(
+                f"    {typed(node)} = {node.prim.name}{f'[{params}]' if params else ''} {args}"
+            )
+        outs = [show(v) for v in tree_flatten(self.outputs)[0]]
+        lines.append("  in (" + ", ".join(outs) + ") }")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def to_mermaid(self, **kwargs: Any) -> str:
+        """Return the graph as Mermaid text (`funcgrad.to_mermaid`'s arguments)."""
+        from funcgrad.graph import to_mermaid
+
+        roots = [v for v in tree_flatten(self.outputs)[0] if type(v) is Node]
+        names = {n: f"a{i}" for i, n in enumerate(self.inputs)}
+        return to_mermaid(*roots, names={**names, **kwargs.pop("names", {})}, **kwargs)
+
+    def to_dot(self, **kwargs: Any) -> str:
+        """Return the graph as Graphviz DOT text (`funcgrad.to_dot`'s arguments)."""
+        from funcgrad.graph import to_dot
+
+        roots = [v for v in tree_flatten(self.outputs)[0] if type(v) is Node]
+        return to_dot(*roots, **kwargs)
+
+
+def make_graph(
+    f: Callable[..., Any], static_argnums: int | Sequence[int] = ()
+) -> Callable[..., Graph]:
+    """Return a function that traces `f` on its arguments and returns the `Graph` (`jax.make_jaxpr`).
+
+    Floating-point array leaves of the arguments become the graph's inputs;
+    everything else is a constant of the trace.
+
+    Args:
+        f: A function of arrays written with funcgrad operations.
+        static_argnums: Positions of arguments passed as they are.
+
+    Returns:
+        A function with `f`'s signature returning a `Graph`.
+
+    Examples:
+        >>> import numpy as np, funcgrad as fg, funcgrad.numpy as fnp
+        >>> print(fg.make_graph(lambda x: fnp.sum(fnp.sin(x) * 2.0))(np.zeros(3)))
+        { lambda a0:float64[3] .
+            v1:float64[3] = sin a0
+            v2:float64[3] = multiply v1 2.0
+            v3:float64[] = sum[axis=None, keepdims=False] v2
+          in (v3) }
+    """
+    nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+    def traced(*args: Any, **kwargs: Any) -> Graph:
+        n = len(args)
+        static = {i % n for i in nums}
+        given = tuple(None if i in static else a for i, a in enumerate(args))
+        leaves, treedef = tree_flatten((given, kwargs))
+        inputs: list[Node] = []
+        new = []
+        for v in leaves:
+            if _is_dynamic(v) and type(v) is not Node:
+                node = make_node(None, (), _EMPTY, freeze(v))
+                inputs.append(node)
+                v = node
+            new.append(v)
+        t_args, t_kwargs = tree_unflatten(treedef, new)
+        t_args = tuple(args[i] if i in static else a for i, a in enumerate(t_args))
+        with _trace.tracing():
+            out = f(*t_args, **t_kwargs)
+        return Graph(inputs, tree_map(graph_output, out))
+
+    return traced

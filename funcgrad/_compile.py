@@ -1,0 +1,247 @@
+"""`funcgrad.compile` (PyTorch's `torch.compile`): `funcgrad.jit` for functions of tensors and modules.
+
+The contract (docs/concepts/jit.md): the function is pure in its tensor
+arguments (it returns tensors computed from them, and changes nothing
+else); a module's forward is compiled with its parameters and buffers as
+inputs. What can be detected outside the contract (reading a traced
+tensor's value with `.item()`, `.numpy()`, `.tolist()`, `bool()`,
+`.detach()`; an in-place change of an argument, a parameter or a buffer;
+random numbers transformed outside funcgrad operations) makes that call
+signature run eagerly, with a one-time warning saying why: never a
+different result.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from typing import Any
+
+from funcgrad.graph import Node
+from funcgrad.transforms.gradients import graph_output
+from funcgrad.transforms.jit import Jitted, JitWarning, jit
+from funcgrad.transforms.pytree import tree_flatten, tree_map, tree_unflatten
+
+__all__ = ["compile"]
+
+
+def _is_tensor(v: Any) -> bool:
+    return hasattr(type(v), "__funcgrad_wrap__") and type(v) is not Node
+
+
+class _Impure(Exception):
+    """The traced function went outside the contract (the message says how)."""
+
+
+class CompiledFunction:
+    """A function compiled by `funcgrad.compile`: call it like the function."""
+
+    def __init__(self, fn: Any, module: Any = None):
+        self.fn = fn
+        self.module = module
+        self._eager_reason: str | None = None
+        self._jitted: Jitted = jit(self._functional)
+        functools.update_wrapper(self, fn)
+
+    def _functional(self, params: Any, args: Any, kwargs: Any) -> Any:
+        """`fn` on tensors rebuilt from arrays or nodes (the jitted, functional form)."""
+        wrap = self._wrap
+        given: list[Any] = []
+
+        def to_tensor(v: Any) -> Any:
+            if isinstance(v, _Marker):
+                return v.value
+            t = wrap(v)
+            given.append(t)
+            return t
+
+        t_args, t_kwargs = tree_map(to_tensor, (args, kwargs))
+        with self._recording():
+            if self.module is None:
+                out = self.fn(*t_args, **t_kwargs)
+            else:
+                from funcgrad.nn.utils.stateless import functional_call
+
+                p = {k: to_tensor(v) for k, v in params.items()}
+                out = functional_call(self.module, p, tuple(t_args), t_kwargs)
+        for t in given:
+            if t._version != 0:
+                raise _Impure("the function changes an argument, a parameter or a buffer in place")
+        return tree_map(graph_output, out)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._eager_reason is not None:
+            return self.fn(*args, **kwargs)
+        leaves, treedef = tree_flatten((args, kwargs))
+        tensors = [v for v in leaves if _is_tensor(v)]
+        if not tensors and self.module is None:
+            return self.fn(*args, **kwargs)
+        if tensors:
+            self._wrap = type(tensors[0]).__funcgrad_wrap__
+        else:
+            from funcgrad.tensors.tensor_class import Tensor
+
+            self._wrap = Tensor.__funcgrad_wrap__
+        from funcgrad.tensors.grad_mode import is_grad_enabled
+
+        payload = _payload if is_grad_enabled() else _value
+        inputs = [payload(v) if _is_tensor(v) else _Marker(v) for v in leaves]
+        c_args, c_kwargs = tree_unflatten(treedef, inputs)
+        params = {}
+        if self.module is not None:
+            params = {k: payload(v) for k, v in _state(self.module).items()}
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", JitWarning)  # jit's own fallback: eager here
+                out = self._jitted(params, c_args, c_kwargs)
+        except _Impure as e:
+            return self._fall_back(str(e), args, kwargs)
+        except JitWarning as e:
+            return self._fall_back(str(e).split(": ", 1)[-1], args, kwargs)
+        return tree_map(lambda v: self._wrap(v) if _is_array_or_node(v) else v, out)
+
+    def _fall_back(self, why: str, args: Any, kwargs: Any) -> Any:
+        self._eager_reason = why
+        self._jitted.clear_cache()
+        warnings.warn(
+            f"funcgrad.compile: {getattr(self.fn, '__name__', 'the function')} runs eagerly "
+            f"from now on: {why} (outside the contract of docs/concepts/jit.md)",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return self.fn(*args, **kwargs)
+
+    @staticmethod
+    def _recording() -> Any:
+        from funcgrad.tensors import grad_mode
+
+        return grad_mode.enable_grad()
+
+
+class _Marker:
+    """A non-tensor leaf of the arguments, passed through as it is (hashable by value)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is _Marker and _same_value(self.value, other.value)
+
+    def __hash__(self) -> int:
+        try:
+            return hash((type(self.value), self.value))
+        except TypeError:
+            return hash((type(self.value), id(self.value)))
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:  # noqa: BLE001  (arrays and other values without a plain ==)
+        return False
+
+
+def _payload(t: Any) -> Any:
+    """What jit sees of a tensor: its node when it is in a graph, else its array."""
+    node = t.__funcgrad_node__
+    return node if node is not None else t._value
+
+
+def _value(t: Any) -> Any:
+    return t._value
+
+
+def _is_array_or_node(v: Any) -> bool:
+    return type(v) is Node or hasattr(v, "dtype") and hasattr(v, "shape")
+
+
+def _state(module: Any) -> dict[str, Any]:
+    return {**dict(module.named_parameters()), **dict(module.named_buffers())}
+
+
+class CompiledModule:
+    """A module compiled by `funcgrad.compile`: calls run its forward through `funcgrad.jit`.
+
+    Attributes and methods other than calling are the module's own
+    (`compiled.parameters()`, `compiled.train()` ...).
+    """
+
+    def __init__(self, module: Any):
+        object.__setattr__(self, "_orig_mod", module)
+        object.__setattr__(self, "_compiled", CompiledFunction(module.forward, module))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._compiled(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._orig_mod, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._orig_mod, name, value)
+
+
+def compile(  # noqa: A001  (PyTorch's name)
+    model: Any = None,
+    *,
+    fullgraph: bool = False,
+    dynamic: bool | None = None,
+    backend: Any = "funcgrad",
+    mode: str | None = None,
+    options: dict[str, Any] | None = None,
+    disable: bool = False,
+) -> Any:
+    """Compile a function of tensors or a module with `funcgrad.jit` (PyTorch's `torch.compile`).
+
+    The first call for a signature (shapes, dtypes and devices of the
+    tensors, the other arguments by value) traces the function; later
+    calls replay the plan. Tensors that require grad get outputs with a
+    `grad_fn`: `loss.backward()` replays the compiled backward plan, and an
+    optimizer step after it runs as usual.
+
+    The contract: the function is pure in its tensor arguments; a module's
+    forward uses only its parameters, buffers and arguments. A call that is
+    detectably outside it runs eagerly with a one-time warning saying why.
+
+    Args:
+        model: A function of tensors, or a `funcgrad.nn.Module`. Without
+            it, `compile(...)` returns a decorator.
+        fullgraph, dynamic, backend, mode, options: PyTorch's keywords,
+            accepted and ignored (funcgrad has one way of compiling).
+        disable: Return `model` itself, uncompiled.
+
+    Returns:
+        A `CompiledFunction` or a `CompiledModule`.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> f = torch.compile(lambda x: (x.sin() * 2).sum())
+        >>> x = torch.ones(3, requires_grad=True)
+        >>> f(x).backward()
+        >>> x.grad
+        tensor([1.0806, 1.0806, 1.0806])
+    """
+    if model is None:
+        return functools.partial(
+            compile,
+            fullgraph=fullgraph,
+            dynamic=dynamic,
+            backend=backend,
+            mode=mode,
+            options=options,
+            disable=disable,
+        )
+    if disable:
+        return model
+    from funcgrad.nn import Module
+
+    if isinstance(model, Module):
+        return CompiledModule(model)
+    if not callable(model):
+        raise TypeError(
+            f"funcgrad.compile: expected a function or a Module, got {type(model).__name__}"
+        )
+    return CompiledFunction(model)
