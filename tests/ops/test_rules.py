@@ -474,6 +474,10 @@ NUMPY_REFERENCE = {
     **NN_REFERENCES,  # convolutions and pooling: tests/nn/reference.py
     **LOSS_REFERENCES,  # the loss primitives: tests/nn/loss_reference.py
     "to_device": lambda x, *, device: x,  # its sample moves CPU to CPU (tests/gpu: across)
+    # funcgrad.distributed's collectives, sampled in a world of one process (tests/distributed: more)
+    "all_reduce": lambda x, *, op, group: x,
+    "all_gather": lambda x, *, group: x[None],
+    "reduce_scatter": lambda x, *, op, group: x[0],
     "fftn": lambda x, *, axes, norm: np.fft.fftn(x, axes=axes, norm=norm),
     "ifftn": lambda x, *, axes, norm: np.fft.ifftn(x, axes=axes, norm=norm),
     "rfftn": lambda x, *, axes, norm: np.fft.rfftn(x, axes=axes, norm=norm),
