@@ -510,8 +510,15 @@ def _quantile(
         raise _OpError(f"funcgrad.numpy.{name}: q must be in the range {bounds}, got {_value(q)!r}")
     if _is_node(q):
         q = q / scale if scale != 1 else q
-    elif _np.ndim(q) or not isinstance(q, float | int):
-        q = _np.asarray(q_v, dtype=_np.result_type(_np.asarray(_value(q)).dtype, _np.float64))
+    elif _np.ndim(q) or type(q) not in (float, int):
+        # NumPy 2: a NumPy q keeps its floating dtype (float32 data and q stay
+        # float32); an int64 q leaves quantile's 'linear' in the data's dtype
+        # (its virtual index (n - 1) * q is an integer), elsewhere it is float64
+        q_dtype = _np.asarray(_value(q)).dtype
+        if q_dtype.kind != "f":
+            linear = scale == 1 and method == "linear"
+            q_dtype = _np.result_type(_dtype(a), _np.float16) if linear else _np.float64
+        q = _np.asarray(q_v, dtype=q_dtype)
     else:
         q = float(q_v)
     return _quantile_node(name, a, q, axis, method, keepdims, nan)

@@ -82,6 +82,30 @@ def test_quantile_values_match_numpy(method, axis, keepdims):
     assert_like_numpy(got, np.percentile(X, 40.0, axis=axis, method=method, keepdims=keepdims))
 
 
+# q as NumPy 2 sees it: Python numbers are weak, NumPy floats keep their dtype
+QS = {
+    "quantile": (0.3, 1, [0.2, 0.9], np.float64(0.4), np.float32(0.4), np.array([0, 1])),
+    "percentile": (30.0, 40, np.array([10.0, 75.0], dtype=np.float32), np.array([10, 50])),
+    "nanquantile": (0.6, np.array([0.2, 0.7], dtype=np.float32), np.array([0.25, 0.8])),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("name", list(QS))
+def test_quantile_dtype_follows_numpy(name, dtype):
+    # float32 data and a float32 (or Python) q stay float32 on nodes, as in NumPy
+    x = X[0].astype(dtype)
+    for method in ("linear", "lower", "midpoint", "hazen"):
+        for q in QS[name]:
+            fn = getattr(fnp, name)
+            got = on_nodes(lambda x: fn(x, q, axis=-1, method=method), x)
+            want = getattr(np, name)(x, q, axis=-1, method=method)
+            assert got.dtype == want.dtype, (q, method, got.dtype, want.dtype)
+            rtol = 1e-2 if dtype == np.float16 else 1e-6
+            np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol)
+            assert fg.grad(lambda x: fnp.sum(fn(x, q, method=method)))(x).dtype == dtype
+
+
 @pytest.mark.parametrize(("axis", "keepdims"), itertools.product(AXES, (False, True)))
 def test_nan_order_statistics_match_numpy(axis, keepdims):
     x = with_nans(X)
