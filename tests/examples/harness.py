@@ -1,0 +1,155 @@
+"""Run a tutorial page's code as written and with funcgrad imported instead; compare what each prints.
+
+* `with_funcgrad(source)` changes the import lines only: `import torch`
+  becomes `import funcgrad as torch`, `import torch.nn as nn` becomes
+  `import funcgrad.nn as nn` (and so on), `import numpy as np` becomes
+  `import funcgrad.numpy as np`.
+* `Draws` makes both runs see the same random numbers: the reference run
+  (PyTorch or NumPy) records what its random functions return, and the
+  funcgrad run gets those values from its own random functions, in the same
+  order and with the same shapes (checked at each draw). Python's `random`
+  is seeded the same for both.
+* `run(source, draws)` executes the code and returns what it printed and
+  its global names.
+* `assert_same_printout` compares two printouts: the text between numbers
+  exactly (object addresses aside), the numbers to a tolerance.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import random
+import re
+from typing import Any
+
+import numpy as np
+import pytest
+
+import funcgrad
+import funcgrad.nn.init
+import funcgrad.numpy
+
+_IMPORT = re.compile(r"^(\s*)import (torch|numpy)((?:\.\w+)*)(?: as (\w+))?\s*$")
+
+
+def with_funcgrad(source: str) -> str:
+    """Return `source` with its `torch`/`numpy` imports pointed at funcgrad (nothing else changed)."""
+    lines, changed = [], 0
+    for line in source.splitlines():
+        m = _IMPORT.match(line)
+        if m:
+            indent, lib, sub, alias = m.groups()
+            target = "funcgrad" + (".numpy" if lib == "numpy" else sub)
+            line = f"{indent}import {target} as {alias or lib}"
+            changed += 1
+        lines.append(line)
+    assert changed, "the page imports neither torch nor numpy"
+    return "\n".join(lines) + "\n"
+
+
+class Draws:
+    """The random numbers of a reference run, handed to funcgrad's random functions.
+
+    `record(torch)` (a context) wraps `torch.randn`, `Tensor.uniform_` (which
+    `nn.init` uses for the layers' default initialisation) and NumPy's
+    `np.random.randn`, keeping what each returns. `replay()` makes
+    `funcgrad.randn`, `funcgrad.nn.init.uniform_` and
+    `funcgrad.numpy.random.randn` return those values in order.
+    """
+
+    def __init__(self) -> None:
+        self.values: list[tuple[str, np.ndarray]] = []
+        self.used = 0
+
+    @contextlib.contextmanager
+    def record(self, torch: Any):
+        with pytest.MonkeyPatch.context() as mp:
+            randn, uniform_, np_randn = torch.randn, torch.Tensor.uniform_, np.random.randn
+
+            def rec_randn(*args, **kwargs):
+                out = randn(*args, **kwargs)
+                self.values.append(("randn", out.detach().cpu().numpy().copy()))
+                return out
+
+            def rec_uniform_(t, *args, **kwargs):
+                out = uniform_(t, *args, **kwargs)
+                self.values.append(("uniform_", t.detach().cpu().numpy().copy()))
+                return out
+
+            def rec_np_randn(*args):
+                out = np_randn(*args)
+                self.values.append(("np.randn", np.asarray(out).copy()))
+                return out
+
+            mp.setattr(torch, "randn", rec_randn)
+            mp.setattr(torch.Tensor, "uniform_", rec_uniform_)
+            mp.setattr(np.random, "randn", rec_np_randn)
+            random.seed(0)
+            yield
+
+    def _next(self, kind: str, shape: tuple[int, ...]) -> np.ndarray:
+        assert self.used < len(self.values), f"funcgrad draws more than the reference ({kind})"
+        theirs, value = self.values[self.used]
+        self.used += 1
+        assert (theirs, value.shape) == (kind, tuple(shape)), (
+            f"draw {self.used}: funcgrad asks {kind} of shape {tuple(shape)}, "
+            f"the reference drew {theirs} of shape {value.shape}"
+        )
+        return value
+
+    @contextlib.contextmanager
+    def replay(self):
+        with pytest.MonkeyPatch.context() as mp:
+            randn, np_randn = funcgrad.randn, funcgrad.numpy.random.randn
+
+            def rep_randn(*args, **kwargs):
+                out = randn(*args, **kwargs)  # funcgrad's own call: its checks, dtype, device
+                value = self._next("randn", tuple(out.shape))
+                return funcgrad.tensor(
+                    value, dtype=out.dtype, device=out.device, requires_grad=out.requires_grad
+                )
+
+            def rep_uniform_(tensor, a=0.0, b=1.0, generator=None):
+                value = self._next("uniform_", tuple(tensor.shape))
+                with funcgrad.no_grad():
+                    return tensor.copy_(funcgrad.from_numpy(value))
+
+            def rep_np_randn(*args):
+                out = np.asarray(np_randn(*args))
+                value = self._next("np.randn", out.shape)
+                return value if value.ndim else float(value)
+
+            mp.setattr(funcgrad, "randn", rep_randn)
+            mp.setattr(funcgrad.nn.init, "uniform_", rep_uniform_)
+            mp.setattr(funcgrad.numpy.random, "randn", rep_np_randn)
+            random.seed(0)
+            yield
+        assert self.used == len(self.values), "funcgrad drew fewer numbers than the reference"
+
+
+def run(source: str, name: str) -> tuple[str, dict[str, Any]]:
+    """Execute `source`; return what it printed and its global names."""
+    namespace: dict[str, Any] = {"__name__": f"__page_{name}__"}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(source, f"<page {name}>", "exec"), namespace)
+    return out.getvalue(), namespace
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def split_numbers(text: str) -> tuple[list[str], list[float]]:
+    """The text between the numbers (addresses dropped), and the numbers."""
+    text = _ADDRESS.sub(" at 0x", text)
+    return _NUMBER.split(text), [float(n) for n in _NUMBER.findall(text)]
+
+
+def assert_same_printout(ours: str, theirs: str, rtol: float, atol: float) -> None:
+    """The same text, and numbers equal to `rtol`/`atol`."""
+    our_text, our_numbers = split_numbers(ours)
+    their_text, their_numbers = split_numbers(theirs)
+    assert our_text == their_text, f"printed text differs:\n{ours}\n--- PyTorch ---\n{theirs}"
+    np.testing.assert_allclose(our_numbers, their_numbers, rtol=rtol, atol=atol)
