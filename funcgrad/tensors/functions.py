@@ -116,6 +116,11 @@ _ValuesIndices = namedtuple("return_types", ["values", "indices"])  # type: igno
 # --- arithmetic -------------------------------------------------------------------
 
 
+def _scaled(b, alpha):
+    # a Python number stays one (weak: `t - 2.0 * alpha` keeps t's dtype)
+    return b * alpha if type(b) in (int, float, complex) else _ew.multiply(b, alpha)
+
+
 def add(input, other, *, alpha=1):  # noqa: A002
     """Return `input + alpha * other`.
 
@@ -125,7 +130,7 @@ def add(input, other, *, alpha=1):  # noqa: A002
         tensor([4., 4.])
     """
     if alpha != 1:
-        return _apply(lambda a, b: _ew.add(a, _ew.multiply(b, alpha)), input, other)
+        return _apply(lambda a, b: _ew.add(a, _scaled(b, alpha)), input, other)
     return _apply(_ew.add, input, other)
 
 
@@ -138,7 +143,7 @@ def sub(input, other, *, alpha=1):  # noqa: A002
         tensor([-2., -2.])
     """
     if alpha != 1:
-        return _apply(lambda a, b: _ew.subtract(a, _ew.multiply(b, alpha)), input, other)
+        return _apply(lambda a, b: _ew.subtract(a, _scaled(b, alpha)), input, other)
     return _apply(_ew.subtract, input, other)
 
 
