@@ -18,6 +18,11 @@ import warnings
 from typing import Any
 
 from funcgrad.graph import Node
+from funcgrad.nn import Module
+from funcgrad.nn.utils.stateless import functional_call
+from funcgrad.tensors import grad_mode
+from funcgrad.tensors.grad_mode import is_grad_enabled
+from funcgrad.tensors.tensor_class import Tensor
 from funcgrad.transforms.gradients import graph_output
 from funcgrad.transforms.jit import Jitted, JitWarning, jit
 from funcgrad.transforms.pytree import tree_flatten, tree_map, tree_unflatten
@@ -60,8 +65,6 @@ class CompiledFunction:
             if self.module is None:
                 out = self.fn(*t_args, **t_kwargs)
             else:
-                from funcgrad.nn.utils.stateless import functional_call
-
                 p = {k: to_tensor(v) for k, v in params.items()}
                 out = functional_call(self.module, p, tuple(t_args), t_kwargs)
         for t in given:
@@ -79,11 +82,7 @@ class CompiledFunction:
         if tensors:
             self._wrap = type(tensors[0]).__funcgrad_wrap__
         else:
-            from funcgrad.tensors.tensor_class import Tensor
-
             self._wrap = Tensor.__funcgrad_wrap__
-        from funcgrad.tensors.grad_mode import is_grad_enabled
-
         payload = _payload if is_grad_enabled() else _value
         inputs = [payload(v) if _is_tensor(v) else _Marker(v) for v in leaves]
         c_args, c_kwargs = tree_unflatten(treedef, inputs)
@@ -113,8 +112,6 @@ class CompiledFunction:
 
     @staticmethod
     def _recording() -> Any:
-        from funcgrad.tensors import grad_mode
-
         return grad_mode.enable_grad()
 
 
@@ -236,8 +233,6 @@ def compile(  # noqa: A001  (PyTorch's name)
         )
     if disable:
         return model
-    from funcgrad.nn import Module
-
     if isinstance(model, Module):
         return CompiledModule(model)
     if not callable(model):

@@ -63,6 +63,7 @@ LAYERS: dict[str, set[str]] = {
         "serialization",
         "misc",
         "distributions",
+        "_compile",  # torch.compile: funcgrad.jit over tensors and modules
     },
     # The public API (`funcgrad/__init__.py`) and `python -m funcgrad` use everything.
     "top": {"", "__main__"},

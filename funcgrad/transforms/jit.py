@@ -43,8 +43,8 @@ from typing import Any
 
 import numpy
 
-from funcgrad.backend import freeze, rng
-from funcgrad.graph import Node, toposort
+from funcgrad.backend import freeze, rng, xp_of
+from funcgrad.graph import Node, to_dot, to_mermaid, toposort
 from funcgrad.graph import node as _node_module
 from funcgrad.graph.node import _EMPTY, make_node
 from funcgrad.ops import elementwise as _ew
@@ -336,8 +336,6 @@ def _xp(node: Node) -> Any:
     """The array module a node was computed with."""
     if "cupy" not in sys.modules:
         return numpy
-    from funcgrad.backend import xp_of
-
     return xp_of(node.value)
 
 
@@ -921,16 +919,12 @@ class Graph:
 
     def to_mermaid(self, **kwargs: Any) -> str:
         """Return the graph as Mermaid text (`funcgrad.to_mermaid`'s arguments)."""
-        from funcgrad.graph import to_mermaid
-
         roots = [v for v in tree_flatten(self.outputs)[0] if type(v) is Node]
         names = {n: f"a{i}" for i, n in enumerate(self.inputs)}
         return to_mermaid(*roots, names={**names, **kwargs.pop("names", {})}, **kwargs)
 
     def to_dot(self, **kwargs: Any) -> str:
         """Return the graph as Graphviz DOT text (`funcgrad.to_dot`'s arguments)."""
-        from funcgrad.graph import to_dot
-
         roots = [v for v in tree_flatten(self.outputs)[0] if type(v) is Node]
         return to_dot(*roots, **kwargs)
 
