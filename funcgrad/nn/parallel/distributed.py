@@ -248,22 +248,22 @@ class DistributedDataParallel(Module):
         end_of_walk = time.perf_counter()
         missing = [i for i, r in enumerate(self._ready) if not r]
         used = None
-        if missing:
-            if not self.find_unused_parameters:
-                names = ", ".join(self._names[i] for i in missing)
-                raise RuntimeError(
-                    f"funcgrad.nn.parallel.DistributedDataParallel: parameters got no gradient "
-                    f"in this backward pass: {names}. Pass find_unused_parameters=True if some "
-                    f"parameters are not used in every forward, or make the loss depend on them"
-                )
-            for i in missing:  # unused here: their slot counts as this rank's .grad (or zero)
-                b, k = self._bucket_of[i]
-                bucket, p = self._buckets[b], self._params[i]
-                view = bucket.buf[bucket.offsets[k] : bucket.offsets[k] + p._value.size]
-                view[...] = 0 if p.grad is None else p.grad._value.reshape(-1)
-                bucket.pending -= 1
-                if bucket.pending == 0:
-                    self._start(bucket)
+        if missing and not self.find_unused_parameters:
+            names = ", ".join(self._names[i] for i in missing)
+            raise RuntimeError(
+                f"funcgrad.nn.parallel.DistributedDataParallel: parameters got no gradient "
+                f"in this backward pass: {names}. Pass find_unused_parameters=True if some "
+                f"parameters are not used in every forward, or make the loss depend on them"
+            )
+        for i in missing:  # unused here: their slot counts as this rank's .grad (or zero)
+            b, k = self._bucket_of[i]
+            bucket, p = self._buckets[b], self._params[i]
+            view = bucket.buf[bucket.offsets[k] : bucket.offsets[k] + p._value.size]
+            view[...] = 0 if p.grad is None else p.grad._value.reshape(-1)
+            bucket.pending -= 1
+            if bucket.pending == 0:
+                self._start(bucket)
+        if self.find_unused_parameters:  # which parameters some rank used (every step, as PyTorch)
             flags = np.array([0 if r else 1 for r in self._ready], dtype=np.int32)
             used = _api.all_reduce(flags, ReduceOp.MIN, self.process_group) == 0
         first = min(b.started for b in self._buckets)
