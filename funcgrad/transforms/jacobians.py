@@ -21,7 +21,7 @@ from funcgrad.ops import reshape
 from funcgrad.ops.shape import stack, transpose
 from funcgrad.transforms import _trace
 from funcgrad.transforms.forward import check_primals_and_tangents, linearize
-from funcgrad.transforms.gradients import _argnums, _strip, grad, vjp
+from funcgrad.transforms.gradients import _argnums, _strip, grad, hvp_of_values, vjp
 from funcgrad.transforms.pytree import tree_flatten, tree_unflatten
 
 # One Jacobian block per (output leaf, differentiated input leaf), by output leaf.
@@ -361,6 +361,9 @@ def hvp(f: Callable[..., Any], primals: tuple[Any, ...], tangents: tuple[Any, ..
         array([ 6., 12.])
     """
     check_primals_and_tangents(primals, tangents, "funcgrad.hvp")
+    direct = hvp_of_values(f, primals, tangents, "funcgrad.hvp")  # the top level's fast path
+    if direct is not None:
+        return direct[0] if len(primals) == 1 else direct
     argnums = tuple(range(len(primals)))
     _, pull_back = vjp(grad(f, argnums=argnums), *primals)
     out = pull_back(tuple(tangents))
