@@ -33,8 +33,10 @@ differentiate `f` again on the nodes).
 from __future__ import annotations
 
 import collections
+import dis
 import functools
 import os
+import re
 import sys
 import threading
 import warnings
@@ -300,12 +302,19 @@ class _Builder:
             return
         k = len(self.names)
         name = f"v{k}"
-        self.ns[f"F{k}"] = prim.forward
-        self.ns[f"X{k}"] = _xp(node)
-        call = f"F{k}(X{k}, {', '.join(args)}"
-        if params:
-            self.ns[f"P{k}"] = params
-            call += f", **P{k}"
+        xp = _xp(node)
+        direct = _direct(prim.forward, xp, params)
+        if direct is not None:  # `xp.NAME(...)` called straight, without the lambda around it
+            self.ns[f"F{k}"] = direct
+            kws = [f"{p}={self.const(params[p])}" for p in params]
+            call = f"F{k}({', '.join([*args, *kws])}"
+        else:
+            self.ns[f"F{k}"] = prim.forward
+            self.ns[f"X{k}"] = xp
+            call = f"F{k}(X{k}, {', '.join(args)}"
+            if params:
+                self.ns[f"P{k}"] = params
+                call += f", **P{k}"
         self.lines.append(f"{name} = {call})  # {prim.name}")
         self.n_steps += 1
         self.names[id(node)] = name
@@ -330,6 +339,48 @@ class _Builder:
             test = f"{conv.format(a)} != {result!r}"
         self.lines.append(f"if {test}: raise GF({len(self.guard_lines)})  # {line}")
         self.guard_lines.append(line)
+
+
+_SKIP = frozenset({"RESUME", "NOP", "PRECALL", "PUSH_NULL", "CACHE"})
+_direct_cache: dict[tuple[int, str], Any] = {}
+
+
+def _direct(forward: Any, xp: Any, params: dict[str, Any]) -> Any:
+    """`xp.NAME` if `forward` is `lambda xp, *args, **params: xp.NAME(*args, **params)`, else None.
+
+    Most forwards are that lambda around one array-module function; the
+    plan then calls the function itself (the same call, one frame fewer).
+    """
+    key = (id(forward), xp.__name__)
+    if key in _direct_cache:
+        return _direct_cache[key]
+    found = None
+    code = getattr(forward, "__code__", None)
+    if code is not None and not code.co_flags & 0x0C:  # no *args, no **kwargs
+        names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+        ops = []
+        for ins in dis.get_instructions(forward):
+            if ins.opname == "RETURN_VALUE":
+                break
+            if ins.opname not in _SKIP:
+                ops.append((ins.opname, ins.argval))
+        loads = [("LOAD_FAST", n) for n in names[1:]]
+        kw = names[code.co_argcount :]
+        kw_ok = (not kw and ops[-1:] == [("CALL", len(names) - 1)]) or (
+            ops[-2:-1] and ops[-2][0] == "KW_NAMES"
+        )
+        if (
+            len(ops) >= 3
+            and ops[0] == ("LOAD_FAST", names[0])
+            and ops[1][0] in ("LOAD_METHOD", "LOAD_ATTR")
+            and ops[2 : 2 + len(loads)] == loads
+            and len(ops) == 2 + len(loads) + (2 if kw else 1)
+            and kw_ok
+            and set(kw) == set(params)
+        ):
+            found = getattr(xp, ops[1][1], None)
+    _direct_cache[key] = found
+    return found
 
 
 def _xp(node: Node) -> Any:
@@ -417,8 +468,9 @@ def build_plan(
     if wrap:
         body = "(" + "".join(e + ", " for e in exprs) + ")"
     args = ", ".join(b.args)
+    lines = _free_dead_values(b.lines, body)  # type: ignore[arg-type]
     src = "\n".join(
-        [f"def plan({args}):", *("    " + line for line in b.lines), f"    return {body}", ""]
+        [f"def plan({args}):", *("    " + line for line in lines), f"    return {body}", ""]
     )
     code = compile(src, "<funcgrad.jit plan>", "exec")
     exec(code, b.ns)
@@ -429,6 +481,29 @@ def build_plan(
     plan = Plan(src, fn, b.n_steps, len(order), b.guard_lines)
     plan.n_draws = len(rec.draws)
     return plan, None, out_def
+
+
+_VALUE = re.compile(r"\b[vmd]\d+\b")
+
+
+def _free_dead_values(lines: list[str], body: str) -> list[str]:
+    """Add `del` after the last use of each value, so memory is reused while the plan runs."""
+    last: dict[str, int] = {}
+    for i, line in enumerate(lines):
+        code = line.split("  #", 1)[0]
+        for name in _VALUE.findall(code.split(" = ", 1)[-1] if " = " in code else code):
+            last[name] = i
+    kept = set(_VALUE.findall(body))
+    dead: dict[int, list[str]] = collections.defaultdict(list)
+    for name, i in last.items():
+        if name not in kept:
+            dead[i].append(name)
+    out = []
+    for i, line in enumerate(lines):
+        out.append(line)
+        if i in dead:
+            out.append("del " + ", ".join(sorted(dead[i])))
+    return out
 
 
 # --- signatures ---------------------------------------------------------------------------
