@@ -277,7 +277,10 @@ def _power_vjp_base(ct: Array, out: Array, x: Array, y: Array) -> Array:
     # x == 0, where 0 * 0**-1 would be NaN). At x == 0 with 0 < y < 1 it is
     # inf, as the math says (x**0.5 at 0).
     if type(y) is float or type(y) is int:
-        return ct * 0.0 if y == 0 else ct * (y * power(x, y - 1))
+        if y == 0:
+            return ct * 0.0
+        # x ** 1 is x exactly: no power node for a square (x ** 2, the common case)
+        return ct * (y * (x if y == 2 else power(x, y - 1)))
     # NOTE: ct inside the guard: where y == 0 the result is 0 even for an infinite or
     # NaN ct (as PyTorch's mask, which second order relies on: ct = log(x < 0) there),
     # while a finite result keeps its exact derivative in y (1/x at y == 0; PyTorch: 0)
