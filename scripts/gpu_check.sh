@@ -176,6 +176,22 @@ if grep -q '^SKIPPED' "$WORK/tests.log"; then
     } >>"$REPORT"
 fi
 
+# --- 3b. the NCCL backend of funcgrad.distributed (one rank per GPU, as many as there are) -----
+# tests/distributed/test_nccl.py is one of the CUDA test cases above; run here on its own so
+# the report says how many GPUs took part (it skips, with the reason, without mpi4py or NCCL).
+NGPU="$($PY -c 'import cupy; print(cupy.cuda.runtime.getDeviceCount())' 2>/dev/null || echo 0)"
+$PY -c "import mpi4py" >/dev/null 2>&1 || timeout 240 $PY -m pip install -q --disable-pip-version-check -e ".[mpi]" >>"$WORK/pip.log" 2>&1
+timeout 300 $PY -m pytest -q tests/distributed/test_nccl.py -p no:cacheprovider -rs --tb=short \
+    >"$WORK/nccl.log" 2>&1
+nccl_rc=$?
+{
+    echo
+    echo "## NCCL backend (funcgrad.distributed, $NGPU GPU(s), mpiexec -n $NGPU)"
+    echo
+    echo "$(grep -E '(passed|failed|skipped|error)' "$WORK/nccl.log" | tail -n 2)"
+} >>"$REPORT"
+[ "$nccl_rc" -ne 0 ] && code=1 && { echo '```'; tail -n 20 "$WORK/nccl.log"; echo '```'; } >>"$REPORT"
+
 # --- 4. the benchmark ---------------------------------------------------------------------------
 echo "gpu_check: running benchmarks/gpu.py"
 timeout "${GPU_CHECK_BENCH_TIMEOUT:-90}" $PY benchmarks/gpu.py --json "$WORK/bench.json" \

@@ -338,7 +338,7 @@ def gather(
     reqs = g.comm.igather(send, recv, root)
 
     def finish() -> Any:
-        if g.rank != root:
+        if recv is None:  # not the root
             return None
         return _fill(gather_list, list(recv), "gather")
 

@@ -331,6 +331,11 @@ class _NcclComm:
                 "funcgrad.distributed.init_process_group(backend='nccl'): no CUDA device is "
                 "visible; use backend='mpi' on CPUs"
             )
+        # one GPU per rank: the rank's place among the ranks of its machine picks it
+        MPI = mpi.MPI
+        local = mpi.comm.Split_type(MPI.COMM_TYPE_SHARED)
+        cupy.cuda.Device(local.Get_rank() % cupy.cuda.runtime.getDeviceCount()).use()
+        local.Free()
         self.cupy, self.nccl, self.mpi = cupy, nccl, mpi
         self.rank, self.size = mpi.rank, mpi.size
         uid = nccl.get_unique_id() if mpi.rank == 0 else None

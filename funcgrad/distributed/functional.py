@@ -31,12 +31,16 @@ def _all_reduce_forward(xp: Any, x: Any, *, op: str, group: ProcessGroup) -> Any
     return _api.all_reduce(x, ReduceOp(op), group)
 
 
+def _all_reduce_vjp(ct: Any, out: Any, x: Any, *, op: str, group: ProcessGroup) -> Any:
+    # the sum over ranks of every rank's loss: each rank's cotangent is summed (averaged) too
+    return all_reduce_p(ct, op=op, group=group)
+
+
 all_reduce_p = register(
     Primitive(
         name="all_reduce",
         forward=_all_reduce_forward,
-        # the sum over ranks of every rank's loss: each rank's cotangent is summed (averaged) too
-        vjp=(lambda ct, out, x, *, op, group: all_reduce_p(ct, op=op, group=group),),
+        vjp=(_all_reduce_vjp,),
         jvp=LINEAR,
         params=("op", "group"),
         sample=Sample(
@@ -58,11 +62,15 @@ def _reduce_scatter_forward(xp: Any, x: Any, *, op: str, group: ProcessGroup) ->
     return _api.reduce_scatter(None, x, ReduceOp(op), group)
 
 
+def _all_gather_vjp(ct: Any, out: Any, x: Any, *, group: ProcessGroup) -> Any:
+    return reduce_scatter_p(ct, op="sum", group=group)
+
+
 all_gather_p = register(
     Primitive(
         name="all_gather",
         forward=_all_gather_forward,
-        vjp=(lambda ct, out, x, *, group: reduce_scatter_p(ct, op="sum", group=group),),
+        vjp=(_all_gather_vjp,),
         jvp=LINEAR,
         params=("group",),
         sample=Sample(make=lambda g: ((g.array(g.shape(), -2, 2),), {"group": _SELF})),

@@ -38,7 +38,16 @@ def main(argv: list[str] | None = None) -> int:
         mpiexec = shutil.which("mpiexec")
         if mpiexec is None:
             parser.error("mpiexec is not on PATH; install it with `pip install funcgrad[mpi]`")
-        command = [mpiexec, "-n", str(ns.nproc), sys.executable, "-m", "funcgrad.distributed.run", *target, *rest]
+        command = [
+            mpiexec,
+            "-n",
+            str(ns.nproc),
+            sys.executable,
+            "-m",
+            "funcgrad.distributed.run",
+            *target,
+            *rest,
+        ]
         os.execv(mpiexec, command)  # replaces this process: mpiexec's status is ours
     sys.argv = [ns.module or ns.script, *rest]
     if ns.module:

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from funcgrad.backend import xp_of
 from funcgrad.distributed import _api
 from funcgrad.distributed._group import ProcessGroup, ReduceOp, Work, check_agree, resolve
 from funcgrad.nn.modules.module import Module
@@ -41,7 +42,7 @@ class _Bucket:
             self.offsets.append(n)
             n += params[i]._value.size
         self.dtype = params[indices[0]]._value.dtype
-        self.buf = np.zeros(n, dtype=self.dtype)
+        self.buf = xp_of(params[indices[0]]._value).zeros(n, dtype=self.dtype)
         self.pending = len(indices)
         self.work: Work | None = None
         self.started = 0.0
@@ -155,7 +156,9 @@ class DistributedDataParallel(Module):
         # NOTE: in reverse order of registration, which approximates the order in which
         # the backward pass finishes the gradients (PyTorch's first guess too).
         cap = self.bucket_cap_mb * 2**20
-        buckets, current, size, dtype = [], [], 0, None
+        buckets: list[_Bucket] = []
+        current: list[int] = []
+        size, dtype = 0, None
         for i in reversed(range(len(params))):
             v = params[i]._value
             if current and (size + v.nbytes > cap or v.dtype != dtype):
