@@ -304,6 +304,18 @@ class _Builder:
         name = f"v{k}"
         xp = _xp(node)
         direct = _direct(prim.forward, xp, params)
+        op = _OPERATORS.get(direct) if direct is not None and len(args) <= 2 else None
+        if op is not None and (len(args) == 2) == (op != "-u"):
+            # NOTE: Python's operator calls the same ufunc on arrays, and on NumPy scalars
+            # does the same IEEE operation without the ufunc's overhead (W2, W5)
+            expr = f"-{args[0]}" if op == "-u" else f"{args[0]} {op} {args[1]}"
+            self.lines.append(f"{name} = {expr}  # {prim.name}")
+            self.n_steps += 1
+            self.names[id(node)] = name
+            self.dynamic.add(name)
+            if key is not None:
+                self.cse[key] = name
+            return
         if direct is not None:  # `xp.NAME(...)` called straight, without the lambda around it
             self.ns[f"F{k}"] = direct
             kws = [f"{p}={self.const(params[p])}" for p in params]
@@ -341,6 +353,14 @@ class _Builder:
         self.guard_lines.append(line)
 
 
+_OPERATORS = {
+    numpy.add: "+",
+    numpy.subtract: "-",
+    numpy.multiply: "*",
+    numpy.true_divide: "/",
+    numpy.matmul: "@",
+    numpy.negative: "-u",
+}
 _SKIP = frozenset({"RESUME", "NOP", "PRECALL", "PUSH_NULL", "CACHE"})
 _direct_cache: dict[tuple[int, str], Any] = {}
 
