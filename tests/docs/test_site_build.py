@@ -5,31 +5,11 @@ folder with `scripts/build_docs.sh`, which first fetches Mermaid and KaTeX
 from the npm registry (the site serves them itself and needs no CDN).
 """
 
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def test_site_builds_strictly(tmp_path):
-    fetch = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "fetch_doc_assets.sh")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert fetch.returncode == 0, fetch.stdout[-3000:] + fetch.stderr[-3000:]
-    site = tmp_path / "site"
-    build = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+def test_site_builds_strictly(built_site):
+    # the build itself (fetch, then `mkdocs build --strict`) is tests/docs/conftest.py's
+    # `built_site`, shared with the tests that read the built site
+    site = built_site
     assert (site / "index.html").is_file()
     assert (site / "zh" / "index.html").is_file()
     assert (site / "assets" / "vendor").is_dir()  # Mermaid served by the site itself

@@ -1,0 +1,32 @@
+"""The documentation site, built once per test session (the strict build is slow)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> Path:
+    """Fetch the site's own Mermaid and KaTeX, build with `mkdocs build --strict`, return the site."""
+    fetch = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "fetch_doc_assets.sh")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert fetch.returncode == 0, fetch.stdout[-3000:] + fetch.stderr[-3000:]
+    site = tmp_path_factory.mktemp("docs") / "site"
+    build = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+    return site

@@ -1,0 +1,84 @@
+"""Each language searches its own pages, and Chinese is searched by word.
+
+Material's search plugin segments Chinese text with `jieba` at build time and
+joins the words with U+200B, which the configured separator splits on;
+docs/_hooks/search_i18n.py gives each language its own index. These tests read
+the indexes of the site that tests/docs/conftest.py builds once per session.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+HAN = re.compile(r"[\u4e00-\u9fff]")
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def _index(site: Path, language: str = "") -> dict:
+    path = site / language / "search" / "search_index.json"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _terms(index: dict, text: str) -> list[str]:
+    """Split `text` the way the site's search does: its configured separator."""
+    separator = re.compile(index["config"]["separator"])  # Python reads JavaScript's \u escapes
+    return [t for t in separator.split(text) if t]
+
+
+@pytest.fixture(scope="module")
+def indexes(built_site):
+    return _index(built_site), _index(built_site, "zh")
+
+
+def test_chinese_index_has_cotangent_as_a_word(indexes):
+    _, zh = indexes
+    assert "zh" in zh["config"]["lang"]
+    pages = {}
+    for entry in zh["docs"]:
+        for term in _terms(zh, entry["title"] + " " + entry["text"]):
+            pages.setdefault(term, set()).add(entry["location"].split("#")[0])
+    # 余切 (cotangent) is a term of its own inside running Chinese text, on several pages
+    assert len(pages.get("余切", ())) >= 3, sorted(pages.get("余切", ()))
+    assert "concepts/immutable-graph/" in pages["余切"]
+    # and a sentence is not one long term: no indexed term is a whole clause
+    assert max(len(t) for t in pages if HAN.match(t)) <= 12
+
+
+def _location(page: Path) -> str:
+    """`concepts/hooks.zh.md` -> `concepts/hooks/`, `index.zh.md` -> `` (the site's URLs)."""
+    path = page.relative_to(DOCS).as_posix().removesuffix(".zh.md").removesuffix(".md")
+    path = path.removesuffix("index")
+    return path if not path or path.endswith("/") else path + "/"
+
+
+def test_each_language_searches_only_its_own_pages(indexes, built_site):
+    en, zh = indexes
+    # English: no page under zh/, and Chinese text only where the glossary gives the terms
+    for entry in en["docs"]:
+        assert not entry["location"].startswith("zh/"), entry["location"]
+        if HAN.search(entry["title"] + entry["text"]):
+            assert entry["location"].startswith("glossary/"), entry["location"]
+    # Chinese: locations relative to zh/, each leading to a built page
+    for entry in zh["docs"]:
+        page = entry["location"].split("#")[0]
+        assert (built_site / "zh" / page / "index.html").is_file(), page
+    # every translated page is indexed in Chinese, in the Chinese index only
+    zh_pages = {
+        e["location"] for e in zh["docs"] if "#" not in e["location"] and HAN.search(e["text"])
+    }
+    translated = {_location(p) for p in DOCS.rglob("*.zh.md")}
+    assert len(translated) >= 20
+    assert translated <= zh_pages, sorted(translated - zh_pages)
+
+
+def test_chinese_pages_load_the_chinese_index(built_site):
+    """Material fetches `search/search_index.json` from the page's `base`: for zh pages, zh/."""
+    config = re.compile(r'<script id="__config" type="application/json">(\{.*?\})</script>', re.S)
+    zh_page = (built_site / "zh" / "concepts" / "immutable-graph" / "index.html").read_text("utf-8")
+    en_page = (built_site / "concepts" / "immutable-graph" / "index.html").read_text("utf-8")
+    assert json.loads(config.search(zh_page)[1])["base"] == "../../../zh"
+    assert json.loads(config.search(en_page)[1])["base"] == "../.."
