@@ -27,6 +27,8 @@ __all__ = ["to_dot", "to_mermaid"]
 _BACKWARD_COLOR = "#d62728"
 _LEAF_FILL = "#e8f1fb"
 _CONST_FILL = "#f4f4f4"
+# Text on those light fills stays dark whatever the page's palette (WCAG AA: 14:1).
+_TEXT_ON_FILL = "#1f1f1f"
 
 
 def to_mermaid(
@@ -88,8 +90,8 @@ def to_mermaid(
           n1 --> n2
           class n0 leaf
           class c0 const
-          classDef leaf fill:#e8f1fb,stroke:#4a78b0
-          classDef const fill:#f4f4f4,stroke:#999,font-size:11px
+          classDef leaf fill:#e8f1fb,stroke:#4a78b0,color:#1f1f1f
+          classDef const fill:#f4f4f4,stroke:#999,color:#1f1f1f,font-size:11px
 
         With the gradients of a backward pass:
 
@@ -124,10 +126,14 @@ def to_mermaid(
         members = [ident for ident, k, _ in layout.nodes if k == kind]
         if members:
             lines.append(f"  class {','.join(members)} {kind}")
-    lines.append(f"  classDef leaf fill:{_LEAF_FILL},stroke:#4a78b0")
-    lines.append(f"  classDef const fill:{_CONST_FILL},stroke:#999,font-size:11px")
+    lines.append(f"  classDef leaf fill:{_LEAF_FILL},stroke:#4a78b0,color:{_TEXT_ON_FILL}")
+    lines.append(
+        f"  classDef const fill:{_CONST_FILL},stroke:#999,color:{_TEXT_ON_FILL},font-size:11px"
+    )
     if layout.back_edges:
-        lines.append(f"  classDef seed fill:#fff,stroke:{_BACKWARD_COLOR},font-size:11px")
+        lines.append(
+            f"  classDef seed fill:#fff,stroke:{_BACKWARD_COLOR},color:{_TEXT_ON_FILL},font-size:11px"
+        )
         indices = ",".join(str(i) for i in backward_links)
         lines.append(f"  linkStyle {indices} stroke:{_BACKWARD_COLOR},color:{_BACKWARD_COLOR}")
     return "\n".join(lines)
