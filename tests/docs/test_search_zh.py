@@ -82,3 +82,31 @@ def test_chinese_pages_load_the_chinese_index(built_site):
     en_page = (built_site / "concepts" / "immutable-graph" / "index.html").read_text("utf-8")
     assert json.loads(config.search(zh_page)[1])["base"] == "../../../zh"
     assert json.loads(config.search(en_page)[1])["base"] == "../.."
+
+
+def test_every_nav_title_has_a_chinese_title():
+    """Chinese navigation shows no English section or page title (module names stay as they are)."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+    config = yaml.load((DOCS.parent / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
+    titles = []
+
+    def walk(items):
+        for item in items:
+            if isinstance(item, dict):
+                for title, value in item.items():
+                    titles.append(title)
+                    if isinstance(value, list):
+                        walk(value)
+
+    walk(config["nav"])
+    (i18n,) = [p["i18n"] for p in config["plugins"] if isinstance(p, dict) and "i18n" in p]
+    (zh,) = [lang for lang in i18n["languages"] if lang["locale"] == "zh"]
+    missing = [
+        t for t in titles if not t.startswith("funcgrad") and t not in zh["nav_translations"]
+    ]
+    assert not missing, f"add to nav_translations in mkdocs.yml: {missing}"
