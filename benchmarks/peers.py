@@ -5,12 +5,14 @@ one that is not installed, with the reason, and the table then says
 "skipped". Import this module only after the thread variables are set
 (`benchmarks/run.py` sets them before importing NumPy): PyTorch reads
 `OMP_NUM_THREADS` when it starts, and `torch.set_num_threads(1)` is called
-here as well.
+here as well. The environment variable `FG_BENCH_PEERS` (comma-separated
+names, possibly empty) limits the peers this process may load.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 
 PEERS = ("torch", "autograd")
 
@@ -20,6 +22,12 @@ _cache: dict = {}
 def load(name: str):
     """Return `(module, None)` for an installed peer, or `(None, why)` when it is missing."""
     if name in _cache:
+        return _cache[name]
+    allowed = os.environ.get("FG_BENCH_PEERS")
+    if allowed is not None and name not in allowed.split(","):
+        # NOTE: `run.py --mode process` runs each framework in its own process; the
+        # others are not imported there (FG_BENCH_PEERS names the ones that are)
+        _cache[name] = (None, f"{name} left out of this process")
         return _cache[name]
     try:
         if name == "torch":

@@ -524,3 +524,424 @@ def build_hvp() -> dict:
         ahvp = ag.hessian_vector_product(lambda x: anp.sum(anp.tanh(anp.dot(aA, x)) ** 2))
         impls["autograd"] = lambda: (ahvp(ax0, av0),)
     return impls
+
+
+# --- W7: one training step of the blitz LeNet ---------------------------------------------------
+
+LENET_BATCH, LENET_LR = 64, 0.01
+# (name, shape) of the LeNet of PyTorch's 60-minute blitz, in torch.nn's parameter order.
+LENET_SHAPES = (
+    ("conv1.weight", (6, 1, 5, 5)),
+    ("conv1.bias", (6,)),
+    ("conv2.weight", (16, 6, 5, 5)),
+    ("conv2.bias", (16,)),
+    ("fc1.weight", (120, 400)),
+    ("fc1.bias", (120,)),
+    ("fc2.weight", (84, 120)),
+    ("fc2.bias", (84,)),
+    ("fc3.weight", (10, 84)),
+    ("fc3.bias", (10,)),
+)
+
+
+def lenet_data(seed: int = 7):
+    """The batch (64 images 1x32x32, float32), its labels and LeNet's initial parameters.
+
+    Parameters are uniform in +-1/sqrt(fan_in) of their layer, as PyTorch's defaults.
+    """
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((LENET_BATCH, 1, 32, 32), dtype=np.float32)
+    labels = rng.integers(0, 10, LENET_BATCH)
+    fan_in = {name.split(".")[0]: int(np.prod(shape[1:])) for name, shape in LENET_SHAPES[::2]}
+    params = []
+    for name, shape in LENET_SHAPES:
+        bound = 1.0 / np.sqrt(fan_in[name.split(".")[0]])
+        params.append(rng.uniform(-bound, bound, shape).astype(np.float32))
+    return X, labels, params
+
+
+def _conv_windows(x, k):
+    """(N, C, H, W) -> (N, H-k+1, W-k+1, C, k, k) windows: a view (sliding_window_view)."""
+    return np.lib.stride_tricks.sliding_window_view(x, (k, k), axis=(2, 3)).transpose(
+        0, 2, 3, 1, 4, 5
+    )
+
+
+def lenet_numpy_step(X, labels, params, lr: float = LENET_LR):
+    """LeNet forward, backward and SGD update written by hand with NumPy (updates `params` in place).
+
+    Convolutions are im2col through `sliding_window_view` and one GEMM each;
+    2x2 max pools by reshaping; the input image's gradient is not computed.
+    Returns the loss and the gradients (before the update), as the other
+    implementations do.
+    """
+    c1w, c1b, c2w, c2b, f1w, f1b, f2w, f2b, f3w, f3b = params
+    n = X.shape[0]
+
+    def conv(x, w, b):
+        cols = _conv_windows(x, w.shape[-1])  # (N, Ho, Wo, C, k, k)
+        no, ho, wo = cols.shape[:3]
+        cols = cols.reshape(no * ho * wo, -1)  # the one copy: im2col
+        out = cols @ w.reshape(w.shape[0], -1).T + b
+        return out.reshape(no, ho, wo, -1).transpose(0, 3, 1, 2), cols
+
+    def pool(a):  # 2x2, stride 2; the mask of the maxima (ties: every maximum, as numpy sees)
+        nn_, c, h, w = a.shape
+        r = a.reshape(nn_, c, h // 2, 2, w // 2, 2)
+        m = r.max(axis=(3, 5))
+        return m, r == m[:, :, :, None, :, None]
+
+    def unpool(g, mask):
+        g6 = mask * g[:, :, :, None, :, None]
+        nn_, c, h2, _, w2, _ = g6.shape
+        return g6.reshape(nn_, c, h2 * 2, w2 * 2)
+
+    z1, cols1 = conv(X, c1w, c1b)  # (64, 6, 28, 28)
+    a1 = np.maximum(z1, 0)
+    p1, m1 = pool(a1)  # (64, 6, 14, 14)
+    z2, cols2 = conv(p1, c2w, c2b)  # (64, 16, 10, 10)
+    a2 = np.maximum(z2, 0)
+    p2, m2 = pool(a2)  # (64, 16, 5, 5)
+    h0 = p2.reshape(n, -1)
+    z3 = h0 @ f1w.T + f1b
+    h1 = np.maximum(z3, 0)
+    z4 = h1 @ f2w.T + f2b
+    h2 = np.maximum(z4, 0)
+    z5 = h2 @ f3w.T + f3b
+    zmax = z5.max(axis=1, keepdims=True)
+    e = np.exp(z5 - zmax)
+    s = e.sum(axis=1, keepdims=True)
+    rows = np.arange(n)
+    loss = np.mean(np.log(s[:, 0]) + zmax[:, 0] - z5[rows, labels])
+    dz5 = e / s
+    dz5[rows, labels] -= 1
+    dz5 /= n
+    g_f3w, g_f3b = dz5.T @ h2, dz5.sum(axis=0)
+    dz4 = (dz5 @ f3w) * (z4 > 0)
+    g_f2w, g_f2b = dz4.T @ h1, dz4.sum(axis=0)
+    dz3 = (dz4 @ f2w) * (z3 > 0)
+    g_f1w, g_f1b = dz3.T @ h0, dz3.sum(axis=0)
+    dp2 = (dz3 @ f1w).reshape(p2.shape)
+    dz2 = unpool(dp2, m2) * (z2 > 0)  # (64, 16, 10, 10)
+    d2 = dz2.transpose(0, 2, 3, 1).reshape(-1, dz2.shape[1])  # (N*Ho*Wo, 16)
+    g_c2w, g_c2b = (d2.T @ cols2).reshape(c2w.shape), d2.sum(axis=0)
+    dcols2 = (d2 @ c2w.reshape(c2w.shape[0], -1)).reshape(n, 10, 10, 6, 5, 5)
+    dp1 = np.zeros((n, 14, 14, 6), np.float32)  # col2im, channels last: each tap's share
+    for i in range(5):
+        for j in range(5):
+            dp1[:, i : i + 10, j : j + 10, :] += dcols2[:, :, :, :, i, j]
+    dz1 = unpool(dp1.transpose(0, 3, 1, 2), m1) * (z1 > 0)
+    d1 = dz1.transpose(0, 2, 3, 1).reshape(-1, dz1.shape[1])
+    g_c1w, g_c1b = (d1.T @ cols1).reshape(c1w.shape), d1.sum(axis=0)
+    grads = (g_c1w, g_c1b, g_c2w, g_c2b, g_f1w, g_f1b, g_f2w, g_f2b, g_f3w, g_f3b)
+    for p, g in zip(params, grads, strict=True):
+        p -= lr * g
+    return (loss, *grads)
+
+
+def _lenet_forward(x, p, F):
+    """LeNet's forward on `funcgrad.nn.functional` or `torch.nn.functional` (`F`)."""
+    x = F.max_pool2d(F.relu(F.conv2d(x, p[0], p[1])), 2)
+    x = F.max_pool2d(F.relu(F.conv2d(x, p[2], p[3])), 2)
+    x = x.reshape(x.shape[0], -1)
+    x = F.relu(F.linear(x, p[4], p[5]))
+    x = F.relu(F.linear(x, p[6], p[7]))
+    return F.linear(x, p[8], p[9])
+
+
+def _lenet_module(nn):
+    """The blitz's `Net` on `funcgrad.nn` or `torch.nn` (`nn`)."""
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(1, 6, 5)
+            self.conv2 = nn.Conv2d(6, 16, 5)
+            self.fc1 = nn.Linear(16 * 5 * 5, 120)
+            self.fc2 = nn.Linear(120, 84)
+            self.fc3 = nn.Linear(84, 10)
+            self.relu, self.pool = nn.ReLU(), nn.MaxPool2d(2)
+
+        def forward(self, x):
+            x = self.pool(self.relu(self.conv1(x)))
+            x = self.pool(self.relu(self.conv2(x)))
+            x = x.flatten(1)
+            x = self.relu(self.fc1(x))
+            x = self.relu(self.fc2(x))
+            return self.fc3(x)
+
+    return Net()
+
+
+def _load_params(module, params, from_numpy) -> None:
+    named = dict(module.named_parameters())
+    for (name, _), value in zip(LENET_SHAPES, params, strict=True):
+        named[name].data = from_numpy(np.array(value))
+
+
+def build_lenet() -> dict:
+    """W7: one SGD training step (forward, cross-entropy, backward, update) of the blitz LeNet.
+
+    Every implementation starts from the same parameters, so the first call's
+    results (the loss and the gradients) agree; later calls keep training.
+    """
+    X, labels, params0 = lenet_data()
+    impls: dict = {}
+    np_params = [p.copy() for p in params0]
+    impls["numpy"] = lambda: lenet_numpy_step(X, labels, np_params)
+
+    import funcgrad.nn.functional as fF
+    import funcgrad.optim as foptim
+    import funcgrad.optimizers as foptimizers
+
+    fX, flab = fg.freeze(X.copy()), fg.freeze(labels.copy())
+
+    def loss_fn(p):
+        return fF.cross_entropy(_lenet_forward(fX, p, fF), flab)
+
+    vg = fg.value_and_grad(loss_fn)
+    sgd = foptimizers.sgd(LENET_LR)
+    state = {"params": tuple(p.copy() for p in params0)}
+    state["opt"] = sgd.init(state["params"])
+
+    def fg_func():
+        value, grads = vg(state["params"])
+        updates, state["opt"] = sgd.update(grads, state["opt"])
+        state["params"] = foptimizers.apply_updates(state["params"], updates)
+        return (value, *grads)
+
+    impls["fg_func"] = fg_func
+
+    net = _lenet_module(fnn)
+    _load_params(net, params0, fg.from_numpy)
+    opt = foptim.SGD(net.parameters(), lr=LENET_LR)
+    crit = fnn.CrossEntropyLoss()
+    tX, tlab = fg.from_numpy(X.copy()), fg.from_numpy(labels.copy())
+    fparams = [dict(net.named_parameters())[name] for name, _ in LENET_SHAPES]
+
+    def fg_imp():
+        opt.zero_grad()
+        loss = crit(net(tX), tlab)
+        loss.backward()
+        opt.step()
+        return (loss.item(), *(p.grad.numpy() for p in fparams))
+
+    impls["fg_imp"] = fg_imp
+
+    torch, _ = peers.load("torch")
+    if torch is not None:
+        tnet = _lenet_module(torch.nn)
+        _load_params(tnet, params0, torch.from_numpy)
+        topt = torch.optim.SGD(tnet.parameters(), lr=LENET_LR)
+        tcrit = torch.nn.CrossEntropyLoss()
+        ttX, ttlab = torch.from_numpy(X.copy()), torch.from_numpy(labels.copy())
+        tparams = [dict(tnet.named_parameters())[name] for name, _ in LENET_SHAPES]
+
+        def torch_step():
+            topt.zero_grad()
+            loss = tcrit(tnet(ttX), ttlab)
+            loss.backward()
+            topt.step()
+            return (loss.item(), *(p.grad.numpy() for p in tparams))
+
+        impls["torch"] = torch_step
+    return impls
+
+
+# --- W8: one Adam step of an MLP 784-256-128-10 --------------------------------------------
+
+ADAM_LR = 1e-3
+MLP8_SIZES = (784, 256, 128, 10)
+
+
+def mlp8_data(seed: int = 8):
+    """A batch of 128 float32 inputs, labels, and the MLP's parameters (W: (out, in), as torch)."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((128, MLP8_SIZES[0]), dtype=np.float32)
+    labels = rng.integers(0, MLP8_SIZES[-1], 128)
+    params = []
+    for d_in, d_out in zip(MLP8_SIZES[:-1], MLP8_SIZES[1:], strict=True):
+        bound = 1.0 / np.sqrt(d_in)
+        params.append(rng.uniform(-bound, bound, (d_out, d_in)).astype(np.float32))
+        params.append(rng.uniform(-bound, bound, d_out).astype(np.float32))
+    return X, labels, params
+
+
+class _NumpyAdam:
+    """torch.optim.Adam's update (defaults, no weight decay) written with NumPy, in place."""
+
+    def __init__(self, params, lr=ADAM_LR, b1=0.9, b2=0.999, eps=1e-8):
+        self.params, self.lr, self.b1, self.b2, self.eps, self.t = params, lr, b1, b2, eps, 0
+        self.m = [np.zeros_like(p) for p in params]
+        self.v = [np.zeros_like(p) for p in params]
+
+    def step(self, grads) -> None:
+        self.t += 1
+        c1, c2 = 1 - self.b1**self.t, 1 - self.b2**self.t
+        for p, g, m, v in zip(self.params, grads, self.m, self.v, strict=True):
+            m *= self.b1
+            m += (1 - self.b1) * g
+            v *= self.b2
+            v += (1 - self.b2) * (g * g)
+            p -= (self.lr / c1) * m / (np.sqrt(v) / np.sqrt(c2) + self.eps)
+
+
+def mlp8_numpy_grads(X, labels, params):
+    """The MLP's loss (ReLU, cross-entropy) and gradients by hand."""
+    W1, b1, W2, b2, W3, b3 = params
+    n = X.shape[0]
+    z1 = X @ W1.T + b1
+    h1 = np.maximum(z1, 0)
+    z2 = h1 @ W2.T + b2
+    h2 = np.maximum(z2, 0)
+    z3 = h2 @ W3.T + b3
+    zmax = z3.max(axis=1, keepdims=True)
+    e = np.exp(z3 - zmax)
+    s = e.sum(axis=1, keepdims=True)
+    rows = np.arange(n)
+    loss = np.mean(np.log(s[:, 0]) + zmax[:, 0] - z3[rows, labels])
+    d3 = e / s
+    d3[rows, labels] -= 1
+    d3 /= n
+    d2 = (d3 @ W3) * (z2 > 0)
+    d1 = (d2 @ W2) * (z1 > 0)
+    grads = (d1.T @ X, d1.sum(0), d2.T @ h1, d2.sum(0), d3.T @ h2, d3.sum(0))
+    return loss, grads
+
+
+def _mlp8_module(nn):
+    return nn.Sequential(
+        nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10)
+    )
+
+
+_MLP8_NAMES = ("0.weight", "0.bias", "2.weight", "2.bias", "4.weight", "4.bias")
+
+
+def build_adam_mlp() -> dict:
+    """W8: one Adam training step of an MLP 784-256-128-10 (ReLU), batch 128, float32."""
+    X, labels, params0 = mlp8_data()
+    impls: dict = {}
+    np_params = [p.copy() for p in params0]
+    np_adam = _NumpyAdam(np_params)
+
+    def numpy_step():
+        loss, grads = mlp8_numpy_grads(X, labels, np_params)
+        np_adam.step(grads)
+        return (loss, *grads)
+
+    impls["numpy"] = numpy_step
+
+    import funcgrad.nn.functional as fF
+    import funcgrad.optim as foptim
+    import funcgrad.optimizers as foptimizers
+
+    fX, flab = fg.freeze(X.copy()), fg.freeze(labels.copy())
+
+    def loss_fn(p):
+        h = fF.relu(fF.linear(fX, p[0], p[1]))
+        h = fF.relu(fF.linear(h, p[2], p[3]))
+        return fF.cross_entropy(fF.linear(h, p[4], p[5]), flab)
+
+    vg = fg.value_and_grad(loss_fn)
+    adam = foptimizers.adam(ADAM_LR)
+    state = {"params": tuple(p.copy() for p in params0)}
+    state["opt"] = adam.init(state["params"])
+
+    def fg_func():
+        value, grads = vg(state["params"])
+        updates, state["opt"] = adam.update(grads, state["opt"])
+        state["params"] = foptimizers.apply_updates(state["params"], updates)
+        return (value, *grads)
+
+    impls["fg_func"] = fg_func
+
+    def tensor_impl(mod, nn, optim):
+        net = _mlp8_module(nn)
+        named = dict(net.named_parameters())
+        for name, value in zip(_MLP8_NAMES, params0, strict=True):
+            named[name].data = mod.from_numpy(value.copy())
+        opt = optim.Adam(net.parameters(), lr=ADAM_LR)
+        crit = nn.CrossEntropyLoss()
+        tX, tlab = mod.from_numpy(X.copy()), mod.from_numpy(labels.copy())
+        ps = [named[name] for name in _MLP8_NAMES]
+
+        def step():
+            opt.zero_grad()
+            loss = crit(net(tX), tlab)
+            loss.backward()
+            opt.step()
+            return (loss.item(), *(p.grad.numpy() for p in ps))
+
+        return step
+
+    impls["fg_imp"] = tensor_impl(fg, fnn, foptim)
+    torch, _ = peers.load("torch")
+    if torch is not None:
+        impls["torch"] = tensor_impl(torch, torch.nn, torch.optim)
+    return impls
+
+
+# --- OPT: the optimizer step alone ------------------------------------------------------------
+
+
+def build_optimizer_step(kind: str) -> dict:
+    """`optimizer.step()` alone over the 16 parameter tensors of W7's LeNet and W8's MLP.
+
+    `kind` is "sgd" (momentum 0.9) or "adam". The gradients are set once;
+    each call is one step. PyTorch uses its `foreach` implementation (its
+    default on the CPU when every parameter is a plain tensor; asked for
+    explicitly here). Results: the parameters after the first step.
+    """
+    _, _, p7 = lenet_data()
+    _, _, p8 = mlp8_data()
+    params0 = [*p7, *p8]
+    rng = np.random.default_rng(9)
+    grads0 = [rng.standard_normal(p.shape, dtype=np.float32) for p in params0]
+    impls: dict = {}
+
+    np_params = [p.copy() for p in params0]
+    if kind == "adam":
+        np_adam = _NumpyAdam(np_params)
+
+        def numpy_step():
+            np_adam.step(grads0)
+            return tuple(np_params)
+
+    else:
+        bufs: list = []
+
+        def numpy_step():
+            for i, (p, g) in enumerate(zip(np_params, grads0, strict=True)):
+                if len(bufs) <= i:
+                    bufs.append(g.copy())
+                else:
+                    bufs[i] *= 0.9
+                    bufs[i] += g
+                p -= LENET_LR * bufs[i]
+            return tuple(np_params)
+
+    impls["numpy"] = numpy_step
+
+    def tensor_impl(mod, optim, **extra):
+        ps = [mod.from_numpy(p.copy()).requires_grad_() for p in params0]
+        for p, g in zip(ps, grads0, strict=True):
+            p.grad = mod.from_numpy(g.copy())
+        if kind == "adam":
+            opt = optim.Adam(ps, lr=ADAM_LR, **extra)
+        else:
+            opt = optim.SGD(ps, lr=LENET_LR, momentum=0.9, **extra)
+
+        def step():
+            opt.step()
+            return tuple(p.detach().numpy() for p in ps)
+
+        return step
+
+    import funcgrad.optim as foptim
+
+    impls["fg_imp"] = tensor_impl(fg, foptim)
+    torch, _ = peers.load("torch")
+    if torch is not None:
+        impls["torch"] = tensor_impl(torch, torch.optim, foreach=True)
+    return impls
