@@ -121,10 +121,17 @@ def _poll(group: ProcessGroup, done: Callable[[], bool], what: str) -> None:
                 f"did not complete: a peer process died, hangs, or called a different "
                 f"collective; check the other ranks' output"
             )
-        # NOTE: spin briefly (fast peers answer within microseconds), then sleep a little
-        # longer each time, so that a waiting rank does not take a loaded core from the others.
-        if now - start > 1e-4:
-            pause = min(pause * 2 or 1e-5, 2e-3)
+        # NOTE: MPI moves a non-blocking collective forward only inside MPI calls (no
+        # progress thread), so waiting tests it in a loop: spinning for the first
+        # milliseconds (as MPI's own blocking wait does), then yielding the core between
+        # tests; only a long wait sleeps, a little longer each time, so that a stuck job
+        # does not burn its cores until the deadline.
+        if now - start < 2e-3:
+            continue
+        if now - start < 0.05:
+            time.sleep(0)
+        else:
+            pause = min(pause * 2 or 1e-4, 2e-3)
             time.sleep(pause)
 
 

@@ -161,7 +161,10 @@ class DistributedDataParallel(Module):
         size, dtype = 0, None
         for i in reversed(range(len(params))):
             v = params[i]._value
-            if current and (size + v.nbytes > cap or v.dtype != dtype):
+            # the first bucket (the last layers) at most 1 MiB, PyTorch's first_bucket_cap,
+            # so that its all-reduce starts early in the walk
+            limit = min(cap, 2**20) if not buckets else cap
+            if current and (size + v.nbytes > limit or v.dtype != dtype):
                 buckets.append(_Bucket(current, params))
                 current, size = [], 0
             current.append(i)
