@@ -1,7 +1,8 @@
-"""Formulas and checks the optimizers share: PyTorch's `lerp`, complex views, option checks."""
+"""What the optimizers share: PyTorch's `lerp`, complex views, option checks, the common update steps."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from funcgrad.backend import xp_of
@@ -75,3 +76,77 @@ def check_nonnegative(**options: float) -> None:
     for name, value in options.items():
         if not 0.0 <= _tensors.to_float(value):
             raise ValueError(f"Invalid {labels.get(name, name + ' value')}: {value}")
+
+
+# --- the steps an update shares ----------------------------------------------------------
+
+
+def zero_state(p: Any, *names: str) -> dict[str, Any]:
+    """A new state: a `step` counter at 0 and a tensor of zeros shaped like `p` per name."""
+    state = {"step": _tensors.step_tensor()}
+    for name in names:
+        state[name] = _tensors.zeros_like(p)
+    return state
+
+
+def each_param(
+    opt: Optimizer,
+    group: dict[str, Any],
+    names: tuple[str, ...] = (),
+    new_state: Callable[[Any], dict[str, Any]] | None = None,
+) -> Iterator[tuple[Any, dict[str, Any], Any, Any, float]]:
+    """Yield `(p, state, g, base, step)` for each parameter of `group` that has a gradient.
+
+    The steps every update of the family takes first, in PyTorch's order:
+    the state made when it is empty (`new_state(p)`, by default
+    `zero_state(p, *names)`); the gradient negated
+    under `maximize`; the `step` counter advanced; weight decay, as an L2 term
+    added to the gradient, or decoupled (`decoupled_weight_decay`), as the
+    base `param * (1 - lr * weight_decay)` the update is added to. `g` is the
+    gradient as real coordinates (`real_view`), `base` an array like `p`'s.
+    """
+    lr = _tensors.to_float(group["lr"])
+    weight_decay = _tensors.to_float(group["weight_decay"])
+    maximize = group["maximize"]
+    decoupled = group.get("decoupled_weight_decay", False)
+    states = opt.state
+    for p in group["params"]:
+        grad_t = p.grad
+        if grad_t is None:
+            continue
+        state = states[p]
+        if len(state) == 0:
+            state.update(zero_state(p, *names) if new_state is None else new_state(p))
+        param = p._value
+        grad = grad_t._value
+        if maximize:
+            grad = -grad
+        step = advance(state["step"])
+        base = param
+        if weight_decay != 0:
+            if decoupled:
+                base = param * (1 - lr * weight_decay)
+            else:
+                grad = grad + weight_decay * param
+        yield p, state, real_view(grad), base, step
+
+
+def ema(state: dict[str, Any], name: str, g: Any, like: Any, weight: float) -> Any:
+    """Move `state[name]` toward `g` by `weight` (PyTorch's `lerp_`); return its new real array."""
+    t = state[name]
+    new = lerp(real_view(t._value), g, weight)
+    _tensors.assign(t, complex_view(new, like))
+    return new
+
+
+def ema_sq(state: dict[str, Any], name: str, g: Any, like: Any, beta: float) -> Any:
+    """`state[name] = beta * state[name] + (1 - beta) * g * g`; return its new real array."""
+    t = state[name]
+    new = real_view(t._value) * beta + (1 - beta) * (g * g)
+    _tensors.assign(t, complex_view(new, like))
+    return new
+
+
+def update(p: Any, base: Any, delta: Any) -> None:
+    """Write `base + delta` into parameter `p` (`delta` in real coordinates, as `g`)."""
+    _tensors.write(p, base + complex_view(delta, base))

@@ -22,9 +22,11 @@ from typing import Any
 
 import numpy as np
 
-from funcgrad.backend import xp_of
-from funcgrad.tensors.base import _new_like
+from funcgrad.backend import freeze, xp_of
+from funcgrad.tensors.aliases import ViewInfo, counter_of, refresh
+from funcgrad.tensors.base import _new_like, _own_leaf
 from funcgrad.tensors.dtypes import get_default_dtype
+from funcgrad.tensors.engine import track
 from funcgrad.tensors.inplace import fit, rebind
 from funcgrad.tensors.tensor_class import Tensor
 
@@ -50,8 +52,31 @@ def write(p: Tensor, value: Any) -> None:
     `value` is a new array of `p`'s shape that nothing else holds: it is
     locked read-only and taken as it is (the graph may keep it).
     """
+    old = p._value
     if type(value) is np.ndarray:
         value.setflags(write=False)  # so freeze() takes it without a copy
+        node = p._node
+        if (
+            node is not None
+            and node.prim is None
+            and type(p._view) is not ViewInfo
+            and type(old) is np.ndarray
+            and old.flags.c_contiguous
+            and value.shape == old.shape
+            and value.dtype == old.dtype
+        ):
+            # NOTE: the common case, a contiguous root leaf that requires grad, takes
+            # the steps `rebind` takes for it (tensors.views.write: no overlap to
+            # refuse, a new leaf node, the version moved, the aliases regenerated)
+            # without its checks and dispatch: about 2 us instead of 5 per tensor.
+            node = _own_leaf(p, freeze(value))
+            p._node = node
+            p._value = node.value
+            if p._retains_grad:
+                track(p)
+            counter_of(p).n += 1
+            refresh(p)
+            return
     rebind(p, fit(p, _new_like(Tensor, value, None), "optimizer step"))
 
 

@@ -8,11 +8,12 @@ from typing import Any
 from funcgrad.backend import xp_of
 from funcgrad.optim import _tensors
 from funcgrad.optim._common import (
-    advance,
     check_nonnegative,
-    complex_view,
+    each_param,
+    ema_sq,
     real_view,
     steps_as_tensors,
+    update,
 )
 from funcgrad.optim.optimizer import Optimizer
 
@@ -96,34 +97,14 @@ class Adadelta(Optimizer):
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform one optimization step; return the closure's loss (or None)."""
         loss = self._closure_loss(closure)
-        array, assign = _tensors.array, _tensors.assign
         for group in self.param_groups:
             lr = _tensors.to_float(group["lr"])
             rho, eps = group["rho"], group["eps"]
-            weight_decay, maximize = group["weight_decay"], group["maximize"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _tensors.step_tensor()
-                    state["square_avg"] = _tensors.zeros_like(p)
-                    state["acc_delta"] = _tensors.zeros_like(p)
-                param = array(p)
-                grad = array(p.grad)
-                if maximize:
-                    grad = -grad
-                advance(state["step"])
-                if weight_decay != 0:
-                    grad = grad + weight_decay * param
-                g = real_view(grad)
+            for p, state, g, base, _ in each_param(self, group, ("square_avg", "acc_delta")):
                 xp = xp_of(g)
-                v = real_view(array(state["square_avg"])) * rho + (1 - rho) * (g * g)
-                u = real_view(array(state["acc_delta"]))
-                std = xp.sqrt(v + eps)
-                delta = xp.sqrt(u + eps) / std * g
-                u = u * rho + (1 - rho) * (delta * delta)
-                assign(state["square_avg"], complex_view(v, param))
-                assign(state["acc_delta"], complex_view(u, param))
-                _tensors.write(p, param + complex_view(-lr * delta, param))
+                v = ema_sq(state, "square_avg", g, base, rho)
+                u = real_view(_tensors.array(state["acc_delta"]))
+                delta = xp.sqrt(u + eps) / xp.sqrt(v + eps) * g
+                ema_sq(state, "acc_delta", delta, base, rho)
+                update(p, base, -lr * delta)
         return loss

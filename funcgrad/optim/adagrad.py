@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from funcgrad.backend import xp_of
 from funcgrad.optim import _tensors
-from funcgrad.optim._common import advance, check_flags, check_nonnegative, complex_view, real_view
+from funcgrad.optim._common import (
+    check_flags,
+    check_nonnegative,
+    complex_view,
+    each_param,
+    real_view,
+    update,
+)
 from funcgrad.optim.optimizer import Optimizer
 
 __all__ = ["Adagrad"]
@@ -86,14 +94,7 @@ class Adagrad(Optimizer):
         check_flags(foreach, fused, differentiable)
         for group in self.param_groups:
             for p in group["params"]:
-                self._init_state(p, group)
-
-    def _init_state(self, p: Any, group: dict[str, Any]) -> None:
-        state = self.state[p]
-        state["step"] = _tensors.step_tensor()
-        init = group["initial_accumulator_value"]
-        fill = complex(init, init) if p.dtype.kind == "c" else init
-        state["sum"] = _tensors.full_like(p, fill)
+                self.state[p].update(_new_state(p, group))
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
@@ -113,28 +114,20 @@ class Adagrad(Optimizer):
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform one optimization step; return the closure's loss (or None)."""
         loss = self._closure_loss(closure)
-        array = _tensors.array
         for group in self.param_groups:
             lr = _tensors.to_float(group["lr"])
             lr_decay, eps = group["lr_decay"], group["eps"]
-            weight_decay, maximize = group["weight_decay"], group["maximize"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if "sum" not in state:  # a group added after the optimizer was made
-                    self._init_state(p, group)
-                param = array(p)
-                grad = array(p.grad)
-                if maximize:
-                    grad = -grad
-                step = advance(state["step"])
-                if weight_decay != 0:
-                    grad = grad + weight_decay * param
+            # a group added after the optimizer was made gets its state on its first step
+            fresh = partial(_new_state, group=group)
+            for p, state, g, base, step in each_param(self, group, new_state=fresh):
                 clr = lr / (1 + (step - 1) * lr_decay)
-                g = real_view(grad)
-                s = real_view(array(state["sum"])) + g * g
-                _tensors.assign(state["sum"], complex_view(s, param))
-                std = xp_of(s).sqrt(s) + eps
-                _tensors.write(p, param + complex_view(-clr * g / std, param))
+                s = real_view(_tensors.array(state["sum"])) + g * g
+                _tensors.assign(state["sum"], complex_view(s, base))
+                update(p, base, -clr * g / (xp_of(s).sqrt(s) + eps))
         return loss
+
+
+def _new_state(p: Any, group: dict[str, Any]) -> dict[str, Any]:
+    init = group["initial_accumulator_value"]
+    fill = complex(init, init) if p.dtype.kind == "c" else init
+    return {"step": _tensors.step_tensor(), "sum": _tensors.full_like(p, fill)}

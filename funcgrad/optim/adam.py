@@ -8,13 +8,15 @@ from typing import Any
 from funcgrad.backend import xp_of
 from funcgrad.optim import _tensors
 from funcgrad.optim._common import (
-    advance,
     check_betas,
     check_flags,
     complex_view,
-    lerp,
+    each_param,
+    ema,
+    ema_sq,
     real_view,
     steps_as_tensors,
+    update,
 )
 from funcgrad.optim.optimizer import Optimizer
 
@@ -127,53 +129,24 @@ class Adam(Optimizer):
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform one optimization step; return the closure's loss (or None)."""
         loss = self._closure_loss(closure)
-        array, assign = _tensors.array, _tensors.assign
         for group in self.param_groups:
             lr = _tensors.to_float(group["lr"])
             beta1, beta2 = (_tensors.to_float(b) for b in group["betas"])
-            eps, weight_decay = group["eps"], _tensors.to_float(group["weight_decay"])
-            amsgrad, maximize = group["amsgrad"], group["maximize"]
-            decoupled = group["decoupled_weight_decay"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _tensors.step_tensor()
-                    state["exp_avg"] = _tensors.zeros_like(p)
-                    state["exp_avg_sq"] = _tensors.zeros_like(p)
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = _tensors.zeros_like(p)
-                param = array(p)
-                grad = array(p.grad)
-                if maximize:
-                    grad = -grad
-                step = advance(state["step"])
-                new_param = param
-                if weight_decay != 0:
-                    if decoupled:
-                        new_param = param * (1 - lr * weight_decay)
-                    else:
-                        grad = grad + weight_decay * param
-                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                g = real_view(grad)
-                m = lerp(real_view(array(exp_avg)), g, 1 - beta1)
-                v = real_view(array(exp_avg_sq)) * beta2 + (1 - beta2) * (g * g)
-                assign(exp_avg, complex_view(m, param))
-                assign(exp_avg_sq, complex_view(v, param))
+            eps, amsgrad = group["eps"], group["amsgrad"]
+            names = ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if amsgrad else ())
+            for p, state, g, base, step in each_param(self, group, names):
+                m = ema(state, "exp_avg", g, base, 1 - beta1)
+                v = ema_sq(state, "exp_avg_sq", g, base, beta2)
                 xp = xp_of(v)
                 bias_correction1 = 1 - beta1**step
                 bias_correction2 = 1 - beta2**step
                 step_size = lr / bias_correction1
                 bias_correction2_sqrt = bias_correction2**0.5
                 if amsgrad:
-                    v_max = xp.maximum(real_view(array(state["max_exp_avg_sq"])), v)
-                    assign(state["max_exp_avg_sq"], complex_view(v_max, param))
-                    denom = xp.sqrt(v_max) / bias_correction2_sqrt + eps
-                else:
-                    denom = xp.sqrt(v) / bias_correction2_sqrt + eps
-                update = complex_view(-step_size * m / denom, param)
-                _tensors.write(p, new_param + update)
+                    v = xp.maximum(real_view(_tensors.array(state["max_exp_avg_sq"])), v)
+                    _tensors.assign(state["max_exp_avg_sq"], complex_view(v, base))
+                denom = xp.sqrt(v) / bias_correction2_sqrt + eps
+                update(p, base, -step_size * m / denom)
         return loss
 
 

@@ -8,13 +8,14 @@ from typing import Any
 from funcgrad.backend import xp_of
 from funcgrad.optim import _tensors
 from funcgrad.optim._common import (
-    advance,
     check_betas,
     check_nonnegative,
     complex_view,
-    lerp,
+    each_param,
+    ema,
     real_view,
     steps_as_tensors,
+    update,
 )
 from funcgrad.optim.optimizer import Optimizer
 
@@ -96,32 +97,15 @@ class Adamax(Optimizer):
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform one optimization step; return the closure's loss (or None)."""
         loss = self._closure_loss(closure)
-        array, assign = _tensors.array, _tensors.assign
         for group in self.param_groups:
             lr = _tensors.to_float(group["lr"])
             beta1, beta2 = group["betas"]
-            eps, weight_decay, maximize = group["eps"], group["weight_decay"], group["maximize"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _tensors.step_tensor()
-                    state["exp_avg"] = _tensors.zeros_like(p)
-                    state["exp_inf"] = _tensors.zeros_like(p)
-                param = array(p)
-                grad = array(p.grad)
-                if maximize:
-                    grad = -grad
-                step = advance(state["step"])
-                if weight_decay != 0:
-                    grad = grad + weight_decay * param
-                g = real_view(grad)
+            eps = group["eps"]
+            for p, state, g, base, step in each_param(self, group, ("exp_avg", "exp_inf")):
                 xp = xp_of(g)
-                m = lerp(real_view(array(state["exp_avg"])), g, 1 - beta1)
-                u = xp.maximum(real_view(array(state["exp_inf"])) * beta2, xp.abs(g) + eps)
-                assign(state["exp_avg"], complex_view(m, param))
-                assign(state["exp_inf"], complex_view(u, param))
+                m = ema(state, "exp_avg", g, base, 1 - beta1)
+                u = xp.maximum(real_view(_tensors.array(state["exp_inf"])) * beta2, xp.abs(g) + eps)
+                _tensors.assign(state["exp_inf"], complex_view(u, base))
                 clr = lr / (1 - beta1**step)
-                _tensors.write(p, param + complex_view(-clr * m / u, param))
+                update(p, base, -clr * m / u)
         return loss

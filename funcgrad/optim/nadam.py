@@ -8,13 +8,14 @@ from typing import Any
 from funcgrad.backend import xp_of
 from funcgrad.optim import _tensors
 from funcgrad.optim._common import (
-    advance,
     check_betas,
     check_nonnegative,
-    complex_view,
-    lerp,
-    real_view,
+    each_param,
+    ema,
+    ema_sq,
     steps_as_tensors,
+    update,
+    zero_state,
 )
 from funcgrad.optim.optimizer import Optimizer
 
@@ -111,51 +112,32 @@ class NAdam(Optimizer):
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform one optimization step; return the closure's loss (or None)."""
         loss = self._closure_loss(closure)
-        array, assign = _tensors.array, _tensors.assign
         for group in self.param_groups:
             lr = _tensors.to_float(group["lr"])
             beta1, beta2 = group["betas"]
-            eps, weight_decay = group["eps"], group["weight_decay"]
-            momentum_decay, maximize = group["momentum_decay"], group["maximize"]
-            decoupled = group["decoupled_weight_decay"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _tensors.step_tensor()
-                    state["mu_product"] = _tensors.step_tensor(1.0)
-                    state["exp_avg"] = _tensors.zeros_like(p)
-                    state["exp_avg_sq"] = _tensors.zeros_like(p)
-                param = array(p)
-                grad = array(p.grad)
-                if maximize:
-                    grad = -grad
-                step = advance(state["step"])
+            eps, momentum_decay = group["eps"], group["momentum_decay"]
+            for p, state, g, base, step in each_param(self, group, new_state=_new_state):
                 bias_correction2 = 1 - beta2**step
-                new_param = param
-                if weight_decay != 0:
-                    if decoupled:
-                        new_param = param * (1 - lr * weight_decay)
-                    else:
-                        grad = grad + weight_decay * param
                 mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
                 mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
                 # NOTE: the product is kept in its counter's dtype (float32 by default), and
                 # read back as a Python float, as PyTorch does: the same rounding.
                 mu_product_t = state["mu_product"]
-                product = array(mu_product_t) * mu
-                assign(mu_product_t, product)
+                product = _tensors.array(mu_product_t) * mu
+                _tensors.assign(mu_product_t, product)
                 mu_product = float(product)
-                g = real_view(grad)
-                xp = xp_of(g)
-                m = lerp(real_view(array(state["exp_avg"])), g, 1 - beta1)
-                v = real_view(array(state["exp_avg_sq"])) * beta2 + (1 - beta2) * (g * g)
-                assign(state["exp_avg"], complex_view(m, param))
-                assign(state["exp_avg_sq"], complex_view(v, param))
-                denom = xp.sqrt(v / bias_correction2) + eps
+                m = ema(state, "exp_avg", g, base, 1 - beta1)
+                v = ema_sq(state, "exp_avg_sq", g, base, beta2)
+                denom = xp_of(v).sqrt(v / bias_correction2) + eps
                 mu_product_next = mu_product * mu_next
-                update = (-lr * (1.0 - mu) / (1.0 - mu_product)) * g / denom
-                update = update + ((-lr * mu_next) / (1.0 - mu_product_next)) * m / denom
-                _tensors.write(p, new_param + complex_view(update, param))
+                delta = (-lr * (1.0 - mu) / (1.0 - mu_product)) * g / denom
+                delta = delta + ((-lr * mu_next) / (1.0 - mu_product_next)) * m / denom
+                update(p, base, delta)
         return loss
+
+
+def _new_state(p: Any) -> dict[str, Any]:
+    state = zero_state(p)
+    state["mu_product"] = _tensors.step_tensor(1.0)
+    state.update(zero_state(p, "exp_avg", "exp_avg_sq"))
+    return state

@@ -8,13 +8,13 @@ from typing import Any
 from funcgrad.backend import xp_of
 from funcgrad.optim import _tensors
 from funcgrad.optim._common import (
-    advance,
     check_betas,
     check_nonnegative,
-    complex_view,
-    lerp,
-    real_view,
+    each_param,
+    ema,
+    ema_sq,
     steps_as_tensors,
+    update,
 )
 from funcgrad.optim.optimizer import Optimizer
 
@@ -103,36 +103,13 @@ class RAdam(Optimizer):
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform one optimization step; return the closure's loss (or None)."""
         loss = self._closure_loss(closure)
-        array, assign = _tensors.array, _tensors.assign
         for group in self.param_groups:
             lr = _tensors.to_float(group["lr"])
             beta1, beta2 = group["betas"]
-            eps, weight_decay = group["eps"], group["weight_decay"]
-            maximize, decoupled = group["maximize"], group["decoupled_weight_decay"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _tensors.step_tensor()
-                    state["exp_avg"] = _tensors.zeros_like(p)
-                    state["exp_avg_sq"] = _tensors.zeros_like(p)
-                param = array(p)
-                grad = array(p.grad)
-                if maximize:
-                    grad = -grad
-                step = advance(state["step"])
-                new_param = param
-                if weight_decay != 0:
-                    if decoupled:
-                        new_param = param * (1 - lr * weight_decay)
-                    else:
-                        grad = grad + weight_decay * param
-                g = real_view(grad)
-                m = lerp(real_view(array(state["exp_avg"])), g, 1 - beta1)
-                v = real_view(array(state["exp_avg_sq"])) * beta2 + (1 - beta2) * (g * g)
-                assign(state["exp_avg"], complex_view(m, param))
-                assign(state["exp_avg_sq"], complex_view(v, param))
+            eps = group["eps"]
+            for p, state, g, base, step in each_param(self, group, ("exp_avg", "exp_avg_sq")):
+                m = ema(state, "exp_avg", g, base, 1 - beta1)
+                v = ema_sq(state, "exp_avg_sq", g, base, beta2)
                 bias_correction1 = 1 - beta1**step
                 bias_correction2 = 1 - beta2**step
                 m_hat = m / bias_correction1
@@ -146,8 +123,7 @@ class RAdam(Optimizer):
                         / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
                     ) ** 0.5
                     adaptive = (bias_correction2**0.5) / (xp_of(v).sqrt(v) + eps)
-                    update = -(m_hat * lr * adaptive * rect)
+                    update(p, base, -(m_hat * lr * adaptive * rect))
                 else:
-                    update = -(m_hat * lr)
-                _tensors.write(p, new_param + complex_view(update, param))
+                    update(p, base, -(m_hat * lr))
         return loss

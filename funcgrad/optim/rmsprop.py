@@ -8,12 +8,14 @@ from typing import Any
 from funcgrad.backend import xp_of
 from funcgrad.optim import _tensors
 from funcgrad.optim._common import (
-    advance,
     check_nonnegative,
     complex_view,
-    lerp,
+    each_param,
+    ema,
+    ema_sq,
     real_view,
     steps_as_tensors,
+    update,
 )
 from funcgrad.optim.optimizer import Optimizer
 
@@ -105,46 +107,26 @@ class RMSprop(Optimizer):
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform one optimization step; return the closure's loss (or None)."""
         loss = self._closure_loss(closure)
-        array, assign = _tensors.array, _tensors.assign
         for group in self.param_groups:
             lr = _tensors.to_float(group["lr"])
             alpha, eps = group["alpha"], group["eps"]
-            weight_decay, momentum = group["weight_decay"], group["momentum"]
-            centered, maximize = group["centered"], group["maximize"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _tensors.step_tensor()
-                    state["square_avg"] = _tensors.zeros_like(p)
-                    if momentum > 0:
-                        state["momentum_buffer"] = _tensors.zeros_like(p)
-                    if centered:
-                        state["grad_avg"] = _tensors.zeros_like(p)
-                param = array(p)
-                grad = array(p.grad)
-                if maximize:
-                    grad = -grad
-                advance(state["step"])
-                if weight_decay != 0:
-                    grad = grad + weight_decay * param
-                g = real_view(grad)
-                v = real_view(array(state["square_avg"])) * alpha + (1 - alpha) * (g * g)
-                assign(state["square_avg"], complex_view(v, param))
+            momentum, centered = group["momentum"], group["centered"]
+            names: tuple[str, ...] = ("square_avg",)
+            names += ("momentum_buffer",) if momentum > 0 else ()
+            names += ("grad_avg",) if centered else ()
+            for p, state, g, base, _ in each_param(self, group, names):
+                v = ema_sq(state, "square_avg", g, base, alpha)
                 xp = xp_of(v)
                 if centered:
-                    a = lerp(real_view(array(state["grad_avg"])), g, 1 - alpha)
-                    assign(state["grad_avg"], complex_view(a, param))
+                    a = ema(state, "grad_avg", g, base, 1 - alpha)
                     avg = xp.sqrt(v - a * a)
                 else:
                     avg = xp.sqrt(v)
                 avg = avg + eps
                 if momentum > 0:
-                    b = real_view(array(state["momentum_buffer"])) * momentum + g / avg
-                    assign(state["momentum_buffer"], complex_view(b, param))
-                    update = -lr * b
+                    b = real_view(_tensors.array(state["momentum_buffer"])) * momentum + g / avg
+                    _tensors.assign(state["momentum_buffer"], complex_view(b, base))
+                    update(p, base, -lr * b)
                 else:
-                    update = -lr * g / avg
-                _tensors.write(p, param + complex_view(update, param))
+                    update(p, base, -lr * g / avg)
         return loss
