@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Build the documentation site into site/ (strict: any warning fails).
 #
-#   scripts/build_docs.sh            # fetch Mermaid/KaTeX if missing, then build
+#   scripts/build_docs.sh            # build
 #   scripts/build_docs.sh --check    # ... then check the site offline in headless
 #                                    # Chromium: every diagram renders, no CDN
 #   scripts/build_docs.sh --serve    # ... then serve it at http://127.0.0.1:8000
 #
-# Needs the docs extra (pip install -e ".[docs]") and, for the first fetch,
-# npm and the npm registry; --check needs chromium.
+# Needs the docs extra (pip install -e ".[docs]"), nothing else: Mermaid and
+# KaTeX are committed in docs/assets/vendor/ (scripts/fetch_doc_assets.sh
+# updates them). --check needs chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/fetch_doc_assets.sh
 python -m mkdocs build --strict
 case "${1:-}" in
   --check) python docs/_hooks/check_site.py site ;;

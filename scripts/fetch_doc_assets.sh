@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Bring the site's third-party JavaScript (Mermaid for diagrams, KaTeX for
-# math) from the npm registry into docs/assets/vendor/, which git ignores.
-# The site then serves them itself: no page needs a CDN to render.
+# Update the site's third-party JavaScript (Mermaid for diagrams, KaTeX for
+# math) in docs/assets/vendor/, which is committed: building the site and
+# running the tests need only Python. Run this only to move to new versions
+# (edit the pins below), then commit docs/assets/vendor/.
 #
-#   scripts/fetch_doc_assets.sh          # fetch what is missing
+#   scripts/fetch_doc_assets.sh          # fetch if VERSIONS differs from the pins
 #   scripts/fetch_doc_assets.sh --force  # fetch again
 #
 # Needs npm and the npm registry (npm honours its usual registry settings).
 # Versions and the registry's sha512 integrity of each tarball are pinned here;
-# a tarball that does not match is refused.
+# a tarball that does not match is refused. The site build fails if a file is
+# missing (docs/_hooks/funcgrad_docs.py, VENDORED).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
