@@ -7,6 +7,10 @@ the site shows is computed by the library itself and cannot drift from it:
   blocks are run first, in order, with Sybil (exactly as the doc tests run
   them, see `tests/docs/`), and EXPR, a call such as
   `fg.to_mermaid(y, names={x: "x"})`, is evaluated in their namespace.
+* `<!-- plot: STATEMENTS -->` becomes a picture: STATEMENTS run in the
+  page's namespace with `plt` (matplotlib.pyplot, on a new figure) after the
+  code blocks before it, and the figure is put in the page as an SVG. Without
+  matplotlib the page says that the plot was skipped and why.
 * `<!-- primitives-table -->` becomes the table of every primitive in the
   registry (name, one-line doc, parameters, the forms of its rules).
 * `<!-- names-table -->` becomes, for each NumPy and SciPy namespace funcgrad
@@ -20,10 +24,14 @@ the site shows is computed by the library itself and cannot drift from it:
 
 The same module gives the doc tests their Sybil configuration
 (`make_sybil`), so pages are tested and built by one set of parsers.
+
+The build fails if a file the site serves itself (`VENDORED`: Mermaid,
+KaTeX) is missing, since a page would then render raw diagrams and math.
 """
 
 from __future__ import annotations
 
+import base64
 import doctest
 import html
 import re
@@ -36,10 +44,23 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 DRAW = re.compile(r"^(?P<indent>[ \t]*)<!--\s*draw:\s*(?P<expr>.+?)\s*-->[ \t]*$", re.MULTILINE)
+PLOT = re.compile(r"^(?P<indent>[ \t]*)<!--\s*plot:\s*(?P<code>.+?)\s*-->[ \t]*$", re.MULTILINE)
 PRIMITIVES_TABLE = re.compile(r"^<!--\s*primitives-table\s*-->[ \t]*$", re.MULTILINE)
 NAMES_TABLE = re.compile(r"^<!--\s*names-table\s*-->[ \t]*$", re.MULTILINE)
 TORCH_NAMES_TABLE = re.compile(r"^<!--\s*torch-names-table\s*-->[ \t]*$", re.MULTILINE)
 DOCTEST_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+# Drawn diagrams keep each label on one line (Mermaid wraps at 200 px otherwise).
+MERMAID_CONFIG = "---\nconfig:\n  flowchart:\n    wrappingWidth: 1000\n---"
+# Served by the site itself (scripts/fetch_doc_assets.sh updates them), relative to docs/.
+VENDORED = (
+    "assets/vendor/mermaid/mermaid.min.js",
+    "assets/vendor/mermaid/LICENSE",
+    "assets/vendor/katex/katex.min.js",
+    "assets/vendor/katex/katex.min.css",
+    "assets/vendor/katex/auto-render.min.js",
+    "assets/vendor/katex/LICENSE",
+    "assets/vendor/katex/fonts/KaTeX_Main-Regular.woff2",
+)
 
 
 # --- running a page's examples (shared with tests/docs) -------------------------
@@ -67,6 +88,45 @@ class DrawParser:
         return None
 
 
+class PlotParser:
+    """Sybil parser for `<!-- plot: STATEMENTS -->`: draws a matplotlib figure, kept as SVG.
+
+    The SVG (or, without matplotlib, a note saying the plot was skipped) is
+    kept in the document's namespace under `__plots__`, keyed by position.
+    """
+
+    def __call__(self, document):
+        from sybil import Region
+
+        for m in PLOT.finditer(document.text):
+            yield Region(m.start(), m.end(), m["code"], self.evaluate)
+
+    @staticmethod
+    def evaluate(example):
+        plots = example.namespace.setdefault("__plots__", {})
+        try:
+            import matplotlib
+        except ImportError:
+            plots[example.start] = None
+            return None
+        import io
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        plt.rcParams["svg.hashsalt"] = "funcgrad"  # the same SVG on every build
+        fig = plt.figure(figsize=(6, 3.2), facecolor="white")  # readable in both palettes
+        try:
+            exec(example.parsed, {**example.namespace, "plt": plt})  # noqa: S102 (the page's own code)
+            fig.tight_layout()
+            svg = io.StringIO()
+            fig.savefig(svg, format="svg", metadata={"Date": None})
+        finally:
+            plt.close(fig)
+        plots[example.start] = svg.getvalue()
+        return None
+
+
 def make_sybil():
     """Return the Sybil that runs a page: Python blocks, doctest blocks, skips, drawings."""
     from sybil import Sybil
@@ -77,6 +137,7 @@ def make_sybil():
             PythonCodeBlockParser(doctest_optionflags=DOCTEST_FLAGS),
             SkipParser(),
             DrawParser(),
+            PlotParser(),
         ],
         patterns=["*.md"],
     )
@@ -84,6 +145,9 @@ def make_sybil():
 
 def run_document(path: Path) -> list[str]:
     """Run every example of a Markdown page in order; return its diagrams in page order.
+
+    Its plots (SVG text, or None where matplotlib is missing) are in
+    `PLOTS[str(path)]`, in page order.
 
     Raises:
         AssertionError: naming the page and line of the first example that
@@ -98,7 +162,12 @@ def run_document(path: Path) -> list[str]:
                 f"{path}, line {example.line}: the example failed:\n{type(e).__name__}: {e}"
             ) from e
     diagrams = document.namespace.get("__diagrams__", {})
+    plots = document.namespace.get("__plots__", {})
+    PLOTS[str(path)] = [plots[k] for k in sorted(plots)]
     return [diagrams[k] for k in sorted(diagrams)]
+
+
+PLOTS: dict[str, list[str | None]] = {}
 
 
 # --- the primitives table --------------------------------------------------------
@@ -328,6 +397,20 @@ def torch_names_tables() -> str:
 _CACHE: dict[tuple[str, float], list[str]] = {}
 
 
+def on_config(config):
+    """Fail the build when a vendored file is missing: pages would show raw diagrams and math."""
+    from mkdocs.exceptions import PluginError
+
+    docs = Path(config["docs_dir"])
+    missing = [name for name in VENDORED if not (docs / name).is_file()]
+    if missing:
+        raise PluginError(
+            f"funcgrad_docs: missing {', '.join(missing)} under {docs}; "
+            "restore docs/assets/vendor/ from git (scripts/fetch_doc_assets.sh --force refetches)"
+        )
+    return config
+
+
 def _diagrams_of(path: str) -> list[str]:
     key = (path, Path(path).stat().st_mtime)
     if key not in _CACHE:
@@ -342,8 +425,9 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         markdown = NAMES_TABLE.sub(lambda m: names_tables(), markdown)
     if TORCH_NAMES_TABLE.search(markdown):
         markdown = TORCH_NAMES_TABLE.sub(lambda m: torch_names_tables(), markdown)
-    if DRAW.search(markdown):
+    if DRAW.search(markdown) or PLOT.search(markdown):
         diagrams = iter(_diagrams_of(page.file.abs_src_path))
+        plots = iter(PLOTS[page.file.abs_src_path])
 
         def replace(m: re.Match) -> str:
             indent = m["indent"]
@@ -353,11 +437,22 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
                 raise RuntimeError(
                     f"{page.file.src_path}: more draw comments than diagrams"
                 ) from None
-            body = "\n".join(indent + line for line in text.splitlines())
+            body = "\n".join(indent + line for line in f"{MERMAID_CONFIG}\n{text}".splitlines())
             caption = (
                 f'{indent}<p class="fg-caption">Drawn by <code>{html.escape(m["expr"])}</code></p>'
             )
             return f"{indent}```mermaid\n{body}\n{indent}```\n\n{caption}"
 
+        def plot(m: re.Match) -> str:
+            svg = next(plots)
+            if svg is None:
+                return (
+                    f'{m["indent"]}<p class="fg-caption">(A plot is drawn here when '
+                    "matplotlib is installed where the site is built; it was not.)</p>"
+                )
+            data = base64.b64encode(svg.encode()).decode()
+            return f'{m["indent"]}<img class="fg-plot" alt="plot" src="data:image/svg+xml;base64,{data}">'
+
         markdown = DRAW.sub(replace, markdown)
+        markdown = PLOT.sub(plot, markdown)
     return markdown
