@@ -48,7 +48,9 @@ counts come from callgrind: one child per tree runs under
 switches collection on around a fixed number of calls of each workload and path
 after its warm-up, then dumps the count under that label. The figures are
 instructions per call (the interpreter, NumPy and BLAS included; importing and
-building excluded), with `PYTHONHASHSEED=0`; they do not depend on the load. The
+building excluded), with `PYTHONHASHSEED=0`, counted from a `gc.collect()` (so
+that whether a full collection of the whole heap falls into the few counted
+calls depends on the workload, not on what ran before); they do not depend on the load. The
 two trees run side by side. W5 runs 10,000 steps there (100,000 when timed), and
 W4 runs at 1/8 of each dimension (64x128x128x32, the code of `build_matmul`
 repeated in `_w4_small`): at full size valgrind needs about 75 s of CPU per
@@ -71,6 +73,7 @@ if __name__ == "__main__":
 
 import argparse  # noqa: E402
 import datetime  # noqa: E402
+import gc  # noqa: E402
 import hashlib  # noqa: E402
 import json  # noqa: E402
 import resource  # noqa: E402
@@ -265,6 +268,10 @@ def child_instructions(tree: str, helper: str, selection: list) -> int:
             if wid == "W5":
                 impls[p]()  # a first full-size call: the heap grows once, outside the count
             fn, n = impls[p], INSTR_CALLS[wid]
+            # NOTE: a full collection of the cyclic GC costs in proportion to the whole heap
+            # (SciPy imported by funcgrad made W1 imperative read 1.14x, issue 18). Counting
+            # from a collection makes the window's collections the workload's own, in both trees.
+            gc.collect()
             lib.fg_cg_start()
             for _ in range(n):
                 fn()
