@@ -118,3 +118,33 @@ def to_float(x: Any) -> float:
     if isinstance(x, Tensor):
         return float(x.item())
     return x
+
+
+def flat(*lists: list[Any]) -> list[Any] | None:
+    """Each list of arrays as one flat array, or None where that does not pay or apply.
+
+    The foreach path of a step: one array operation per formula term over
+    all the parameters of a group, instead of one per parameter. It applies
+    when there are several arrays per list, all NumPy arrays of one dtype
+    (the elementwise results are the same, element for element).
+    """
+    first = lists[0]
+    if len(first) < 2:
+        return None
+    dtype = first[0].dtype
+    for arrays in lists:
+        for a in arrays:
+            if type(a) is not np.ndarray or a.dtype != dtype:
+                return None
+    return [np.concatenate([a.reshape(-1) for a in arrays]) for arrays in lists]
+
+
+def split(values: Any, like: list[Any]) -> list[Any]:
+    """The flat array `values` cut into read-only arrays shaped like those of `like`."""
+    values.setflags(write=False)  # its pieces become parameters and state: nobody writes into them
+    out, start = [], 0
+    for a in like:
+        stop = start + a.size
+        out.append(values[start:stop].reshape(a.shape))
+        start = stop
+    return out

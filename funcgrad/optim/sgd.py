@@ -109,30 +109,71 @@ class SGD(Optimizer):
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform one optimization step; return the closure's loss (or None)."""
         loss = self._closure_loss(closure)
-        array, write = _tensors.array, _tensors.write
         for group in self.param_groups:
-            lr = _tensors.to_float(group["lr"])
-            momentum, dampening = group["momentum"], group["dampening"]
-            weight_decay = _tensors.to_float(group["weight_decay"])
-            nesterov, maximize = group["nesterov"], group["maximize"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                param = array(p)
-                grad = array(p.grad)
-                if maximize:
-                    grad = -grad
-                if weight_decay != 0:
-                    grad = grad + weight_decay * param
-                if momentum != 0:
-                    state = self.state[p]
-                    buf = state.get("momentum_buffer")
+            options = (
+                _tensors.to_float(group["lr"]),
+                group["momentum"],
+                group["dampening"],
+                _tensors.to_float(group["weight_decay"]),
+                group["nesterov"],
+                group["maximize"],
+            )
+            params = [p for p in group["params"] if p.grad is not None]
+            arrays = [p._value for p in params]
+            grads = [p.grad._value for p in params]
+            bufs: list[Any] = [None] * len(params)
+            if options[1] != 0:
+                states = [self.state[p] for p in params]
+                bufs = [s.get("momentum_buffer") for s in states]
+            missing = sum(b is None for b in bufs)
+            if missing == len(bufs):  # no momentum, or its first step for all
+                fused = _tensors.flat(arrays, grads)
+            elif missing == 0:
+                fused = _tensors.flat(arrays, grads, [b._value for b in bufs])
+            else:
+                fused = None
+            if fused is not None:  # the foreach path: one operation per term for the group
+                fused_buf = fused[2] if len(fused) == 3 else None
+                new, b = _sgd(fused[0], fused[1], fused_buf, *options)
+                news = _tensors.split(new, arrays)
+                new_bufs = None if b is None else _tensors.split(b, arrays)
+            else:
+                pairs = [
+                    _sgd(a, g, None if buf is None else buf._value, *options)
+                    for a, g, buf in zip(arrays, grads, bufs, strict=True)
+                ]
+                news = [n for n, _ in pairs]
+                new_bufs = None if options[1] == 0 else [b for _, b in pairs]
+            for p, new in zip(params, news, strict=True):
+                _tensors.write(p, new)
+            if new_bufs is not None:
+                for state, buf, b in zip(states, bufs, new_bufs, strict=True):
                     if buf is None:
-                        state["momentum_buffer"] = _tensors.copy_of(grad)
-                        b = grad
+                        state["momentum_buffer"] = _tensors.wrap(b)
                     else:
-                        b = array(buf) * momentum + (1 - dampening) * grad
                         _tensors.assign(buf, b)
-                    grad = grad + momentum * b if nesterov else b
-                write(p, param - lr * grad)
         return loss
+
+
+def _sgd(
+    param: Any,
+    grad: Any,
+    buf: Any,
+    lr: float,
+    momentum: float,
+    dampening: float,
+    weight_decay: float,
+    nesterov: bool,
+    maximize: bool,
+) -> tuple[Any, Any]:
+    """SGD's formulas on arrays: the new parameter and the new momentum buffer (None without)."""
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        grad = grad + weight_decay * param
+    b = None
+    if momentum != 0:
+        # the first buffer is a copy of the gradient, as PyTorch's `clone().detach()`
+        b = grad.copy() if buf is None else buf * momentum + (1 - dampening) * grad
+        grad = grad + momentum * b if nesterov else b
+    return param - lr * grad, b
