@@ -13,7 +13,7 @@ import numpy
 from funcgrad.backend import xp_of
 from funcgrad.errors import ArgumentTypeError, AxisError, LinAlgError, OpError
 from funcgrad.graph import Node
-from funcgrad.graph.node import Array
+from funcgrad.graph.node import Array, _report, value_readers
 
 # The `axis` parameter of reductions and of some shape primitives: one axis, several or all.
 Axis = int | tuple[int, ...] | None
@@ -31,7 +31,11 @@ def value_of(x: Any) -> Array:
     Rules use it for the non-differentiable parts of a formula (masks from
     comparisons, shapes), which must not extend the graph.
     """
-    return x.value if type(x) is Node else x
+    if type(x) is Node:
+        if value_readers:  # funcgrad.jit is tracing: a value read outside the graph
+            _report(x, "value", None)
+        return x.value
+    return x
 
 
 def all_finite(v: Array) -> bool:
