@@ -95,6 +95,8 @@ class CompiledFunction:
                 out = self._jitted(params, c_args, c_kwargs)
         except _Impure as e:
             return self._fall_back(str(e), args, kwargs)
+        except Exception as e:  # noqa: BLE001  (the trace differs from the eager call)
+            return self._fall_back(f"tracing it raised {type(e).__name__}: {e}", args, kwargs)
         except JitWarning as e:
             return self._fall_back(str(e).split(": ", 1)[-1], args, kwargs)
         return tree_map(lambda v: self._wrap(v) if _is_array_or_node(v) else v, out)

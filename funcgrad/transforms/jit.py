@@ -142,6 +142,13 @@ class _Recording:
                 rng.draw_observers.remove(_on_draw)
 
 
+def _restore(state: rng.State) -> None:
+    """Set funcgrad's default generators back to `state` (a plan drew, then a guard failed)."""
+    rng._seed[0] = state.seed
+    for key, saved in state.saved.items():
+        rng._defaults[key].set_state(saved)
+
+
 def _tracing_here() -> bool:
     """Whether a jit trace is running in this thread."""
     return getattr(_local, "rec", None) is not None
@@ -218,7 +225,10 @@ class _Builder:
             self.names[id(node)] = name
             self.dynamic.add(name)
         # Comparisons whose results may be taken as data by later nodes.
-        self.compares = {id(r[2]): r for r in rec.reads if r[1] in _COMPARISONS}
+        # NOTE: arrays only: a NumPy bool scalar (np.True_) is one object for every result.
+        self.compares = {
+            id(r[2]): r for r in rec.reads if r[1] in _COMPARISONS and type(r[2]) is _ndarray
+        }
         self.compare_names: dict[int, str] = {}
         self.consumed: set[int] = set()
         self.draw_names: list[str] = []
@@ -249,6 +259,10 @@ class _Builder:
         if type(x) is Node:
             return self.names[id(x)]
         if type(x) in _PY_NUMBERS:
+            for j, (_, out) in enumerate(self.rec.draws):
+                if out is x:  # a drawn Python float (`randn()` without a shape)
+                    self.draw_used[j] = True
+                    return self.draw_names[j]
             return self.const(x)
         read = self.compares.get(id(x))
         if read is not None:
@@ -290,6 +304,10 @@ class _Builder:
             return
         if prim is _ew.identity:
             self.names[id(node)] = args[0]
+            return
+        same = _passes_through(node, args, self.dynamic)
+        if same is not None:  # x * 1, where(True, x, y): the plan uses x itself
+            self.names[id(node)] = args[same]
             return
         params = dict(node.params)
         try:
@@ -345,12 +363,44 @@ class _Builder:
                 return  # a mask the plan computes as data: nothing to check
             test = f"not same({a}.{kind}({b}), {self.const(result)})"
         else:
-            if a not in self.dynamic:
+            if a not in self.dynamic or kind == "value":  # value reads: checked in build_plan
                 return
             conv = {"bool": "bool({})", "int": "int({})", "index": "{}.__index__()"}[kind]
             test = f"{conv.format(a)} != {result!r}"
         self.lines.append(f"if {test}: raise GF({len(self.guard_lines)})  # {line}")
         self.guard_lines.append(line)
+
+
+def _all(x: Any, v: float) -> bool:
+    """Whether a constant equals `v` everywhere."""
+    try:
+        return bool((x == v).all()) if hasattr(x, "all") else bool(x == v)
+    except Exception:  # noqa: BLE001  (a constant that is not a number)
+        return False
+
+
+def _passes_through(node: Node, args: list[str], dynamic: set[str]) -> int | None:
+    """The input a node equals bit for bit because its other inputs are constants (or None).
+
+    `x * 1` (a constant of ones) and `where(c, x, y)` with a constant `c`
+    that is all true (or all false) give back `x` (or `y`) exactly, when
+    the result has that input's shape and dtype.
+    """
+    name, inputs = node.prim.name, node.inputs
+    pick = None
+    if name == "multiply" and len(inputs) == 2:
+        for i in (0, 1):
+            if args[1 - i] not in dynamic and _all(value_of(inputs[1 - i]), 1):
+                pick = i
+    elif name == "where" and len(inputs) == 3 and args[0] not in dynamic:
+        cond = value_of(inputs[0])
+        pick = 1 if _all(cond, True) else 2 if _all(cond, False) else None
+    if pick is None or args[pick] not in dynamic:
+        return None
+    v = value_of(inputs[pick])
+    if getattr(v, "shape", None) != node.shape or getattr(v, "dtype", None) != node.dtype:
+        return None
+    return pick
 
 
 _OPERATORS = {
@@ -458,6 +508,28 @@ def build_plan(
         if type(other) is Node:
             roots.append(other)
     order = toposort(*roots) if roots else []
+    for node in order:
+        if id(node) not in b.names:
+            b.step(node)
+    for node, kind, _, _, line in rec.reads:
+        if kind == "value" and b.names[id(node)] in b.dynamic:
+            return (
+                None,
+                (
+                    f"the value of a traced node is read outside funcgrad operations at {line} "
+                    f"(funcgrad.ops._util.value_of, as derivative rules of piecewise functions "
+                    f"such as maximum do), so a replay could give a different result"
+                ),
+                out_def,
+            )
+    b = _Builder(inputs, rec)
+    b.emit_draws()
+    roots = [v for v in leaves if type(v) is Node]
+    for node, _, _, other, _ in rec.reads:
+        roots.append(node)
+        if type(other) is Node:
+            roots.append(other)
+    order = toposort(*roots) if roots else []
     # Guards go right after the later of the nodes they read.
     after: dict[int, list[tuple[Node, str, Any, Any, str]]] = collections.defaultdict(list)
     for read in rec.reads:
@@ -534,24 +606,24 @@ class _HasNodes(Exception):
 
 
 def _signature(leaves: list[Any]) -> tuple[tuple[Any, ...], list[Any]]:
-    """`(key, dynamic leaves)`: inexact arrays are dynamic, everything else is part of the key."""
+    """`(key, dynamic leaves)`: arrays are dynamic (see `_is_dynamic`), the rest part of the key."""
     key: list[Any] = []
     dyn: list[Any] = []
     for v in leaves:
         t = type(v)
         if t is _ndarray:
-            if v.dtype.kind in "fc":
+            if v.dtype.kind in "fc" or not v.ndim:
                 key.append((v.shape, v.dtype))
                 dyn.append(v)
-            else:  # integers and booleans (indices, labels, masks): static, by value
+            else:  # integer and boolean arrays (indices, labels, masks): static, by value
                 key.append((v.shape, v.dtype, v.tobytes()))
         elif t is Node:
             raise _HasNodes
-        elif isinstance(v, _generic) and v.dtype.kind in "fc":
-            key.append((t,))
+        elif isinstance(v, _generic):
+            key.append(((), v.dtype))  # as a 0-d array: a plan's output may be either
             dyn.append(v)
         elif hasattr(v, "__cuda_array_interface__"):
-            if v.dtype.kind in "fc":
+            if v.dtype.kind in "fc" or not v.ndim:
                 key.append((v.shape, v.dtype, int(v.device.id)))
                 dyn.append(v)
             else:
@@ -648,10 +720,13 @@ class Jitted:
             ) from None
         else:
             for plan in entry.plans:
+                state = rng.get_state() if plan.n_draws and plan.guard_lines else None
                 try:
                     return plan.fn(*dyn)
                 except _GuardFailed as e:
                     entry.fails[plan.guard_lines[e.args[0]]] += 1
+                    if state is not None:  # the next try draws what this one drew
+                        _restore(state)
         if key in self._eager:
             return self.fn(*args, **kwargs)
         return self._trace_and_run(key, args, kwargs, leaves, treedef, dyn)
@@ -814,10 +889,17 @@ def _as_input(v: Any) -> Any:
 
 
 def _is_dynamic(v: Any) -> bool:
+    """Whether a leaf is an input of the plan: floating arrays, 0-d arrays, NumPy scalars, nodes.
+
+    Integer and boolean arrays of one or more dimensions (indices, labels)
+    are static, by value: an index must be known to the trace.
+    """
     t = type(v)
-    if t is _ndarray or isinstance(v, _generic) or hasattr(v, "__cuda_array_interface__"):
-        return bool(v.dtype.kind in "fc")
-    return t is Node
+    if t is Node or isinstance(v, _generic):
+        return True
+    if t is _ndarray or hasattr(v, "__cuda_array_interface__"):
+        return bool(v.dtype.kind in "fc" or not v.ndim)
+    return False
 
 
 class _FlatFn:
