@@ -76,6 +76,14 @@ def out_size(n: int, k: int, stride: int, pad: tuple[int, int], dilation: int) -
     return (n + pad[0] + pad[1] - dilation * (k - 1) - 1) // stride + 1
 
 
+def out_sizes(sizes: Ints, kernel: Ints, stride: Ints, padding: Pads, dilation: Ints) -> Ints:
+    """The number of windows along each spatial axis (see `out_size`)."""
+    return tuple(
+        out_size(n, k, s, p, d)
+        for n, k, s, p, d in zip(sizes, kernel, stride, padding, dilation, strict=True)
+    )
+
+
 def exact_padding(
     in_sizes: Ints, out_sizes: Ints, kernel: Ints, stride: Ints, padding: Pads, dilation: Ints
 ) -> Pads:
@@ -152,56 +160,28 @@ def _conv_forward(xp: ModuleType, x: Array, w: Array, b: Any, *, stride: Ints, p
                   dilation: Ints, groups: int) -> Array:  # fmt: skip
     x, w = xp.asarray(x), xp.asarray(w)
     kernel = w.shape[2:]
-    out = tuple(
-        out_size(n, k, s, p, d)
-        for n, k, s, p, d in zip(x.shape[2:], kernel, stride, padding, dilation, strict=True)
-    )
+    out = out_sizes(x.shape[2:], kernel, stride, padding, dilation)
     cols = _im2col(xp, x, groups, kernel, out, stride, padding, dilation)
     o = w.shape[0]
     y = xp.matmul(w.reshape(groups, o // groups, -1), cols)  # (N, G, O/G, P)
     return _add_bias(xp, y.reshape(x.shape[0], o, *out), b)
 
 
-def _params(x: Any, out: Any, w: Any, stride: Ints, padding: Pads, dilation: Ints) -> Pads:
-    # conv's padding with `after` exact for the adjoints (x -> out with kernel w)
-    return exact_padding(
+def _params(x: Any, out: Any, w: Any, *, stride: Ints, padding: Pads, dilation: Ints,
+            **rest: Any) -> dict[str, Any]:  # fmt: skip
+    """The rule's params with conv's padding `after` made exact for the adjoints (x -> out by w)."""
+    pads = exact_padding(
         shape_of(x)[2:], shape_of(out)[2:], shape_of(w)[2:], stride, padding, dilation
     )
+    return {"stride": stride, "padding": pads, "dilation": dilation, **rest}
 
 
-def _conv_vjp_x(
-    ct: Array,
-    out: Array,
-    x: Array,
-    w: Array,
-    b: Any,
-    *,
-    stride: Ints,
-    padding: Pads,
-    dilation: Ints,
-    groups: int,
-) -> Array:
-    pads = _params(x, out, w, stride, padding, dilation)
-    return conv_transpose(ct, w, 0.0, stride=stride, padding=pads, dilation=dilation, groups=groups)
+def _conv_vjp_x(ct: Array, out: Array, x: Array, w: Array, b: Any, **params: Any) -> Array:
+    return conv_transpose(ct, w, 0.0, **_params(x, out, w, **params))
 
 
-def _conv_vjp_w(
-    ct: Array,
-    out: Array,
-    x: Array,
-    w: Array,
-    b: Any,
-    *,
-    stride: Ints,
-    padding: Pads,
-    dilation: Ints,
-    groups: int,
-) -> Array:
-    pads = _params(x, out, w, stride, padding, dilation)
-    return conv_weight(
-        x, ct, stride=stride, padding=pads, dilation=dilation, groups=groups,
-        kernel=tuple(shape_of(w)[2:]),
-    )  # fmt: skip
+def _conv_vjp_w(ct: Array, out: Array, x: Array, w: Array, b: Any, **params: Any) -> Array:
+    return conv_weight(x, ct, **_params(x, out, w, **params), kernel=tuple(shape_of(w)[2:]))
 
 
 def _bias_vjp(ct: Array, out: Array, x: Array, w: Array, b: Any, **params: Any) -> Array:
@@ -214,34 +194,12 @@ def _bias_jvp(b_t: Array, out: Array, x: Array, w: Array, b: Any, **params: Any)
     return reshape(b_t, shape=(-1,) + (1,) * nd)
 
 
-def _conv_jvp_x(
-    x_t: Array,
-    out: Array,
-    x: Array,
-    w: Array,
-    b: Any,
-    *,
-    stride: Ints,
-    padding: Pads,
-    dilation: Ints,
-    groups: int,
-) -> Array:
-    return conv(x_t, w, 0.0, stride=stride, padding=padding, dilation=dilation, groups=groups)
+def _conv_jvp_x(x_t: Array, out: Array, x: Array, w: Array, b: Any, **params: Any) -> Array:
+    return conv(x_t, w, 0.0, **params)
 
 
-def _conv_jvp_w(
-    w_t: Array,
-    out: Array,
-    x: Array,
-    w: Array,
-    b: Any,
-    *,
-    stride: Ints,
-    padding: Pads,
-    dilation: Ints,
-    groups: int,
-) -> Array:
-    return conv(x, w_t, 0.0, stride=stride, padding=padding, dilation=dilation, groups=groups)
+def _conv_jvp_w(w_t: Array, out: Array, x: Array, w: Array, b: Any, **params: Any) -> Array:
+    return conv(x, w_t, 0.0, **params)
 
 
 def _draw_geometry(g: Draw) -> dict[str, Any]:
@@ -271,6 +229,12 @@ def _draw_geometry(g: Draw) -> dict[str, Any]:
             "groups": groups,
         },
     }
+
+
+def _geometry_out(geo: dict[str, Any]) -> Ints:
+    """The output sizes of a drawn convolution."""
+    p = geo["params"]
+    return out_sizes(geo["sizes"], geo["kernel"], p["stride"], p["padding"], p["dilation"])
 
 
 def _conv_sample(g: Draw) -> Drawn:
@@ -320,83 +284,34 @@ def _conv_transpose_forward(xp: ModuleType, x: Array, w: Array, b: Any, *, strid
 
 
 def _conv_transpose_vjp_x(
-    ct: Array,
-    out: Array,
-    x: Array,
-    w: Array,
-    b: Any,
-    *,
-    stride: Ints,
-    padding: Pads,
-    dilation: Ints,
-    groups: int,
+    ct: Array, out: Array, x: Array, w: Array, b: Any, **params: Any
 ) -> Array:
-    return conv(ct, w, 0.0, stride=stride, padding=padding, dilation=dilation, groups=groups)
+    return conv(ct, w, 0.0, **params)
 
 
 def _conv_transpose_vjp_w(
-    ct: Array,
-    out: Array,
-    x: Array,
-    w: Array,
-    b: Any,
-    *,
-    stride: Ints,
-    padding: Pads,
-    dilation: Ints,
-    groups: int,
+    ct: Array, out: Array, x: Array, w: Array, b: Any, **params: Any
 ) -> Array:
-    return conv_weight(
-        ct, x, stride=stride, padding=padding, dilation=dilation, groups=groups,
-        kernel=tuple(shape_of(w)[2:]),
-    )  # fmt: skip
+    return conv_weight(ct, x, **params, kernel=tuple(shape_of(w)[2:]))
 
 
 def _conv_transpose_jvp_x(
-    x_t: Array,
-    out: Array,
-    x: Array,
-    w: Array,
-    b: Any,
-    *,
-    stride: Ints,
-    padding: Pads,
-    dilation: Ints,
-    groups: int,
+    x_t: Array, out: Array, x: Array, w: Array, b: Any, **params: Any
 ) -> Array:
-    return conv_transpose(
-        x_t, w, 0.0, stride=stride, padding=padding, dilation=dilation, groups=groups
-    )
+    return conv_transpose(x_t, w, 0.0, **params)
 
 
 def _conv_transpose_jvp_w(
-    w_t: Array,
-    out: Array,
-    x: Array,
-    w: Array,
-    b: Any,
-    *,
-    stride: Ints,
-    padding: Pads,
-    dilation: Ints,
-    groups: int,
+    w_t: Array, out: Array, x: Array, w: Array, b: Any, **params: Any
 ) -> Array:
-    return conv_transpose(
-        x, w_t, 0.0, stride=stride, padding=padding, dilation=dilation, groups=groups
-    )
+    return conv_transpose(x, w_t, 0.0, **params)
 
 
 def _conv_transpose_sample(g: Draw) -> Drawn:
     geo = _draw_geometry(g)
     params = geo["params"]
     # the transpose maps the conv's output space back to its input space
-    out = tuple(
-        out_size(n, k, s, p, d)
-        for n, k, s, p, d in zip(
-            geo["sizes"], geo["kernel"], params["stride"], params["padding"], params["dilation"],
-            strict=True,
-        )
-    )  # fmt: skip
+    out = _geometry_out(geo)
     pairs = []
     for (lo, hi), p, k, s, d in zip(
         params["padding"], out, geo["kernel"], params["stride"], params["dilation"], strict=True
@@ -445,35 +360,15 @@ def _conv_weight_forward(xp: ModuleType, x: Array, ct: Array, *, stride: Ints, p
 
 
 def _conv_weight_vjp_x(
-    ct: Array,
-    out: Array,
-    x: Array,
-    c: Array,
-    *,
-    stride: Ints,
-    padding: Pads,
-    dilation: Ints,
-    groups: int,
-    kernel: Ints,
+    ct: Array, out: Array, x: Array, c: Array, *, kernel: Ints, **params: Any
 ) -> Array:
-    return conv_transpose(
-        c, ct, 0.0, stride=stride, padding=padding, dilation=dilation, groups=groups
-    )
+    return conv_transpose(c, ct, 0.0, **params)
 
 
 def _conv_weight_vjp_c(
-    ct: Array,
-    out: Array,
-    x: Array,
-    c: Array,
-    *,
-    stride: Ints,
-    padding: Pads,
-    dilation: Ints,
-    groups: int,
-    kernel: Ints,
+    ct: Array, out: Array, x: Array, c: Array, *, kernel: Ints, **params: Any
 ) -> Array:
-    return conv(x, ct, 0.0, stride=stride, padding=padding, dilation=dilation, groups=groups)
+    return conv(x, ct, 0.0, **params)
 
 
 def _conv_weight_jvp_x(x_t: Array, out: Array, x: Array, c: Array, **params: Any) -> Array:
@@ -487,13 +382,7 @@ def _conv_weight_jvp_c(c_t: Array, out: Array, x: Array, c: Array, **params: Any
 def _conv_weight_sample(g: Draw) -> Drawn:
     geo = _draw_geometry(g)
     params = geo["params"]
-    out = tuple(
-        out_size(n, k, s, p, d)
-        for n, k, s, p, d in zip(
-            geo["sizes"], geo["kernel"], params["stride"], params["padding"], params["dilation"],
-            strict=True,
-        )
-    )  # fmt: skip
+    out = _geometry_out(geo)
     pads = exact_padding(
         geo["sizes"], out, geo["kernel"], params["stride"], params["padding"], params["dilation"]
     )
@@ -522,10 +411,7 @@ conv_weight = register(
 def _unfold_forward(xp: ModuleType, x: Array, *, kernel: Ints, stride: Ints, padding: Pads,
                     dilation: Ints) -> Array:  # fmt: skip
     x = xp.asarray(x)
-    points = tuple(
-        out_size(n, k, s, p, d)
-        for n, k, s, p, d in zip(x.shape[2:], kernel, stride, padding, dilation, strict=True)
-    )
+    points = out_sizes(x.shape[2:], kernel, stride, padding, dilation)
     cols = _im2col(xp, x, 1, kernel, points, stride, padding, dilation)
     return cols.reshape(x.shape[0], -1, prod(points))
 
@@ -533,10 +419,7 @@ def _unfold_forward(xp: ModuleType, x: Array, *, kernel: Ints, stride: Ints, pad
 def _fold_forward(xp: ModuleType, c: Array, *, kernel: Ints, stride: Ints, padding: Pads,
                   dilation: Ints, size: Ints) -> Array:  # fmt: skip
     c = xp.asarray(c)
-    points = tuple(
-        out_size(n, k, s, p, d)
-        for n, k, s, p, d in zip(size, kernel, stride, padding, dilation, strict=True)
-    )
+    points = out_sizes(size, kernel, stride, padding, dilation)
     n = c.shape[0]
     cols = c.reshape(n, -1, *kernel, *points)
     padded = tuple(m + lo + hi for m, (lo, hi) in zip(size, padding, strict=True))
