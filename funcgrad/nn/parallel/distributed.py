@@ -58,8 +58,10 @@ class DistributedDataParallel(Module):
 
     Args:
         module: The model to replicate.
-        device_ids, output_device, dim: Accepted for PyTorch compatibility
-            (one device per process: the module's).
+        device_ids: Accepted for PyTorch compatibility (one device per
+            process: the module's).
+        output_device: Accepted for PyTorch compatibility.
+        dim: Accepted for PyTorch compatibility (batches split on dim 0).
         broadcast_buffers: Broadcast rank 0's buffers (BatchNorm statistics)
             at each forward.
         process_group: The group to average over (default: the world).
