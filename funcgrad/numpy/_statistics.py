@@ -517,7 +517,7 @@ def _quantile(
         q_dtype = _np.asarray(_value(q)).dtype
         if q_dtype.kind != "f":
             linear = scale == 1 and method == "linear"
-            q_dtype = _np.result_type(_dtype(a), _np.float16) if linear else _np.float64
+            q_dtype = _np.result_type(_dtype(a), _np.float16) if linear else _np.dtype(_np.float64)
         q = _np.asarray(q_v, dtype=q_dtype)
     else:
         q = float(q_v)

@@ -831,8 +831,13 @@ def _unwrap(x, record: bool):
         # `x * np.float64(2)` stays float32 for a float32 `x`.
         return x.item()
     if isinstance(x, (list, tuple)):
-        return type(x)(_unwrap(v, record) for v in x)
+        return _rebuilt(x, [_unwrap(v, record) for v in x])
     return x
+
+
+def _rebuilt(seq, items):
+    """`items` in a sequence of `seq`'s type: a list, a tuple or a namedtuple (`torch.return_types.max`)."""
+    return type(seq)(*items) if hasattr(type(seq), "_fields") else type(seq)(items)
 
 
 def _result_class(args) -> type:
@@ -859,10 +864,8 @@ def _any_volatile(args) -> bool:
 def _wrap(result, cls, volatile: bool = False):
     if type(result) is Node:
         return _new_like(cls, result.value, result)
-    if isinstance(result, tuple):
-        return tuple(_wrap(r, cls, volatile) for r in result)
-    if isinstance(result, list):
-        return [_wrap(r, cls, volatile) for r in result]
+    if isinstance(result, (tuple, list)):
+        return _rebuilt(result, [_wrap(r, cls, volatile) for r in result])
     t = _new_like(cls, result, None)
     t._volatile = volatile
     return t
@@ -928,7 +931,7 @@ def _apply(fn, *args, **kwargs):
             if result.base is not None:
                 result = _unshared(result, args)
         elif isinstance(result, (tuple, list)):
-            result = type(result)(_unshared(r, args) for r in result)
+            result = _rebuilt(result, [_unshared(r, args) for r in result])
         return _wrap(result, cls)
     return _apply_general(fn, args, kwargs)
 
@@ -1086,7 +1089,7 @@ def _apply_general(fn, args, kwargs):
     unwrapped = [_unwrap(a, record) for a in args]
     for i, a in enumerate(args):
         if isinstance(a, (list, tuple)) and any(isinstance(v, Tensor) for v in a):
-            unwrapped[i] = type(a)(_promote_operands(fn, a, list(unwrapped[i]), {}))
+            unwrapped[i] = _rebuilt(a, _promote_operands(fn, a, list(unwrapped[i]), {}))
     if not any(isinstance(a, (list, tuple)) for a in args):
         _promote_operands(fn, args, unwrapped, kwargs)
     result = fn(*unwrapped, **{k: _unwrap(v, record) for k, v in kwargs.items()})
