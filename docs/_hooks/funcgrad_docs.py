@@ -394,7 +394,12 @@ def torch_names_tables() -> str:
 
 # --- MkDocs events -----------------------------------------------------------------
 
-_CACHE: dict[tuple[str, float], list[str]] = {}
+_CACHE: dict[tuple[str, ...], tuple[list[str], list[str | None]]] = {}
+
+
+def examples_of(path: Path) -> tuple[str, ...]:
+    """The source of every example of a page, in order: a translation with the same code has the same."""
+    return tuple(str(example.parsed) for example in make_sybil().parse(Path(path)).examples())
 
 
 def on_config(config):
@@ -412,10 +417,12 @@ def on_config(config):
 
 
 def _diagrams_of(path: str) -> list[str]:
-    key = (path, Path(path).stat().st_mtime)
+    # keyed by the code, so a translated page with the same code is run once for both languages
+    key = examples_of(Path(path))
     if key not in _CACHE:
-        _CACHE[key] = run_document(Path(path))
-    return _CACHE[key]
+        _CACHE[key] = (run_document(Path(path)), PLOTS[path])
+    diagrams, PLOTS[path] = _CACHE[key]
+    return diagrams
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
