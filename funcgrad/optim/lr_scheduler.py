@@ -230,6 +230,14 @@ class LRScheduler:
         """Compute the next learning rates (called by `step`; use `get_last_lr()` to read them)."""
         raise NotImplementedError
 
+    def _times(self, factor: Any) -> list[Any]:
+        """Each group's current learning rate times `factor` (a chainable step)."""
+        return [group["lr"] * factor for group in self.optimizer.param_groups]
+
+    def _base_times(self, factor: Any) -> list[Any]:
+        """Each group's initial learning rate times `factor` (a closed form)."""
+        return [base_lr * factor for base_lr in self.base_lrs]
+
     def step(self, epoch: int | None = None) -> None:
         """Advance the schedule by one epoch (call it after `optimizer.step()`).
 
@@ -435,12 +443,10 @@ class StepLR(LRScheduler):
         _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return _group_values(self.optimizer, "lr")
-        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+        return self._times(self.gamma)
 
     def _get_closed_form_lr(self) -> list[Any]:
-        return [
-            base_lr * self.gamma ** (self.last_epoch // self.step_size) for base_lr in self.base_lrs
-        ]
+        return self._base_times(self.gamma ** (self.last_epoch // self.step_size))
 
 
 class MultiStepLR(LRScheduler):
@@ -481,17 +487,11 @@ class MultiStepLR(LRScheduler):
         _warn_get_lr_called_within_step(self)
         if self.last_epoch not in self.milestones:
             return _group_values(self.optimizer, "lr")
-        return [
-            group["lr"] * self.gamma ** self.milestones[self.last_epoch]
-            for group in self.optimizer.param_groups
-        ]
+        return self._times(self.gamma ** self.milestones[self.last_epoch])
 
     def _get_closed_form_lr(self) -> list[Any]:
         milestones = sorted(self.milestones.elements())
-        return [
-            base_lr * self.gamma ** bisect_right(milestones, self.last_epoch)
-            for base_lr in self.base_lrs
-        ]
+        return self._base_times(self.gamma ** bisect_right(milestones, self.last_epoch))
 
 
 class ConstantLR(LRScheduler):
@@ -536,16 +536,15 @@ class ConstantLR(LRScheduler):
         """Scaled by `factor` at epoch 0, scaled back at `total_iters`."""
         _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0:
-            return [group["lr"] * self.factor for group in self.optimizer.param_groups]
+            return self._times(self.factor)
         if self.last_epoch != self.total_iters:
             return _group_values(self.optimizer, "lr")
-        return [group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups]
+        return self._times(1.0 / self.factor)
 
     def _get_closed_form_lr(self) -> list[Any]:
-        return [
-            base_lr * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
-            for base_lr in self.base_lrs
-        ]
+        return self._base_times(
+            self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor)
+        )
 
 
 class LinearLR(LRScheduler):
@@ -598,24 +597,20 @@ class LinearLR(LRScheduler):
         """The current learning rates times the ratio of successive linear factors."""
         _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0:
-            return [group["lr"] * self.start_factor for group in self.optimizer.param_groups]
+            return self._times(self.start_factor)
         if self._is_initial or self.last_epoch > self.total_iters:
             return _group_values(self.optimizer, "lr")
         delta = self.end_factor - self.start_factor
         ratio = 1.0 + delta / (self.total_iters * self.start_factor + (self.last_epoch - 1) * delta)
-        return [group["lr"] * ratio for group in self.optimizer.param_groups]
+        return self._times(ratio)
 
     def _get_closed_form_lr(self) -> list[Any]:
-        return [
-            base_lr
-            * (
-                self.start_factor
-                + (self.end_factor - self.start_factor)
-                * min(self.total_iters, self.last_epoch)
-                / self.total_iters
-            )
-            for base_lr in self.base_lrs
-        ]
+        return self._base_times(
+            self.start_factor
+            + (self.end_factor - self.start_factor)
+            * min(self.total_iters, self.last_epoch)
+            / self.total_iters
+        )
 
 
 class ExponentialLR(LRScheduler):
@@ -648,10 +643,10 @@ class ExponentialLR(LRScheduler):
         _warn_get_lr_called_within_step(self)
         if self._is_initial:
             return _group_values(self.optimizer, "lr")
-        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+        return self._times(self.gamma)
 
     def _get_closed_form_lr(self) -> list[Any]:
-        return [base_lr * self.gamma**self.last_epoch for base_lr in self.base_lrs]
+        return self._base_times(self.gamma**self.last_epoch)
 
 
 class PolynomialLR(LRScheduler):
@@ -692,14 +687,12 @@ class PolynomialLR(LRScheduler):
             (1.0 - self.last_epoch / self.total_iters)
             / (1.0 - (self.last_epoch - 1) / self.total_iters)
         ) ** self.power
-        return [group["lr"] * decay for group in self.optimizer.param_groups]
+        return self._times(decay)
 
     def _get_closed_form_lr(self) -> list[Any]:
-        return [
-            base_lr
-            * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
-            for base_lr in self.base_lrs
-        ]
+        return self._base_times(
+            (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
+        )
 
 
 class CosineAnnealingLR(LRScheduler):
