@@ -9,7 +9,7 @@ the other way round. This hook gives each language its own index:
   the entries under `zh/` move to `zh/search/search_index.json`, with
   locations relative to `zh/`, and the root index keeps the others;
 * in every page built under `zh/`, the `base` that Material's search resolves
-  the index and the result locations against becomes `zh/`.
+  the index and the result locations against becomes that language's folder.
 
 The Chinese text was segmented into words by Material's search plugin at
 build time (it runs `jieba` when installed, joining the words with U+200B,
@@ -39,8 +39,10 @@ def on_post_page(output: str, page, config) -> str:
     language = _language(page.file.dest_uri)
     if language is None:
         return output
+    # Material resolves `base` against the page's URL and then the index against `base`:
+    # the trailing slash keeps `zh/` a folder (`new URL("search/...", ".../zh")` drops it).
     return CONFIG_BASE.sub(
-        lambda m: m[1] + (f"{m[2]}/{language}" if m[2] not in ("", ".") else language) + m[3],
+        lambda m: m[1] + (f"{m[2]}/" if m[2] not in ("", ".") else "") + f"{language}/" + m[3],
         output,
         count=1,
     )
