@@ -149,6 +149,8 @@ def _matmul_vjp_x(ct: Array, out: Array, x: Array, y: Array) -> Array:
     if y_nd == 1:  # out[..., i] = x[..., i, :] . y  (out = x . y if x is 1-D too)
         return multiply(ct, y) if x_nd == 1 else multiply(reshape(ct, shape=(*c_shape, 1)), y)
     if x_nd == 1:  # out[..., :] = x @ y[...]: treat x as a (1, k) row
+        if y_nd == 2:  # ct is a vector: a vector-matrix product, no reshapes (the same numbers)
+            return matmul(ct, _mT(y))
         row = reshape(ct, shape=(*c_shape[:-1], 1, c_shape[-1]))
         return reshape(matmul(row, _mT(y)), shape=(*c_shape[:-1], shape_of(x)[0]))
     return matmul(ct, _mT(y))
@@ -162,6 +164,8 @@ def _matmul_vjp_y(ct: Array, out: Array, x: Array, y: Array) -> Array:
         row = reshape(ct, shape=(*c_shape[:-1], 1, c_shape[-1]))
         return multiply(reshape(x, shape=(shape_of(x)[0], 1)), row)
     if y_nd == 1:  # out[...] = x[...] @ y: treat y as a (k, 1) column
+        if x_nd == 2:  # ct is a vector: a vector-matrix product, no reshapes (the same numbers)
+            return matmul(ct, x)
         row = reshape(ct, shape=(*c_shape[:-1], 1, c_shape[-1]))
         return reshape(matmul(row, x), shape=(*c_shape[:-1], shape_of(y)[0]))
     return matmul(_mT(x), ct)

@@ -92,7 +92,7 @@ def test_events_are_in_order_with_categories_and_backward_names():
 def test_primitives_run_by_a_vjp_rule_are_children_of_the_backward_event():
     x = torch.tensor([3.0], requires_grad=True)
     with profiler.profile() as prof:
-        (x**2).backward(torch.ones(1))
+        (x**3).backward(torch.ones(1))  # x ** 3: its rule computes x ** 2 (x ** 2's takes y * x)
     events = prof.events()
     backward = next(e for e in events if e.name == "PowBackward0")
     nested = [e for e in events if e.cpu_parent is backward]
