@@ -675,6 +675,7 @@ class Jitted:
         self.max_retraces = max_retraces
         self._cache: collections.OrderedDict[Any, _Entry] = collections.OrderedDict()
         self._eager: dict[Any, str] = {}  # signatures that run eagerly, and why
+        self._fast: dict[tuple[Any, ...], _Entry] = {}  # (type, shape, dtype) per array -> entry
         self._lock = threading.Lock()
         self._vjp: Jitted | None = None
         self._jvp: Jitted | None = None
@@ -701,6 +702,23 @@ class Jitted:
         return (statics, treedef), leaves, treedef
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # The fast path: positional NumPy arrays only, keyed by type, shape and dtype.
+        if not kwargs:
+            try:
+                entry = self._fast.get(tuple([(type(a), a.shape, a.dtype) for a in args]))
+            except AttributeError:  # an argument that is not an array
+                entry = None
+            if entry is not None:
+                for plan in entry.plans:
+                    if plan.n_draws and plan.guard_lines:
+                        break  # the slow path restores the generators when a guard fails
+                    try:
+                        return plan.fn(*args)
+                    except _GuardFailed as e:
+                        entry.fails[plan.guard_lines[e.args[0]]] += 1
+        return self._call(args, kwargs)
+
+    def _call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         head, leaves, treedef = self._split(args, kwargs)
         try:
             sig, dyn = _signature(leaves)
@@ -757,7 +775,13 @@ class Jitted:
             if entry is None:
                 entry = self._cache[key] = _Entry()
                 while len(self._cache) > self.cache_size:
-                    self._cache.popitem(last=False)
+                    _, dropped = self._cache.popitem(last=False)
+                    self._fast = {k: e for k, e in self._fast.items() if e is not dropped}
+                if not kwargs and not self.static_argnums and len(dyn) == len(args):
+                    # every argument is a dynamic NumPy array (or scalar): the fast path's key
+                    fast = tuple([(type(a), a.shape, a.dtype) for a in args])
+                    if all(t is _ndarray or issubclass(t, _generic) for t, _, _ in fast):
+                        self._fast[fast] = entry
             else:
                 entry.retraces += 1
                 self._cache.move_to_end(key)
@@ -853,6 +877,7 @@ class Jitted:
         """Forget every plan (the next call traces again)."""
         self._cache.clear()
         self._eager.clear()
+        self._fast.clear()
 
     # -- on graph nodes: one call primitive
 
