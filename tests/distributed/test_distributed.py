@@ -28,7 +28,16 @@ from funcgrad.utils.data.distributed import DistributedSampler
 from tests.references import requires
 
 ROOT = Path(__file__).resolve().parents[2]
-CHECKS = ["collectives", "mismatch", "functional", "ddp", "no_sync", "unused", "sampler"]
+CHECKS = [
+    "collectives",
+    "mismatch",
+    "functional",
+    "ddp",
+    "no_sync",
+    "unused",
+    "outside_use",
+    "sampler",
+]
 
 
 def _mpiexec() -> str:

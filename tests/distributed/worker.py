@@ -246,6 +246,7 @@ def check_ddp():
         _mlp, (10,), 4, 3, lambda ps: fg.optim.Adam(ps, lr=0.01), bucket_cap_mb=0.0005
     )
     assert len(ddp._buckets) > 1  # several buckets, started one by one
+    assert all(ddp._whole)  # every gradient came whole through its tap
     _train_and_compare(
         LeNetish, (1, 10, 10), 5, 2, lambda ps: fg.optim.SGD(ps, lr=0.1, momentum=0.9), None
     )
@@ -315,6 +316,27 @@ def check_unused():
     assert model.spare.weight.grad is None and model.head.weight.grad is not None
 
 
+def check_outside_use():
+    # a penalty on a weight outside the module's forward: its whole gradient is averaged
+    fg.manual_seed(11)
+    model = _mlp()
+    ddp = nn.parallel.DistributedDataParallel(model)
+    ref = _mlp()
+    ref.load_state_dict(model.state_dict())
+
+    def loss(m, inner, r):
+        x = fg.tensor(inputs(r, (4, 10)).astype(np.float32))
+        return inner(x).pow(2).mean() + (r + 1) * m[0].weight.pow(2).sum()
+
+    loss(model, ddp, R).backward()
+    for r in range(N):
+        (loss(ref, ref, r) / N).backward()
+    # only the penalized weight takes the extra all-reduce; the others stay in their buckets
+    assert ddp._whole == [False, True, True, True], ddp._whole
+    for p, q in zip(model.parameters(), ref.parameters(), strict=True):
+        close(p.grad.numpy(), q.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
 def check_sampler():
     for n, drop_last, shuffle in [
         (10, False, True),
@@ -374,6 +396,7 @@ CHECKS = {
     "ddp": check_ddp,
     "no_sync": check_no_sync,
     "unused": check_unused,
+    "outside_use": check_outside_use,
     "sampler": check_sampler,
 }
 

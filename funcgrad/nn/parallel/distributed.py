@@ -71,9 +71,9 @@ class DistributedDataParallel(Module):
             parameter raises a `RuntimeError` naming it.
         init_sync: Broadcast rank 0's parameters and buffers at construction.
 
-    Parameters must be used inside the wrapped module's forward (as
-    PyTorch's DDP assumes): a use outside it adds to `.grad` after the
-    averaging, only on the rank that made it.
+    A parameter used outside the wrapped module's forward too (a penalty
+    on a weight added to the loss) gets its whole gradient averaged after
+    the backward pass, in one more all-reduce, instead of in its bucket.
 
     Examples:
         >>> import funcgrad as fg
@@ -132,6 +132,9 @@ class DistributedDataParallel(Module):
         object.__setattr__(self, "_ready", [False] * len(params))
         object.__setattr__(self, "_swapped", [])
         object.__setattr__(self, "_taps", {})
+        # per parameter: the gradient its tap saw, and whether the leaf's whole gradient was it
+        object.__setattr__(self, "_tap_grads", [None] * len(params))
+        object.__setattr__(self, "_whole", [True] * len(params))
         #: Timings of the last synchronized backward (seconds): `wait` blocked after the walk,
         #: `overlap` between the first bucket's start and the end of the walk.
         object.__setattr__(self, "comm_stats", {"wait": 0.0, "overlap": 0.0, "buckets": 0})
@@ -139,7 +142,8 @@ class DistributedDataParallel(Module):
             if any(id(p) in self._index for p in sub._parameters.values() if p is not None):
                 sub.register_forward_pre_hook(self._tap_parameters)
                 sub.register_forward_hook(self._untap_parameters, always_call=True)
-        for p in params:
+        for i, p in enumerate(params):
+            p.register_hook(self._leaf_hook_for(i))
             p.register_post_accumulate_grad_hook(self._finalize)
 
     # --- construction ------------------------------------------------------------------------
@@ -189,6 +193,8 @@ class DistributedDataParallel(Module):
         self._taps.clear()
         if arm:
             self._ready[:] = [False] * len(self._params)
+            self._tap_grads[:] = [None] * len(self._params)
+            self._whole[:] = [True] * len(self._params)
             for bucket in self._buckets:
                 bucket.pending, bucket.work = len(bucket.indices), None
         return self.module(*inputs, **kwargs)
@@ -223,10 +229,22 @@ class DistributedDataParallel(Module):
 
         return hook
 
+    def _leaf_hook_for(self, i: int) -> Any:
+        # NOTE: the walk hands a leaf whose only consumer is its tap the tap's own
+        # cotangent array (identity's rule passes it through); any other use of the
+        # parameter makes the leaf's gradient a new sum. The test is structural, so every
+        # rank (running the same program) decides alike, and the collectives stay matched.
+        def hook(grad: Any) -> None:
+            if self._armed:
+                self._whole[i] = grad._value is self._tap_grads[i]
+
+        return hook
+
     def _gradient_ready(self, i: int, value: Any) -> None:
         if not self._armed or self._ready[i]:
             return
         self._ready[i] = True
+        self._tap_grads[i] = value
         b, k = self._bucket_of[i]
         bucket = self._buckets[b]
         p = self._params[i]
@@ -291,13 +309,17 @@ class DistributedDataParallel(Module):
                 if used is not None and not used[i] and not self._ready[i]:
                     continue  # unused on every rank: .grad stays as it was
                 p = self._params[i]
-                value = bucket.buf[bucket.offsets[k] : bucket.offsets[k] + p._value.size]
-                value = value.reshape(p._value.shape)
+                if not self._whole[i]:  # used outside the forward too: average all of .grad
+                    value = _api.all_reduce(p.grad._value, ReduceOp.AVG, self.process_group)
+                else:
+                    value = bucket.buf[bucket.offsets[k] : bucket.offsets[k] + p._value.size]
+                    value = value.reshape(p._value.shape)
                 g = p.grad
                 if g is not None and type(g._value) is np.ndarray and g._value.flags.writeable:
                     g._value[...] = value
                 else:
                     p.grad = _new_like(type(p.data), value.copy(), None)
+        self._tap_grads[:] = [None] * len(self._params)  # hold no gradient past the pass
 
     # --- gradient accumulation -----------------------------------------------------------------
 
