@@ -11,6 +11,14 @@ the site shows is computed by the library itself and cannot drift from it:
   page's namespace with `plt` (matplotlib.pyplot, on a new figure) after the
   code blocks before it, and the figure is put in the page as an SVG. Without
   matplotlib the page says that the plot was skipped and why.
+* `<!-- include: FILE#Heading -->` becomes the section `## Heading` of FILE
+  (a path from the repository root; without `#Heading`, the whole file less
+  its title), so the site and the repository show one text (the README's
+  benchmark table, CHANGELOG.md).
+* `<!-- tensor-members -->` becomes the table of every public attribute and
+  method of `funcgrad.Tensor`, read from the class at build time (methods
+  are installed at import, which static analysis does not see), each with
+  the first line of its docstring (`tensor_members_table`).
 * `<!-- primitives-table -->` becomes the table of every primitive in the
   registry (name, one-line doc, parameters, the forms of its rules).
 * `<!-- names-table -->` becomes, for each NumPy and SciPy namespace funcgrad
@@ -45,6 +53,10 @@ if str(ROOT) not in sys.path:
 
 DRAW = re.compile(r"^(?P<indent>[ \t]*)<!--\s*draw:\s*(?P<expr>.+?)\s*-->[ \t]*$", re.MULTILINE)
 PLOT = re.compile(r"^(?P<indent>[ \t]*)<!--\s*plot:\s*(?P<code>.+?)\s*-->[ \t]*$", re.MULTILINE)
+INCLUDE = re.compile(
+    r"^<!--\s*include:\s*(?P<path>[^#\s]+)(?:#(?P<heading>[^>]+?))?\s*-->[ \t]*$", re.MULTILINE
+)
+TENSOR_MEMBERS = re.compile(r"^<!--\s*tensor-members\s*-->[ \t]*$", re.MULTILINE)
 PRIMITIVES_TABLE = re.compile(r"^<!--\s*primitives-table\s*-->[ \t]*$", re.MULTILINE)
 NAMES_TABLE = re.compile(r"^<!--\s*names-table\s*-->[ \t]*$", re.MULTILINE)
 TORCH_NAMES_TABLE = re.compile(r"^<!--\s*torch-names-table\s*-->[ \t]*$", re.MULTILINE)
@@ -168,6 +180,57 @@ def run_document(path: Path) -> list[str]:
 
 
 PLOTS: dict[str, list[str | None]] = {}
+
+
+# --- included files ---------------------------------------------------------------
+
+
+def included(path: str, heading: str | None) -> str:
+    """The text of `<!-- include: path#heading -->`: a `## heading` section, or the file less its title."""
+    text = (ROOT / path).read_text(encoding="utf-8")
+    if heading is None:
+        return text.split("\n", 1)[1] if text.startswith("# ") else text
+    m = re.search(rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", text, re.MULTILINE | re.DOTALL)
+    if m is None:
+        raise RuntimeError(f"include: {path} has no section '## {heading}'")
+    return m.group(1).strip() + "\n"
+
+
+# --- every member of Tensor ---------------------------------------------------------
+
+
+def tensor_members() -> list[tuple[str, str, str]]:
+    """`(name, kind, summary)` of every public attribute of `funcgrad.Tensor`, sorted by name."""
+    import inspect
+
+    import funcgrad
+
+    rows = []
+    for name in sorted(n for n in dir(funcgrad.Tensor) if not n.startswith("_")):
+        member = inspect.getattr_static(funcgrad.Tensor, name)
+        if isinstance(member, property):
+            kind, doc = "property", member.__doc__ or (member.fget and member.fget.__doc__)
+        elif isinstance(member, (staticmethod, classmethod)):
+            kind, doc = type(member).__name__, member.__func__.__doc__
+        elif callable(member):
+            kind, doc = "method", member.__doc__
+        else:
+            kind, doc = "attribute", None
+        summary = inspect.cleandoc(doc).split("\n\n")[0].replace("\n", " ") if doc else ""
+        if not summary:
+            summary = f"As PyTorch's `torch.Tensor.{name}`."
+        rows.append((name, kind, summary))
+    return rows
+
+
+def tensor_members_table() -> str:
+    """Return the Markdown table of `tensor_members()`."""
+    rows = tensor_members()
+    out = [f"{len(rows)} public names.", "", "| name | kind | what it does |", "|---|---|---|"]
+    for name, kind, summary in rows:
+        summary = html.escape(summary, quote=False).replace("|", "\\|")
+        out.append(f"| `{name}` | {kind} | {summary} |")
+    return "\n".join(out)
 
 
 # --- the primitives table --------------------------------------------------------
@@ -426,6 +489,9 @@ def _diagrams_of(path: str) -> list[str]:
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
+    markdown = INCLUDE.sub(lambda m: included(m["path"], m["heading"]), markdown)
+    if TENSOR_MEMBERS.search(markdown):
+        markdown = TENSOR_MEMBERS.sub(lambda m: tensor_members_table(), markdown)
     if PRIMITIVES_TABLE.search(markdown):
         markdown = PRIMITIVES_TABLE.sub(lambda m: primitives_table(), markdown)
     if NAMES_TABLE.search(markdown):

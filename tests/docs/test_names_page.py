@@ -90,3 +90,18 @@ def test_the_kinds_agree_with_the_differential_cases(tables):
             if kind == "value-only" and any(flags):
                 wrong.append(f"{prefix}{name}: listed as value-only, but a case differentiates it")
     assert not wrong, "\n".join(wrong)
+
+
+def test_every_public_tensor_member_has_an_entry():
+    """docs/api/tensor.md's generated table lists every public name of Tensor, each with a summary."""
+    import funcgrad
+    from tests.docs.test_docs import hooks
+
+    assert "<!-- tensor-members -->" in (DOCS / "api" / "tensor.md").read_text(encoding="utf-8")
+    rows = hooks.tensor_members()
+    public = sorted(n for n in dir(funcgrad.Tensor) if not n.startswith("_"))
+    assert [name for name, _, _ in rows] == public
+    assert len(public) > 300 and all(summary for _, _, summary in rows)
+    table = hooks.tensor_members_table()
+    for name in ("backward", "grad", "requires_grad", "exp_", "view", "numpy"):
+        assert f"| `{name}` |" in table, name
