@@ -115,6 +115,7 @@ def max_pool_indices(x: Any, kernel: Ints, stride: Ints, padding: Pads, dilation
     best: Any = None
     arg: Any = None
     taps = _taps(kernel)
+    has_nan = bool(xp.isnan(x).any())
     for t, tap in enumerate(taps):
         v = xpad[_tap_index(tap, dilation, stride, points)]
         if best is None:
@@ -122,8 +123,11 @@ def max_pool_indices(x: Any, kernel: Ints, stride: Ints, padding: Pads, dilation
             arg = xp.zeros(v.shape, dtype=xp.int8 if len(taps) < 128 else xp.int64)
             continue
         better = v > best
-        better |= xp.isnan(v)  # NaN wins, as NaN propagates
-        xp.copyto(arg, t, where=better)
+        if has_nan:
+            better |= xp.isnan(v)  # NaN wins, as NaN propagates
+        # NOTE: arg = where(better, t, arg) by arithmetic: a masked copyto or a boolean
+        # assignment is about 100x slower on NumPy (1.1 ms against 0.01 for 64x6x14x14)
+        arg += better * (t - arg)
         xp.maximum(best, v, out=best)
     # the chosen tap and the window's place give the position in the unpadded plane
     flat = xp.zeros(arg.shape, dtype=xp.int64)
