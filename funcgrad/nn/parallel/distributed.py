@@ -138,13 +138,14 @@ class DistributedDataParallel(Module):
         #: Timings of the last synchronized backward (seconds): `wait` blocked after the walk,
         #: `overlap` between the first bucket's start and the end of the walk.
         object.__setattr__(self, "comm_stats", {"wait": 0.0, "overlap": 0.0, "buckets": 0})
-        for sub in module.modules():
+        for sub in module.modules() if g.size > 1 else ():
             if any(id(p) in self._index for p in sub._parameters.values() if p is not None):
                 sub.register_forward_pre_hook(self._tap_parameters)
                 sub.register_forward_hook(self._untap_parameters, always_call=True)
         for i, p in enumerate(params):
-            p.register_hook(self._leaf_hook_for(i))
-            p.register_post_accumulate_grad_hook(self._finalize)
+            if g.size > 1:  # a world of one has nothing to average: the bare module's speed
+                p.register_hook(self._leaf_hook_for(i))
+                p.register_post_accumulate_grad_hook(self._finalize)
 
     # --- construction ------------------------------------------------------------------------
 
@@ -188,7 +189,7 @@ class DistributedDataParallel(Module):
             buffers = [b for b in self.module.buffers() if b is not None]
             if buffers:
                 self._sync_from_rank0(buffers)
-        arm = is_grad_enabled() and self.require_backward_grad_sync
+        arm = is_grad_enabled() and self.require_backward_grad_sync and self.process_group.size > 1
         object.__setattr__(self, "_armed", arm)
         self._taps.clear()
         if arm:
