@@ -111,3 +111,43 @@ def test_every_nav_title_has_a_chinese_title():
         t for t in titles if not t.startswith("funcgrad") and t not in zh["nav_translations"]
     ]
     assert not missing, f"add to nav_translations in mkdocs.yml: {missing}"
+
+
+GENERATED = re.compile(r"<!-- generated: .*?<!-- end generated -->", re.DOTALL)
+FENCE = re.compile(r"^([ \t]*)(```+|~~~+).*?^\1\2[ \t]*$", re.MULTILINE | re.DOTALL)
+# What renders the same in both languages: API entries and their anchors, the
+# build-time tables and diagrams (<!-- names-table -->, <!-- draw: ... -->).
+STRUCTURE = re.compile(
+    r"^[ \t]*(?::::[^\n]*|\[\]\(\)\{#[^}]*\}|<!--(?! generated| end generated).*?-->)", re.MULTILINE
+)
+
+
+def _structure(page: Path) -> list[str]:
+    text = FENCE.sub("", GENERATED.sub("", page.read_text(encoding="utf-8")))
+    return [m.group(0).strip() for m in STRUCTURE.finditer(text)]
+
+
+@pytest.mark.parametrize(
+    "page",
+    sorted(
+        p for p in DOCS.rglob("*.md") if not p.name.endswith(".zh.md") and "vendor" not in p.parts
+    ),
+    ids=lambda p: str(p.relative_to(DOCS)),
+)
+def test_chinese_twin_has_the_english_pages_entries(page):
+    """Every page has a Chinese twin with the same API entries, tables and diagrams.
+
+    The sections scripts/generate_surfaces.py writes are left out: it writes the
+    English page only, so the twin links to that section instead of a copy.
+    """
+    twin = page.with_name(page.name.removesuffix(".md") + ".zh.md")
+    assert twin.is_file(), f"{twin.relative_to(DOCS)} is missing"
+    assert _structure(twin) == _structure(page)
+
+
+def test_chinese_errors_page_keeps_every_anchor():
+    """Error messages link to docs/errors.md#<class>: the Chinese page has the same anchors."""
+    anchor = re.compile(r"^#+ .*\{ ?#([\w-]+) ?\}$", re.MULTILINE)
+    english = anchor.findall((DOCS / "errors.md").read_text(encoding="utf-8"))
+    assert len(english) >= 10
+    assert anchor.findall((DOCS / "errors.zh.md").read_text(encoding="utf-8")) == english
