@@ -249,6 +249,94 @@ def test_grad_fn_is_pytorchs(name, expression, one_node):
         assert _signature(got.grad_fn, f_leaves) == _signature(expected.grad_fn, t_leaves), name
 
 
+# torch.nn.functional's functions that PyTorch computes with one kernel and funcgrad
+# composes: the composition's output carries PyTorch's name (funcgrad.ops.named)
+NN_CASES = {
+    "layer_norm": lambda F, T, v: F.layer_norm(v.image, (5,)),
+    "layer_norm affine": lambda F, T, v: F.layer_norm(v.rows, (5,), v.row_w, v.row_b),
+    "batch_norm train": lambda F, T, v: F.batch_norm(v.image, None, None, v.ch_w, v.ch_b, True),
+    "batch_norm eval": lambda F, T, v: F.batch_norm(
+        v.image, v.ch_b.detach(), v.ch_w.detach(), v.ch_w
+    ),
+    "group_norm": lambda F, T, v: F.group_norm(v.image, 3, v.ch_w, v.ch_b),
+    "instance_norm": lambda F, T, v: F.instance_norm(v.image),
+    "linear": lambda F, T, v: F.linear(v.rows, v.weight, v.bias),
+    "linear 3-d": lambda F, T, v: F.linear(v.image[0], v.weight, v.bias),
+    "linear without bias": lambda F, T, v: F.linear(v.rows, v.weight),
+    "embedding": lambda F, T, v: F.embedding(T.tensor([[1, 2], [0, 1]]), v.rows),
+    "embedding scaled": lambda F, T, v: F.embedding(
+        T.tensor([1, 1]), v.rows, scale_grad_by_freq=True
+    ),
+    "gelu": lambda F, T, v: F.gelu(v.rows),
+    "gelu tanh": lambda F, T, v: F.gelu(v.rows, approximate="tanh"),
+    "silu": lambda F, T, v: F.silu(v.rows),
+    "mish": lambda F, T, v: F.mish(v.rows),
+    "leaky_relu": lambda F, T, v: F.leaky_relu(v.rows),
+    "elu": lambda F, T, v: F.elu(v.rows),
+    "selu": lambda F, T, v: F.selu(v.rows),
+    "celu": lambda F, T, v: F.celu(v.rows),
+    "softplus": lambda F, T, v: F.softplus(v.rows),
+    "hardtanh": lambda F, T, v: F.hardtanh(v.rows),
+    "relu6": lambda F, T, v: F.relu6(v.rows),
+    "hardsigmoid": lambda F, T, v: F.hardsigmoid(v.rows),
+    "hardswish": lambda F, T, v: F.hardswish(v.rows),
+    "logsigmoid": lambda F, T, v: F.logsigmoid(v.rows),
+    "softshrink": lambda F, T, v: F.softshrink(v.rows),
+    "hardshrink": lambda F, T, v: F.hardshrink(v.rows),
+    "threshold": lambda F, T, v: F.threshold(v.rows, 0.1, 2.0),
+    "glu": lambda F, T, v: F.glu(v.image, 2),
+    "prelu": lambda F, T, v: F.prelu(v.image, v.ch_w),
+    "rrelu": lambda F, T, v: F.rrelu(v.rows),
+    "softmax": lambda F, T, v: F.softmax(v.rows, dim=1),
+    "log_softmax": lambda F, T, v: F.log_softmax(v.rows, dim=1),
+    "cross_entropy": lambda F, T, v: F.cross_entropy(v.rows, T.tensor([0, 1, 4, 2])),
+    "mse_loss": lambda F, T, v: F.mse_loss(v.rows, v.rows.detach() * 2),
+    "conv2d": lambda F, T, v: F.conv2d(v.image, v.kernel),
+    "max_pool2d": lambda F, T, v: F.max_pool2d(v.image, 2),
+    "dropout": lambda F, T, v: F.dropout(v.rows, 0.5),
+    "pixel_shuffle": lambda F, T, v: F.pixel_shuffle(v.image.reshape(2, 4, 3, 5), 2),
+    "pixel_unshuffle": lambda F, T, v: F.pixel_unshuffle(v.image[..., :4], 2),
+    **{
+        f"interpolate {mode} {nd}-d": (
+            lambda F, T, v, mode=mode, nd=nd: F.interpolate(
+                v.image.reshape((2, 3, 20, 1, 1)[: nd + 2]), scale_factor=2, mode=mode
+            )
+        )
+        for mode, dims in {
+            "nearest": (1, 2, 3),
+            "nearest-exact": (2,),
+            "linear": (1,),
+            "bilinear": (2,),
+            "bicubic": (2,),
+            "trilinear": (3,),
+        }.items()
+        for nd in dims
+    },
+    "interpolate area": lambda F, T, v: F.interpolate(v.image, size=(2, 2), mode="area"),
+}
+NN_VALUES = {
+    "image": np.linspace(-1.0, 1.0, 120).reshape(2, 3, 4, 5),
+    "rows": np.linspace(-2.0, 2.0, 20).reshape(4, 5),
+    "row_w": np.linspace(0.5, 1.5, 5),
+    "row_b": np.linspace(-0.2, 0.2, 5),
+    "ch_w": np.array([0.5, 1.0, 1.5]),
+    "ch_b": np.array([0.1, 0.0, -0.1]),
+    "weight": np.linspace(-1.0, 1.0, 30).reshape(6, 5),
+    "bias": np.linspace(0.0, 0.5, 6),
+    "kernel": np.linspace(-0.3, 0.3, 54).reshape(2, 3, 3, 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NN_CASES))
+def test_nn_functional_grad_fn_is_pytorchs(name):
+    names = []
+    for T in (torch, funcgrad):
+        v = type("Leaves", (), {k: T.tensor(a, requires_grad=True) for k, a in NN_VALUES.items()})
+        out = NN_CASES[name](T.nn.functional, T, v)
+        names.append(type(out.grad_fn).__name__)
+    assert names[1] == names[0], name
+
+
 @pytest.mark.parametrize("name", sorted(KNOWN_DIFFERENCES))
 def _generated_case(item):
     args, params = generator.example_args(item.prim)

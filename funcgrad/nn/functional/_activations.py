@@ -119,7 +119,7 @@ def relu_(input):
     return relu(input, inplace=True)
 
 
-@takes_tensors
+@takes_tensors(grad_fn="HardtanhBackward0")
 def _hardtanh(x, min_val, max_val):
     return fnp.where(x <= min_val, min_val, fnp.where(x >= max_val, max_val, x))
 
@@ -146,7 +146,7 @@ def relu6(input, inplace: bool = False):
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
-@takes_tensors
+@takes_tensors(grad_fn="LeakyReluBackward0")
 def _leaky_relu(x, negative_slope):
     return fnp.where(x > 0, x, x * negative_slope)
 
@@ -162,7 +162,7 @@ def leaky_relu_(input, negative_slope: float = 0.01):
     return leaky_relu(input, negative_slope, inplace=True)
 
 
-@takes_tensors
+@takes_tensors(grad_fn="PreluKernelBackward0")
 def _prelu(x, weight):
     ndim = len(fnp.shape(x))
     wshape = fnp.shape(weight)
@@ -196,12 +196,12 @@ def _leaky_like_1d(x, weight):
     return fnp.where(x > 0, x, x * weight)
 
 
-@takes_tensors
+@takes_tensors(grad_fn="RreluWithNoiseBackward0")
 def _rrelu_eval(x, lower, upper):
     return fnp.where(x > 0, x, x * ((lower + upper) / 2.0))
 
 
-@takes_tensors
+@takes_tensors(grad_fn="RreluWithNoiseBackward0")
 def _rrelu_train(x, slopes):
     return fnp.where(x > 0, x, x * slopes)
 
@@ -232,10 +232,13 @@ def rrelu_(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool
 # --- exponential units --------------------------------------------------------------
 
 
-@takes_tensors
+@takes_tensors(grad_fn="EluBackward0")
 def _elu(x, alpha, scale, input_scale):
     neg = _ew.expm1(_negative_part(x) * input_scale) * (alpha * scale)
     return fnp.where(x > 0, x * scale, neg)
+
+
+_celu = takes_tensors(_elu.__wrapped__, grad_fn="CeluBackward0")
 
 
 def elu(input, alpha: float = 1.0, inplace: bool = False):
@@ -268,7 +271,7 @@ def celu(input, alpha: float = 1.0, inplace: bool = False):
     """
     if alpha == 0:
         raise ValueError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    out = _elu(input, alpha, 1.0, 1.0 / alpha)
+    out = _celu(input, alpha, 1.0, 1.0 / alpha)
     return _in_place(input, out, "celu_") if inplace else out
 
 
@@ -277,7 +280,7 @@ def celu_(input, alpha: float = 1.0):
     return celu(input, alpha, inplace=True)
 
 
-@takes_tensors
+@takes_tensors(grad_fn="GeluBackward0")
 def _gelu(x, approximate):
     if approximate == "tanh":
         inner = (x + x * x * x * 0.044715) * _SQRT_2_OVER_PI
@@ -304,7 +307,7 @@ def gelu(input, approximate: str = "none"):
     return _gelu(input, approximate)
 
 
-@takes_tensors
+@takes_tensors(grad_fn="SiluBackward0")
 def _silu(x):
     return x * _ew.sigmoid(x)
 
@@ -315,7 +318,7 @@ def silu(input, inplace: bool = False):
     return _in_place(input, out, "silu_") if inplace else out
 
 
-@takes_tensors
+@takes_tensors(grad_fn="MishBackward0")
 def _mish(x):
     return x * _ew.tanh(_ew.softplus(x))
 
@@ -326,7 +329,7 @@ def mish(input, inplace: bool = False):
     return _in_place(input, out, "mish_") if inplace else out
 
 
-@takes_tensors
+@takes_tensors(grad_fn="SoftplusBackward0")
 def _softplus(x, beta, threshold):
     scaled = x * beta if beta != 1 else x
     soft = _ew.softplus(scaled)
@@ -370,7 +373,7 @@ def sigmoid(input):
     return _sigmoid(input)
 
 
-@takes_tensors
+@takes_tensors(grad_fn="LogSigmoidBackward0")
 def _logsigmoid(x):
     return -_ew.softplus(-x)
 
@@ -380,7 +383,7 @@ def logsigmoid(input):
     return _logsigmoid(input)
 
 
-@takes_tensors
+@takes_tensors(grad_fn="HardsigmoidBackward0")
 def _hardsigmoid(x):
     return fnp.where(x <= -3.0, 0.0, fnp.where(x >= 3.0, 1.0, x / 6.0 + 0.5))
 
@@ -391,7 +394,7 @@ def hardsigmoid(input, inplace: bool = False):
     return _in_place(input, out, "hardsigmoid_") if inplace else out
 
 
-@takes_tensors
+@takes_tensors(grad_fn="HardswishBackward0")
 def _hardswish(x):
     return fnp.where(x <= -3.0, 0.0, fnp.where(x < 3.0, x * (x + 3.0) / 6.0, x))
 
@@ -402,7 +405,7 @@ def hardswish(input, inplace: bool = False):
     return _in_place(input, out, "hardswish_") if inplace else out
 
 
-@takes_tensors
+@takes_tensors(grad_fn="ThresholdBackward0")
 def _threshold(x, threshold, value):
     return fnp.where(x > threshold, x, value)
 
@@ -428,7 +431,7 @@ def tanhshrink(input):
     return _tanhshrink(input)
 
 
-@takes_tensors
+@takes_tensors(grad_fn="SoftshrinkBackward0")
 def _softshrink(x, lambd):
     return fnp.where(x > lambd, x - lambd, fnp.where(x < -lambd, x + lambd, 0.0))
 
@@ -444,7 +447,7 @@ def softshrink(input, lambd: float = 0.5):
     return _softshrink(input, lambd)
 
 
-@takes_tensors
+@takes_tensors(grad_fn="HardshrinkBackward0")
 def _hardshrink(x, lambd):
     return fnp.where((x > lambd) | (x < -lambd), x, 0.0)
 
@@ -454,7 +457,7 @@ def hardshrink(input, lambd: float = 0.5):
     return _hardshrink(input, lambd)
 
 
-@takes_tensors
+@takes_tensors(grad_fn="GluBackward0")
 def _glu(x, dim):
     a, b = fnp.split(x, 2, axis=dim)
     return a * _ew.sigmoid(b)

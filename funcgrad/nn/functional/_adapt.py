@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from funcgrad.graph import Node
+from funcgrad.ops.named import named
 from funcgrad.tensors import grad_mode as _grad_mode
 from funcgrad.tensors.tensor_class import Tensor, _any_volatile, _result_class, _unwrap, _wrap
 
@@ -59,7 +60,12 @@ def _has_tensor(args: Any, kwargs: dict[str, Any]) -> bool:
     return False
 
 
-def takes_tensors(fn: Callable[..., Any] | None = None, *, keep: tuple[str, ...] = ()) -> Any:
+def takes_tensors(
+    fn: Callable[..., Any] | None = None,
+    *,
+    keep: tuple[str, ...] = (),
+    grad_fn: str | Callable[..., str | None] | None = None,
+) -> Any:
     """Make `fn` (written on arrays and nodes) take and return `Tensor`s as well.
 
     Args:
@@ -68,6 +74,11 @@ def takes_tensors(fn: Callable[..., Any] | None = None, *, keep: tuple[str, ...]
             those the function writes into in place (running statistics, an
             embedding's weight under `max_norm`) with `update_`, and reads
             with `value`. Use as `@takes_tensors(keep=("running_mean",))`.
+        grad_fn: PyTorch's `grad_fn` name of the result, where PyTorch
+            computes `fn` with one kernel (`"NativeLayerNormBackward0"`), or a
+            function of `fn`'s arguments giving it (or None: the last
+            primitive's name). A recorded result then goes through
+            `funcgrad.ops.named.named`, which carries the name.
 
     Returns:
         The same function, which also accepts tensors (anywhere in its
@@ -87,13 +98,14 @@ def takes_tensors(fn: Callable[..., Any] | None = None, *, keep: tuple[str, ...]
         'MulBackward0'
     """
     if fn is None:
-        return functools.partial(takes_tensors, keep=keep)
+        return functools.partial(takes_tensors, keep=keep, grad_fn=grad_fn)
     signature = inspect.signature(fn) if keep else None
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if not _has_tensor(args, kwargs):
             return fn(*args, **kwargs)
+        name = grad_fn(*args, **kwargs) if callable(grad_fn) else grad_fn
         volatile = _any_volatile(args) or _any_volatile(tuple(kwargs.values()))
         record = not volatile and _grad_mode.is_grad_enabled()
         if signature is not None:
@@ -107,6 +119,8 @@ def takes_tensors(fn: Callable[..., Any] | None = None, *, keep: tuple[str, ...]
             **{k: _unwrap(v, record) for k, v in kwargs.items()},
             **kept,
         )
+        if name is not None and type(out) is Node:
+            out = named(out, grad_fn=name)
         return _wrap(out, _result_class((*args, *kwargs.values())), volatile)
 
     wrapper.__funcgrad_both_worlds__ = True  # type: ignore[attr-defined]

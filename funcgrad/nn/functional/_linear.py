@@ -17,7 +17,14 @@ from funcgrad.ops.shape import transpose
 __all__ = ["bilinear", "linear"]
 
 
-@takes_tensors
+def _linear_grad_fn(input, weight, bias=None):  # noqa: A002
+    # PyTorch adds the bias in addmm, and views its result back for other ranks
+    if bias is None or len(shape_of(weight)) != 2:
+        return None
+    return "AddmmBackward0" if len(shape_of(input)) == 2 else "ViewBackward0"
+
+
+@takes_tensors(grad_fn=_linear_grad_fn)
 def linear(input, weight, bias=None):  # noqa: A002
     """Return `input @ weight.T + bias` (`torch.nn.functional.linear`).
 

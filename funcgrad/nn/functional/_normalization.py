@@ -52,7 +52,7 @@ def _affine(y: Any, weight: Any, bias: Any, shape: tuple[int, ...]) -> Any:
     return y
 
 
-@takes_tensors
+@takes_tensors(grad_fn="NativeLayerNormBackward0")
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):  # noqa: A002
     """Normalize over the last `len(normalized_shape)` axes (`torch.nn.functional.layer_norm`).
 
@@ -95,7 +95,7 @@ def _stat(x: Any) -> Any:
     return value(x) if is_tensor(x) else x
 
 
-@takes_tensors(keep=("running_mean", "running_var"))
+@takes_tensors(keep=("running_mean", "running_var"), grad_fn="NativeBatchNormBackward0")
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,  # noqa: A002
                momentum=0.1, eps=1e-5):  # fmt: skip
     """Apply batch normalization per channel (`torch.nn.functional.batch_norm`).
@@ -165,7 +165,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return _affine(y, weight, bias, cshape)
 
 
-@takes_tensors(keep=("running_mean", "running_var"))
+@takes_tensors(keep=("running_mean", "running_var"), grad_fn="ViewBackward0")
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,  # noqa: A002
                   use_input_stats=True, momentum=0.1, eps=1e-5):  # fmt: skip
     """Normalize each channel of each sample over its spatial axes (`torch.nn.functional.instance_norm`).
@@ -227,7 +227,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     return _affine(y, weight, bias, cshape)
 
 
-@takes_tensors
+@takes_tensors(grad_fn="NativeGroupNormBackward0")
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):  # noqa: A002
     """Normalize over groups of channels (`torch.nn.functional.group_norm`).
 

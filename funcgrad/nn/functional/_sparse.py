@@ -3,7 +3,9 @@
 `embedding` is a gather of rows (`getitem`), whose gradient scatters back
 with repeated indices accumulating; `padding_idx` rows get no gradient, and
 `max_norm` renormalizes the looked-up rows of the weight in place first, as
-PyTorch does. `one_hot` gives int64 values and no gradient.
+PyTorch does; `scale_grad_by_freq` divides each row's gradient by how often
+the input looks it up. On tensors the result's `grad_fn` is PyTorch's
+`EmbeddingBackward0`. `one_hot` gives int64 values and no gradient.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from funcgrad.backend import xp_of
 from funcgrad.errors import OpError
 from funcgrad.nn.functional._adapt import takes_tensors, update_, value
 from funcgrad.ops._util import shape_of
-from funcgrad.ops.elementwise import stop_gradient, where
+from funcgrad.ops.elementwise import add, multiply, stop_gradient, subtract, where
 from funcgrad.ops.index import getitem, normalize_index
 
 __all__ = ["embedding", "one_hot"]
@@ -31,8 +33,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,  # 
         max_norm: Rows looked up with a larger `norm_type`-norm are scaled to it,
             in place in `weight` (a tensor or writeable array).
         norm_type: The norm's exponent for `max_norm`.
-        scale_grad_by_freq: Not supported (must be False).
-        sparse: Not supported (gradients are dense; must be False).
+        scale_grad_by_freq: Divide the gradient of each row by the number of
+            times `input` looks it up.
+        sparse: Not supported (must be False): funcgrad's gradients are dense arrays.
 
     Returns:
         `(*input.shape, embedding_dim)`.
@@ -49,12 +52,12 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,  # 
     return _embedding(input, weight, padding_idx, scale_grad_by_freq, sparse)
 
 
-@takes_tensors
+@takes_tensors(grad_fn="EmbeddingBackward0")
 def _embedding(input, weight, padding_idx, scale_grad_by_freq, sparse):  # noqa: A002
-    if scale_grad_by_freq or sparse:
+    if sparse:
         raise OpError(
-            "funcgrad.nn.functional.embedding: scale_grad_by_freq and sparse gradients are not "
-            "supported; leave them False (gradients are dense)"
+            "funcgrad.nn.functional.embedding: sparse=True is not supported (funcgrad's "
+            "gradients are dense arrays); leave it False"
         )
     idx = np.asarray(value(input)) if xp_of(value(input)) is np else value(input)
     if idx.dtype.kind not in "iu":
@@ -81,6 +84,13 @@ def _embedding(input, weight, padding_idx, scale_grad_by_freq, sparse):  # noqa:
             )
         padding_idx = padding_idx % n
     out = getitem(weight, index=normalize_index((idx,)))
+    if scale_grad_by_freq:
+        # the value unchanged, the gradient of each looked-up entry divided by its row's count
+        xp = xp_of(idx)
+        counts = xp.bincount(idx.reshape(-1), minlength=n)[idx]
+        scale = xp.asarray(1.0 / counts, dtype=value(out).dtype)[..., None]
+        fixed = stop_gradient(out)
+        out = add(fixed, multiply(subtract(out, fixed), scale))
     if padding_idx is not None and (idx == padding_idx).any():
         out = where((idx == padding_idx)[..., None], stop_gradient(out), out)
     return out

@@ -7,7 +7,10 @@ index (`getitem`, whose gradient adds up the positions read twice).
 `interpolate` is separable: per resized axis, a gather (`"nearest"`,
 `"nearest-exact"`) or two gathers mixed by constant weights (`"linear"`,
 `"bilinear"`, `"trilinear"`, with PyTorch's source coordinates for
-`align_corners` true and false); `"area"` is adaptive average pooling.
+`align_corners` true and false), or four (`"bicubic"`, PyTorch's cubic
+convolution with A = -0.75, the taps clamped at the edges); `"area"` is
+adaptive average pooling. On tensors the result's `grad_fn` has PyTorch's
+name (`UpsampleBilinear2DBackward0` ...).
 """
 
 from __future__ import annotations
@@ -146,7 +149,36 @@ def _out_sizes(op: str, sizes, size, scale_factor) -> tuple[list[int], list[floa
     return [int(math.floor(n * s)) for n, s in zip(sizes, scales, strict=True)], list(scales)
 
 
-@takes_tensors
+_UPSAMPLE = {
+    "nearest": "UpsampleNearest",
+    "nearest-exact": "UpsampleNearestExact",
+    "linear": "UpsampleLinear",
+    "bilinear": "UpsampleBilinear",
+    "trilinear": "UpsampleTrilinear",
+    "bicubic": "UpsampleBicubic",
+    "area": "AdaptiveAvgPool",
+}
+
+
+def _interpolate_grad_fn(input, size=None, scale_factor=None, mode="nearest", *args, **kwargs):  # noqa: A002
+    kind = _UPSAMPLE.get(mode)
+    return None if kind is None else f"{kind}{len(shape_of(input)) - 2}DBackward0"
+
+
+def _cubic_weights(t: np.ndarray) -> list[np.ndarray]:
+    # PyTorch's upsample_bicubic2d: Keys' cubic convolution with A = -0.75, taps -1 .. 2
+    a = -0.75
+
+    def near(x: np.ndarray) -> np.ndarray:  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x: np.ndarray) -> np.ndarray:  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+@takes_tensors(grad_fn=_interpolate_grad_fn)
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,  # noqa: A002
                 recompute_scale_factor=None, antialias=False):  # fmt: skip
     """Resize the spatial axes of `input` (`torch.nn.functional.interpolate`).
@@ -156,12 +188,13 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         size: The output's spatial size (an int or a sequence), or None.
         scale_factor: A multiplier per spatial axis (or one for all), or None.
         mode: `"nearest"`, `"nearest-exact"`, `"linear"` (1-d), `"bilinear"` (2-d),
-            `"trilinear"` (3-d) or `"area"`.
+            `"bicubic"` (2-d), `"trilinear"` (3-d) or `"area"`.
         align_corners: For the linear modes: map the corner pixels' centres onto
             each other (True) or the corners' edges (False, the default).
         recompute_scale_factor: Compute the source coordinates from the sizes
             rather than from `scale_factor`.
-        antialias: Not supported (must be False).
+        antialias: Not supported (must be False): funcgrad has no anti-aliased
+            resampling filter.
 
     Returns:
         The resized input.
@@ -181,8 +214,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             f"| bicubic | trilinear | area | nearest-exact (got {mode})"
         )
     if antialias:
-        raise OpError("funcgrad.nn.functional.interpolate: antialias=True is not supported")
-    linear = {"linear": 1, "bilinear": 2, "trilinear": 3}
+        raise OpError(
+            "funcgrad.nn.functional.interpolate: antialias=True is not supported (funcgrad "
+            "has no anti-aliased resampling filter); resize with antialias=False"
+        )
+    linear = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
     if mode in linear and linear[mode] != nd:
         raise OpError(
             f"funcgrad.nn.functional.interpolate: Got {len(shape)}D input, but {mode} mode "
@@ -216,23 +252,34 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if mode not in linear:
             raise OpError(
                 f"funcgrad.nn.functional.interpolate: mode {mode!r} is not supported; use "
-                f"nearest, nearest-exact, linear, bilinear, trilinear or area"
+                f"nearest, nearest-exact, linear, bilinear, bicubic, trilinear or area"
             )
         if align_corners:
             src = dst * ((n - 1) / (m - 1)) if m > 1 else np.zeros(m)
         else:
             scale = (1.0 / s) if s else n / m
-            src = np.maximum((dst + 0.5) * scale - 0.5, 0.0)
-        i0 = np.minimum(np.floor(src).astype(np.int64), n - 1)
-        i1 = np.minimum(i0 + 1, n - 1)
+            src = (dst + 0.5) * scale - 0.5
+            if mode != "bicubic":  # PyTorch clamps the linear modes' source at 0
+                src = np.maximum(src, 0.0)
+        i0 = np.floor(src).astype(np.int64)
         lam = src - i0
+        if mode == "bicubic":
+            taps = [
+                (np.clip(i0 + k, 0, n - 1), w)
+                for k, w in zip(range(-1, 3), _cubic_weights(lam), strict=True)
+            ]
+        else:
+            i0 = np.minimum(i0, n - 1)
+            taps = [(i0, 1.0 - lam), (np.minimum(i0 + 1, n - 1), lam)]
         dtype = value(x).dtype
         wshape = [1] * len(shape)
         wshape[axis] = m
         xp = xp_of(value(x))
-        w1 = xp.asarray(lam.reshape(wshape).astype(dtype))
-        w0 = xp.asarray((1.0 - lam).reshape(wshape).astype(dtype))
-        x = add(multiply(_take(x, axis, i0), w0), multiply(_take(x, axis, i1), w1))
+        mixed = None
+        for idx, w in taps:
+            term = multiply(_take(x, axis, idx), xp.asarray(w.reshape(wshape).astype(dtype)))
+            mixed = term if mixed is None else add(mixed, term)
+        x = mixed
     return x
 
 
@@ -248,7 +295,7 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
-@takes_tensors
+@takes_tensors(grad_fn="PixelShuffleBackward0")
 def pixel_shuffle(input, upscale_factor):  # noqa: A002
     """Rearrange `(*, C r^2, H, W)` into `(*, C, H r, W r)` (`torch.nn.functional.pixel_shuffle`).
 
@@ -274,7 +321,7 @@ def pixel_shuffle(input, upscale_factor):  # noqa: A002
     return reshape(x, shape=(*lead, c // (r * r), h * r, w * r))
 
 
-@takes_tensors
+@takes_tensors(grad_fn="PixelUnshuffleBackward0")
 def pixel_unshuffle(input, downscale_factor):  # noqa: A002
     """Rearrange `(*, C, H r, W r)` into `(*, C r^2, H, W)` (`torch.nn.functional.pixel_unshuffle`).
 
