@@ -69,13 +69,12 @@ def _write(t: Tensor, value: Any) -> None:
         t.copy_(_new_like(Tensor, value, None))
 
 
-def _finish_avg(buf: Any, g: ProcessGroup, what: str) -> None:
-    if buf.dtype.kind not in "fc":
+def _check_avg(op: ReduceOp, dtype: Any, what: str) -> None:
+    if op is ReduceOp.AVG and np.dtype(dtype).kind not in "fc":
         raise ValueError(
-            f"funcgrad.distributed.{what}: ReduceOp.AVG needs a float tensor, got {buf.dtype}; "
+            f"funcgrad.distributed.{what}: ReduceOp.AVG needs a float tensor, got {dtype}; "
             f"use SUM and divide"
         )
-    buf /= g.size
 
 
 def _leaves(obj: Any) -> tuple[list[Any], Any]:
@@ -113,16 +112,15 @@ def all_reduce(
     for leaf in leaves:
         a = _array(leaf)
         check_agree(g, "all_reduce", _code("all_reduce", op), a.shape, a.dtype)
+        _check_avg(op, a.dtype, "all_reduce")
         buf = on_device_of(g, a)
-        if op is ReduceOp.AVG and buf.dtype.kind not in "fc":
-            _finish_avg(buf, g, "all_reduce")
         reqs += g.comm.iallreduce(buf, op)
         bufs.append(buf)
 
     def finish() -> Any:
         for buf in bufs:
             if op is ReduceOp.AVG:
-                _finish_avg(buf, g, "all_reduce")
+                buf /= g.size
         if isinstance(tensor, Tensor):
             _write(tensor, bufs[0])
             return None
@@ -250,11 +248,10 @@ def _scattered(g: ProcessGroup, what: str, stacked: Any, op: ReduceOp) -> tuple[
             f"funcgrad.distributed.{what}: the input needs one slice per rank along its first "
             f"dimension ({g.size}), got shape {tuple(a.shape)}"
         )
+    _check_avg(op, a.dtype, what)
     check_agree(g, what, _code("reduce_scatter", op), a.shape, a.dtype)
     send = on_device_of(g, a)
     recv = on_device_of(g, np.empty(a.shape[1:], dtype=a.dtype))
-    if op is ReduceOp.AVG:
-        _finish_avg(send[:0], g, what)  # checks the dtype only
     return recv, g.comm.ireduce_scatter(send, recv, op)
 
 
@@ -289,7 +286,7 @@ def reduce_scatter(
 
     def finish() -> Any:
         if op is ReduceOp.AVG:
-            _finish_avg(recv, g, "reduce_scatter")
+            recv[...] /= g.size  # in place: the closure's array
         if isinstance(output, Tensor):
             _write(output, recv)
             return None
@@ -391,22 +388,30 @@ def scatter(
     return _done(g, reqs, "scatter", finish, async_op)
 
 
-_META_TAG, _DATA_TAG = 1 << 20, 0
+# a point-to-point message of tag t: its shapes with MPI tag 2t + 1, its data with tag 2t
+_MAX_DIMS = 16
 
 
 def isend(tensor: Any, dst: int, group: ProcessGroup | None = None, tag: int = 0) -> Work:
-    """Start sending `tensor` (a Tensor, an array or a pytree) to rank `dst`; returns a `Work`."""
+    """Start sending `tensor` (a Tensor, an array or a pytree) to rank `dst`; returns a `Work`.
+
+    Each leaf goes with its shape and dtype, which the receiver checks.
+    """
     g = resolve(group)
     peer = g.rank_of(dst)
     leaves, _ = _leaves(tensor)
-    reqs, keep = [], []
+    metas, datas = [], []
     for leaf in leaves:
         a = on_device_of(g, _array(leaf))
-        meta = np.array([a.ndim, *a.shape, np.dtype(a.dtype).num], dtype=np.int64)
-        keep += [meta, a]
-        reqs += g._meta.isend(meta, peer, _META_TAG + tag)
-        reqs += g.comm.isend(a, peer, _DATA_TAG + tag)
-    return Work(g, reqs, "send", lambda: keep and None)
+        meta = np.full(_MAX_DIMS + 2, -1, dtype=np.int64)
+        meta[: a.ndim + 2] = [a.ndim, *a.shape, np.dtype(a.dtype).num]
+        metas.append(meta)
+        datas.append(a)
+    meta_reqs = [r for m in metas for r in g._meta.isend(m, peer, 2 * tag + 1)]
+    data_reqs = [r for a in datas for r in g.comm.isend(a, peer, 2 * tag)]
+    work = Work(g, meta_reqs, "send", comm=g._meta, then=lambda: [(g.comm, data_reqs)])
+    work._buffers = (metas, datas)  # type: ignore[attr-defined]  # alive until sent
+    return work
 
 
 def send(tensor: Any, dst: int, group: ProcessGroup | None = None, tag: int = 0) -> None:
@@ -415,24 +420,32 @@ def send(tensor: Any, dst: int, group: ProcessGroup | None = None, tag: int = 0)
 
 
 def irecv(tensor: Any, src: int, group: ProcessGroup | None = None, tag: int = 0) -> Work:
-    """Start receiving from rank `src` into `tensor`; `wait()` returns what `recv` returns."""
+    """Start receiving from rank `src` into `tensor`; `wait()` returns what `recv` returns.
+
+    Nothing blocks here: the shapes arrive first, then the data is received
+    (so `irecv` before `isend` on both sides of a pair is fine, as in MPI).
+    """
     g = resolve(group)
     peer = g.rank_of(src)
     leaves, treedef = _leaves(tensor)
-    bufs, reqs = [], []
-    for leaf in leaves:
-        a = _array(leaf)
-        meta = np.empty(10, dtype=np.int64)
-        Work(g, g._meta.irecv(meta, peer, _META_TAG + tag), "recv", comm=g._meta).wait()
-        shape, num = tuple(int(s) for s in meta[1 : 1 + meta[0]]), int(meta[1 + meta[0]])
-        if shape != tuple(a.shape) or num != np.dtype(a.dtype).num:
-            raise DistError(
-                f"funcgrad.distributed.recv: rank {src} sent {_dtype_name(num)} {shape}, but "
-                f"rank {g.rank} receives into {a.dtype} {tuple(a.shape)}"
-            )
-        buf = on_device_of(g, np.empty(shape, dtype=a.dtype))
-        reqs += g.comm.irecv(buf, peer, _DATA_TAG + tag)
-        bufs.append(buf)
+    wanted = [_array(leaf) for leaf in leaves]
+    metas = [np.empty(_MAX_DIMS + 2, dtype=np.int64) for _ in wanted]
+    meta_reqs = [r for m in metas for r in g._meta.irecv(m, peer, 2 * tag + 1)]
+    bufs: list[Any] = []
+
+    def receive_data() -> list[tuple[Any, list[Any]]]:
+        reqs = []
+        for a, meta in zip(wanted, metas, strict=True):
+            shape, num = tuple(int(s) for s in meta[1 : 1 + meta[0]]), int(meta[1 + meta[0]])
+            if shape != tuple(a.shape) or num != np.dtype(a.dtype).num:
+                raise DistError(
+                    f"funcgrad.distributed.recv: rank {src} sent {_dtype_name(num)} {shape}, but "
+                    f"rank {g.rank} receives into {a.dtype} {tuple(a.shape)}"
+                )
+            buf = on_device_of(g, np.empty(shape, dtype=a.dtype))
+            reqs += g.comm.irecv(buf, peer, 2 * tag)
+            bufs.append(buf)
+        return [(g.comm, reqs)]
 
     def finish() -> Any:
         if isinstance(tensor, Tensor):
@@ -440,7 +453,7 @@ def irecv(tensor: Any, src: int, group: ProcessGroup | None = None, tag: int = 0
             return src
         return tree_unflatten(treedef, bufs)
 
-    return Work(g, reqs, "recv", finish)
+    return Work(g, meta_reqs, "recv", finish, comm=g._meta, then=receive_data)
 
 
 def _dtype_name(num: int) -> str:

@@ -152,18 +152,30 @@ class Work:
         what: str,
         finish: Callable[[], Any] | None = None,
         comm: Any = None,
+        then: Callable[[], list[tuple[Any, list[Any]]]] | None = None,
     ):
         self._group = group
-        self._comm = group.comm if comm is None else comm
-        self._reqs = list(reqs)
+        # (communicator, its requests) pairs: NCCL's sends carry their shapes over MPI
+        self._pending = [(group.comm if comm is None else comm, list(reqs))]
+        self._then = then  # a second stage, started once the first is done (recv: the data)
         self._what = what
         self._finish = finish
         self._done = False
         self._result: Any = None
 
+    def _test(self) -> bool:
+        """Make progress; whether every stage is done."""
+        while True:
+            if not all(comm.test(reqs) for comm, reqs in self._pending):
+                return False
+            if self._then is None:
+                return True
+            then, self._then = self._then, None
+            self._pending = then()
+
     def is_completed(self) -> bool:
         """Whether the collective is done (it makes progress on it, never blocks)."""
-        return self._done or self._comm.test(self._reqs)
+        return self._done or self._test()
 
     def wait(self, timeout: Any = None) -> Any:
         """Wait for the collective and return its result (the tensor updated, or the new value).
@@ -179,7 +191,7 @@ class Work:
             if timeout is not None:
                 group.timeout = _seconds(timeout)
             try:
-                _poll(group, lambda: self._comm.test(self._reqs), self._what)
+                _poll(group, self._test, self._what)
             finally:
                 group.timeout = saved
             self._done = True

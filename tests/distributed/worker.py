@@ -108,6 +108,11 @@ def check_collectives():
     assert dist.recv(t, src=prv, tag=3) == prv
     sent.wait()
     close(t.numpy(), xs[prv])
+    # irecv posted before the matching isend, on every rank at once (nothing blocks)
+    pending = dist.irecv(np.zeros((3, 4)), src=prv, tag=5)
+    sent = dist.isend(xs[R] * 2, dst=nxt, tag=5)
+    close(pending.wait(), xs[prv] * 2)
+    sent.wait()
     # a group of some ranks; barrier
     members = [0, N - 1]
     sub = dist.new_group(members)
