@@ -112,10 +112,11 @@ def test_normalization_second_order_and_forward_mode():
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=ids)
 @given(shape=st.lists(st.integers(1, 3), max_size=2), n=st.integers(1, 5), seed=st.integers(0, 99),
-       padding=st.booleans())  # fmt: skip
-def test_embedding(dtype, shape, n, seed, padding):
+       padding=st.booleans(), by_freq=st.booleans())  # fmt: skip
+def test_embedding(dtype, shape, n, seed, padding, by_freq):
     idx = np.random.default_rng(seed).integers(0, n, size=shape)
     opts = {"padding_idx": int(idx.reshape(-1)[0]) - n * (seed % 2)} if padding and idx.size else {}
+    opts["scale_grad_by_freq"] = by_freq
     compare("embedding", [idx, _x(seed, (n, 3))], opts, dtype=dtype)
 
 
@@ -156,7 +157,7 @@ def test_pad(mode, dtype, k, pads, seed):
 @pytest.mark.parametrize("dtype", DTYPES, ids=ids)
 @given(
     nd=st.integers(1, 3),
-    mode=st.sampled_from(["nearest", "nearest-exact", "linear", "area"]),
+    mode=st.sampled_from(["nearest", "nearest-exact", "linear", "area", "bicubic"]),
     by_size=st.booleans(),
     align=st.booleans(),
     sizes=st.lists(st.integers(1, 4), min_size=3, max_size=3),
@@ -166,6 +167,8 @@ def test_pad(mode, dtype, k, pads, seed):
 def test_interpolate(dtype, nd, mode, by_size, align, sizes, scale, seed):
     if mode == "area" and nd == 3:
         mode = "nearest"
+    if mode == "bicubic":
+        nd = 2
     x = _x(seed, (2, 2, *sizes[:nd]))
     opts = {"mode": {1: "linear", 2: "bilinear", 3: "trilinear"}[nd] if mode == "linear" else mode}
     if by_size:
@@ -174,7 +177,7 @@ def test_interpolate(dtype, nd, mode, by_size, align, sizes, scale, seed):
         opts["scale_factor"] = scale
         if any(int(n * scale) == 0 for n in sizes[:nd]):
             opts["scale_factor"] = 2.0
-    if mode == "linear":
+    if mode in ("linear", "bicubic"):
         opts["align_corners"] = align
     compare("interpolate", [x], opts, dtype=dtype)
 
