@@ -135,15 +135,15 @@ def _log_softmax_forward(xp: ModuleType, x: Array, *, axis: Axis) -> Array:
 
 def _log_softmax_vjp(ct: Array, out: Array, x: Array, *, axis: Axis) -> Array:
     # ct - softmax * sum(ct); 0 on a slice that is all -inf
-    out_v = value_of(out)
-    live = (out_v != _NEG_INF).any(axis=axis, keepdims=True)
+    # NOTE: `~(out <= -inf)` is `out != -inf` (NaN included), compared on the node itself,
+    # which funcgrad.jit sees (and guards) where value_of(out) would be an unseen read
+    live = (~(out <= _NEG_INF)).any(axis=axis, keepdims=True)
     return where(live, ct - exp(out) * sum_(ct, axis=axis, keepdims=True), 0.0)
 
 
 def _log_softmax_jvp(x_t: Array, out: Array, x: Array, *, axis: Axis) -> Array:
-    # x_t - sum(softmax * x_t); 0 on a slice that is all -inf
-    out_v = value_of(out)
-    live = (out_v != _NEG_INF).any(axis=axis, keepdims=True)
+    # x_t - sum(softmax * x_t); 0 on a slice that is all -inf (`out != -inf`, as in the VJP)
+    live = (~(out <= _NEG_INF)).any(axis=axis, keepdims=True)
     return where(live, x_t - sum_(x_t * exp(out), axis=axis, keepdims=True), 0.0)
 
 
