@@ -250,9 +250,6 @@ class _SelfComm:
     def irecv(self, buf: Any, src: int, tag: int) -> list[Any]:
         raise DistError("funcgrad.distributed.recv: a world of one process has no peer")
 
-    def split(self, ranks: Sequence[int]) -> Any:
-        return self
-
     def free(self) -> None:
         pass
 
@@ -314,13 +311,6 @@ class _MpiComm:
     def irecv(self, buf: Any, src: int, tag: int) -> list[Any]:
         return [self.comm.Irecv(buf, source=src, tag=tag)]
 
-    def split(self, ranks: Sequence[int]) -> Any:
-        # MPI_Comm_create_group is collective over the new group's members only.
-        group = self.comm.Get_group().Incl(list(ranks))
-        comm = self.comm.Create_group(group)
-        group.Free()
-        return _MpiComm(comm)
-
     def free(self) -> None:
         if self.comm != self.MPI.COMM_WORLD:
             self.comm.Free()
@@ -346,7 +336,7 @@ class _NcclComm:
     recorded after it, which `test` queries (so waiting polls a deadline too).
     """
 
-    def __init__(self, mpi: _MpiComm, ranks: Sequence[int] | None = None):
+    def __init__(self, mpi: _MpiComm):
         cupy, nccl = _cupy()
         if cupy.cuda.runtime.getDeviceCount() == 0:
             raise DeviceError(
@@ -465,9 +455,6 @@ class _NcclComm:
         t = self._type(buf)
         return self._after(lambda s: self.comm.recv(buf.data.ptr, buf.size, t, src, s))
 
-    def split(self, ranks: Sequence[int]) -> Any:
-        return _NcclComm(self.mpi.split(ranks))
-
     def free(self) -> None:
         self.comm.destroy()
 
@@ -516,13 +503,24 @@ class ProcessGroup:
         status = MPI.Status()
         if errors.Iprobe(source=MPI.ANY_SOURCE, tag=_ERROR_TAG, status=status):
             message = errors.recv(source=status.Get_source(), tag=_ERROR_TAG)
-            raise DistBackendError(
+            error = DistBackendError(
                 f"funcgrad.distributed.{what}: rank {status.Get_source()} failed, so rank "
                 f"{errors.Get_rank()} stops too. Rank {status.Get_source()} reported:\n{message}"
             )
+            error._from_peer = True  # type: ignore[attr-defined]  # not reported back to all
+            raise error
 
     def rank_of(self, global_rank: int) -> int:
-        """The group rank of a global rank."""
+        """The group rank of a global rank.
+
+        Raises:
+            ValueError: If that rank is not a member of the group.
+        """
+        if global_rank not in self.ranks:
+            raise ValueError(
+                f"funcgrad.distributed: rank {global_rank} is not in this process group (its "
+                f"members are the global ranks {list(self.ranks)})"
+            )
         return self.ranks.index(global_rank)
 
     def __repr__(self) -> str:
