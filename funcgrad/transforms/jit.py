@@ -508,28 +508,6 @@ def build_plan(
         if type(other) is Node:
             roots.append(other)
     order = toposort(*roots) if roots else []
-    for node in order:
-        if id(node) not in b.names:
-            b.step(node)
-    for node, kind, _, _, line in rec.reads:
-        if kind == "value" and b.names[id(node)] in b.dynamic:
-            return (
-                None,
-                (
-                    f"the value of a traced node is read outside funcgrad operations at {line} "
-                    f"(funcgrad.ops._util.value_of, as derivative rules of piecewise functions "
-                    f"such as maximum do), so a replay could give a different result"
-                ),
-                out_def,
-            )
-    b = _Builder(inputs, rec)
-    b.emit_draws()
-    roots = [v for v in leaves if type(v) is Node]
-    for node, _, _, other, _ in rec.reads:
-        roots.append(node)
-        if type(other) is Node:
-            roots.append(other)
-    order = toposort(*roots) if roots else []
     # Guards go right after the later of the nodes they read.
     after: dict[int, list[tuple[Node, str, Any, Any, str]]] = collections.defaultdict(list)
     for read in rec.reads:
@@ -541,6 +519,14 @@ def build_plan(
             b.step(node)
         for read in after.get(id(node), ()):
             b.guard(read)
+    for node, kind, _, _, line in rec.reads:
+        if kind == "value" and b.names[id(node)] in b.dynamic:
+            why = (
+                f"the value of a traced node is read outside funcgrad operations at {line} "
+                f"(funcgrad.ops._util.value_of, as derivative rules of piecewise functions "
+                f"such as maximum do), so a replay could give a different result"
+            )
+            return None, why, out_def
     exprs = []
     for v in leaves:
         e = b.names[id(v)] if type(v) is Node else b.const(v)
