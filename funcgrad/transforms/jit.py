@@ -644,7 +644,7 @@ class Jitted:
 
     Attributes:
         fn: The function given to `jit`.
-        cache_size: How many signatures keep their plans (least recently used dropped).
+        cache_size: How many signatures keep their plans (the oldest traced dropped first).
         max_retraces: After this many retraces for one signature, warn once.
     """
 
