@@ -173,12 +173,12 @@ def polyfit(
 def roots(p: Any) -> Any:
     """Return the roots of the polynomial with coefficients `p` (highest power first), as `numpy.roots`.
 
-    Real roots are differentiable in `p`: for a simple root,
-    `dr = -(sum_k dp_k r^(N-k)) / p'(r)` (the implicit function theorem);
-    a repeated root has an infinite derivative (non-finite gradients). Where
-    some roots are complex the result is complex: computed on plain arrays,
-    but on a graph node it raises `DtypeError` (complex results are not
-    differentiated by this function).
+    The roots are differentiable in `p`, real or complex (the eigenvalues of
+    the companion matrix, as NumPy computes them): for a simple root,
+    `dr = -(sum_k dp_k r^(N-k)) / p'(r)` (the implicit function theorem,
+    holomorphic in `p`); a repeated root has an infinite derivative
+    (non-finite gradients). Where some roots are complex the result is
+    complex, as in NumPy.
 
     Args:
         p: A 1-D array or graph node of coefficients.

@@ -1682,7 +1682,6 @@ def _powers(r: Array, n: int) -> Array:
 
 def _roots_parts(p: Array, r: Array) -> tuple[Array, Array]:
     """(P, p'(r)): P[i, k] = r_i^(N - k), and the derivative of the polynomial at each root."""
-    _real_only("roots", p)
     n = shape_of(p)[0] - 1
     powers = _powers(r, n)
     weights = _const_like(p, np.arange(n, 0, -1, dtype=np.float64))
@@ -1693,7 +1692,9 @@ def _roots_parts(p: Array, r: Array) -> tuple[Array, Array]:
 
 
 def _roots_vjp(ct: Array, out: Array, p: Array) -> Array:
-    # p(r_i) = 0 for every coefficient vector: dr_i = -sum_k dp_k r_i^(N-k) / p'(r_i)
+    # p(r_i) = 0 for every coefficient vector: dr_i = -sum_k dp_k r_i^(N-k) / p'(r_i).
+    # Holomorphic in p, so the rule holds as it is for complex roots and coefficients
+    # (the engine takes the real part of a real p's cotangent)
     powers, slope = _roots_parts(p, out)
     return -matmul(ct / slope, powers)
 
@@ -1726,8 +1727,8 @@ roots: Primitive = register(
         forward=_roots_forward,
         vjp=(_roots_vjp,),
         jvp=(_roots_jvp,),
-        sample=Sample(_roots_sample),
-        doc="roots of a polynomial from its coefficients (real, simple roots differentiable)",
+        sample=Sample(_roots_sample, complex=True),
+        doc="roots of a polynomial from its coefficients (simple roots differentiable, complex too)",
     )
 )
 

@@ -562,8 +562,32 @@ def test_vander_polyfit_roots_match_numpy():
     np.testing.assert_allclose(fnp.roots(p), np.roots(p))
     complex_p = np.array([1.0, 0.0, 1.0])
     np.testing.assert_allclose(fnp.roots(complex_p), np.roots(complex_p))  # plain values
-    with pytest.raises(DtypeError, match="roots"):
-        fg.grad(lambda q: fnp.sum(fnp.real(fnp.roots(q))))(complex_p)
+    assert fg.vjp(fnp.roots, complex_p)[0].dtype == np.roots(complex_p).dtype  # on nodes
+
+
+@pytest.mark.parametrize(
+    "p",
+    [
+        np.poly([1.0 + 0.5j, 1.0 - 0.5j, -0.7]).real * 2.0,  # real, complex-conjugate roots
+        np.poly([0.8 + 0.3j, -0.5 - 0.2j, 1.6 + 0.1j]) * (1.0 - 0.5j),  # complex coefficients
+    ],
+    ids=["real", "complex"],
+)
+def test_complex_roots_gradients_match_finite_differences(p):
+    # check_grads draws complex directions: the real and the imaginary direction
+    fg.check_grads(fnp.roots, (p,), order=2, modes=("fwd", "rev"))
+    # a real objective: grad is d/dRe - i d/dIm (JAX's convention)
+    w = np.array([0.3 - 0.2j, -0.8 + 0.1j, 0.5 + 0.6j])
+
+    def loss(q):
+        return fnp.sum(fnp.real(fnp.roots(q) * w))
+
+    if p.dtype.kind == "c":
+        want = _fd_grad(lambda a: float(loss(a + 1j * p.imag)), p.real)
+        want = want - 1j * _fd_grad(lambda b: float(loss(p.real + 1j * b)), p.imag)
+    else:  # (real coefficients: NumPy's real eigenvalue routine, its order of the roots)
+        want = _fd_grad(lambda a: float(loss(a)), p)
+    np.testing.assert_allclose(fg.grad(loss)(p), want, rtol=1e-6, atol=1e-8)
 
 
 def test_polynomial_gradients_match_finite_differences():
