@@ -1,18 +1,38 @@
-"""funcgrad benchmarks: issue 7's table W1-W6, funcgrad next to its peers in the same run.
+"""funcgrad benchmarks: issues 7 and 18's table, funcgrad next to its peers in the same run.
 
-    python benchmarks/run.py              # the full table, 3 to 5 minutes on 2 shared cores
-    python benchmarks/run.py --quick      # fewer repeats, smaller W5 and C: about 25 s
-    python benchmarks/run.py --only W1,W4 # a selection (also CV1-CV3, C, N; the old a, b, c)
-    python benchmarks/run.py --profile    # and a profile of funcgrad for every FAIL
+    python benchmarks/run.py                  # the full table, several minutes on 2 shared cores
+    python benchmarks/run.py --quick          # fewer rounds, smaller W5 and C: a smoke test
+    python benchmarks/run.py --only W1,W4     # a selection (W1-W9, OPT-SGD, OPT-Adam, CV1-CV3, C, N)
+    python benchmarks/run.py --mode process   # each framework in its own fresh process
+    python benchmarks/run.py --markdown       # and the table in the README's format
+    python benchmarks/run.py --profile        # and a profile of funcgrad for every target not met
 
-Each workload runs forward plus full backward in funcgrad's functional path
-(`value_and_grad`, `hvp`) and its imperative path (`Tensor.backward()`,
-`autograd.grad`), in PyTorch eager, in HIPS autograd and written by hand with
-NumPy, all in this process and taking turns (one call of each per round, the
-order rotating between rounds), so that the machine's load hits all alike.
-Figures are medians; ratios are funcgrad / peer. Every funcgrad result is
-checked against the NumPy one (max abs diff, and relative to the largest
-reference entry); nothing is asserted.
+Each workload runs one step (forward plus full backward; W7 and W8 also
+the optimizer's update) in funcgrad's functional path (`value_and_grad`,
+`hvp`, `funcgrad.optimizers`), its imperative path (`Tensor.backward()`,
+`autograd.grad`, `funcgrad.optim`), `funcgrad.jit` when
+`benchmarks/jit_bench.py` provides it (`build(wid)`; else the column says
+n/a), PyTorch eager, HIPS autograd and written by hand with NumPy. W9 comes
+from `benchmarks/vmap_bench.py` (`build()`), n/a until it exists.
+
+Modes (`--mode`): `turns` (default; all implementations in this process, a
+block of calls each per round, the order rotating between rounds, so that
+the machine's load hits all alike), `interleaved` (the same, each call
+timed and a round's figure the median of its calls) and `process` (each
+implementation in a fresh process per round that imports no other peer:
+how a user experiences it). The garbage collector stays on. Figures are
+medians over rounds; ratios are funcgrad / peer, each with a bootstrap 95%
+interval over the rounds (resampled in pairs) and a verdict against its
+target: met (the interval at or below it), missed (above), undecided. The
+1-minute load is recorded at the start and the end; above 0.5 at the start
+(1.5 at the end, where this run counts about 1) the run is "not a verdict".
+Every funcgrad result is checked against the NumPy one (max abs diff, and
+relative to the largest reference entry); nothing is asserted.
+
+Targets: W1-W3, W5 (time and memory), W6, W8, OPT, W9: funcgrad <= torch;
+W4: <= 1.02 x hand-written NumPy; W7: <= hand-written NumPy (moonshot:
+torch, the fg/torch column). jit: W1, W3, W6 <= 1.3 x NumPy, W2, W5 <= 2 x,
+W4 <= 1.01 x. docs/developer/performance.md explains the table.
 
 One thread: when run as a script this module sets `OMP_NUM_THREADS`,
 `OPENBLAS_NUM_THREADS` and `MKL_NUM_THREADS` to 1 at the top, before NumPy
@@ -23,17 +43,13 @@ The peers are optional (`pip install -e ".[bench]"`): a missing one gets the
 line "skipped: torch not installed" and its columns say "skipped".
 
 W5 (a chain of 200,000 scalar primitives: 100,000 steps
-`x = x*0.99999 + 0.00001`, one multiply and one add each; the issue's peer
-figures, +175 MiB for torch and +197 MiB for autograd, match this count)
-runs each implementation in a fresh process (this script with
-`--w5-child NAME`), taking turns over the rounds: its time, and its peak
-memory above the baseline as the growth of the peak resident set size
-(`ru_maxrss`; on Linux read as `VmHWM`, see `_maxrss_bytes`) from after the
-imports and a small warm-up to the end of the run, the same measure for all
-(PyTorch's allocations are invisible to tracemalloc).
-
-Targets: W1-W3, W5 (time and memory) and W6: funcgrad <= torch; W4:
-funcgrad <= 1.02 x hand-written NumPy. Both funcgrad paths are judged.
+`x = x*0.99999 + 0.00001`, one multiply and one add each) runs each
+implementation in a fresh process (this script with `--w5-child NAME`),
+taking turns over the rounds: its time, and its peak memory above the
+baseline as the growth of the peak resident set size (`ru_maxrss`; on
+Linux read as `VmHWM`, see `_maxrss_bytes`) from after the imports and a
+small warm-up to the end of the run, the same measure for all (PyTorch's
+allocations are invisible to tracemalloc).
 
 Details kept from the earlier version of this script: the split of W1/W2
 into graph building and `funcgrad.backward`, W4 through `funcgrad.backward`,
@@ -1019,7 +1035,7 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="fewer rounds, W5 with 25,000 steps in one round, C with 100,000 nodes",
+        help="fewer rounds, W5 with 25,000 steps in two rounds, C with 100,000 nodes",
     )
     parser.add_argument(
         "--only",

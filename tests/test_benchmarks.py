@@ -117,3 +117,28 @@ def test_import_funcgrad_leaves_scipy_and_torch_out():
     code = "import sys, funcgrad; print(sorted({'scipy', 'torch'} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_table_rows_and_the_readme_table(capsys):
+    rounds = {"numpy": [1.0, 1.1, 0.9], "torch": [2.0, 2.2, 1.8], "fg_func": [1.0, 1.1, 0.9]}
+    entry = {
+        "wid": "W3",
+        "title": "an MLP",
+        "unit": "ms",
+        "values": {k: float(np.median(v)) for k, v in rounds.items()},
+        "rounds": rounds,
+        "diffs": {"fg_func": (0.0, 0.0)},
+        "target": ("torch", 1.0),
+        "jit_target": ("numpy", 1.3),
+    }
+    rows, misses = run.table_rows({"rows": [entry]}, verdict_ok=False)
+    functional, jit = rows  # no imperative figure: no row; no jit: an n/a row
+    cells = dict(zip(run.TABLE_HEADER, functional, strict=True))
+    assert cells["funcgrad path"] == "functional" and cells["fg/torch"] == "0.50x"
+    assert cells["fg/target, 95% CI"] == "0.50x [0.50, 0.50]"
+    assert cells["result"] == "not a verdict (met)" and misses == []
+    assert jit[2] == "jit" and jit[3] == "n/a" and jit[run.TABLE_HEADER.index("result")] == "n/a"
+    run.print_readme_table(rows)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("| id | workload (unit) | funcgrad path | funcgrad | torch |")
+    assert lines[2].split(" | ")[-2:] == ["not a verdict (met)", "0.50x [0.50, 0.50] |"]
