@@ -1598,8 +1598,7 @@ def _sylvester_sample(g: Draw) -> Drawn:
 
 
 def _sylvester_vjp(ct: Array, out: Array, a: Array, b: Array, q: Array) -> tuple[Array, ...]:
-    for m in (a, b, q):
-        _real_only("solve_sylvester", m)
+    # X is holomorphic in a, b, q: plain transposes, complex matrices too
     q_bar = solve_sylvester(_mT(a), _mT(b), ct)
     return -matmul(q_bar, _mT(out)), -matmul(_mT(out), q_bar), q_bar
 
@@ -1608,8 +1607,6 @@ def _sylvester_jvp(
     tangents: Sequence[Array | None], out: Array, a: Array, b: Array, q: Array
 ) -> Array | None:
     a_t, b_t, q_t = tangents
-    for m in (a, b, q):
-        _real_only("solve_sylvester", m)
     rhs = None
     for term in (
         q_t,
@@ -1627,8 +1624,8 @@ solve_sylvester: Primitive = register(
         forward=_sylvester_forward,
         vjp=_sylvester_vjp,
         jvp=_sylvester_jvp,
-        sample=Sample(_sylvester_sample),
-        doc="X with a @ X + X @ b = q (SciPy's solve_sylvester)",
+        sample=Sample(_sylvester_sample, complex=True),
+        doc="X with a @ X + X @ b = q (SciPy's solve_sylvester; complex too)",
     )
 )
 

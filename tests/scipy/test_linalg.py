@@ -167,6 +167,16 @@ def test_solve_sylvester():
         fsl.solve_sylvester(a, b, q.T)
 
 
+def test_solve_sylvester_complex():
+    a = _near_identity(3) * 2 + 0.3j * RNG.normal(size=(3, 3))
+    b = _near_identity(2) - 0.2j * RNG.normal(size=(2, 2))
+    q = RNG.normal(size=(3, 2)) + 1j * RNG.normal(size=(3, 2))
+    np.testing.assert_allclose(fsl.solve_sylvester(a, b, q), sl.solve_sylvester(a, b, q))
+    # central differences along complex directions (real and imaginary parts), both modes
+    fg.check_grads(fsl.solve_sylvester, (a, b, q), order=2, modes=("fwd", "rev"))
+    fg.check_grads(lambda y: fsl.solve_sylvester(y, b.real, q.real), (a,), order=1)
+
+
 def test_gradients_agree_with_hips_autograd():
     anp = requires("autograd.numpy")
     asl = requires("autograd.scipy.linalg")
