@@ -245,16 +245,17 @@ def jit_impl(wid: str):
     The contract with `benchmarks/jit_bench.py`: `build(wid)` returns a
     zero-argument function giving the same results as the workload's other
     implementations (value first, then gradients), or None when it has no
-    jitted version of `wid`. A missing module, a missing `build` or a
-    failing build (reported) all read as n/a: the eager columns never
-    depend on the jit.
+    jitted version of `wid`; or `BUILDERS[wid]()` returns `(impls, jitted)`.
+    A missing module or entry, or a failing build (reported), all read as
+    n/a: the eager columns never depend on the jit.
     """
     module, _ = _optional("jit_bench")
     build = getattr(module, "build", None)
-    if build is None:
+    builders = getattr(module, "BUILDERS", {})
+    if build is None and wid not in builders:
         return None
     try:
-        return build(wid)
+        return build(wid) if build is not None else builders[wid]()[1]
     except Exception as e:  # noqa: BLE001  (reported; the row says n/a)
         print(f"jit {wid}: jit_bench.build failed: {type(e).__name__}: {e}", file=sys.stderr)
         return None
