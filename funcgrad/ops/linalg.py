@@ -1774,7 +1774,7 @@ def _permuted_rows(x: Array, perm: Array) -> Array:
 
 
 def _lu_parts(x: Array, out: Array) -> tuple[Array, Array]:
-    _real_only("lu_factor", x)
+    # L and U are holomorphic in x (for fixed pivots): the rules hold for complex x as written
     n = shape_of(x)[-1]
     lower = tril(out, k=-1) + _eye_like(x, n)
     return lower, triu(out, k=0)
@@ -1812,7 +1812,7 @@ lu_factor: Primitive = register(
         forward=_lu_forward,
         vjp=(_lu_vjp,),
         jvp=(_lu_jvp,),
-        sample=Sample(_lu_sample),
+        sample=Sample(_lu_sample, complex=True),
         doc="L and U of P^T x = L U packed in one matrix (SciPy's lu_factor, its first result)",
     )
 )

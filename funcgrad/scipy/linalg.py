@@ -66,11 +66,19 @@ def _triangle(a, lower, unit_diagonal):
     return t
 
 
+def _conjugated(a):
+    """`a` conjugated if complex (a real matrix's conjugate transpose is its transpose)."""
+    return _ew.conjugate(a) if _np.iscomplexobj(_nla._value_of(a)) else a
+
+
 def _trans(trans):
+    """None for `a x = b`, "T" for `a^T x = b`, "C" for `a^H x = b` (SciPy's `trans`)."""
     if trans in (0, "N", "n"):
-        return False
-    if trans in (1, "T", "t", 2, "C", "c"):  # real matrices: the conjugate transpose is T
-        return True
+        return None
+    if trans in (1, "T", "t"):
+        return "T"
+    if trans in (2, "C", "c"):
+        return "C"
     raise _OpError(
         f"funcgrad.scipy.linalg.solve_triangular: trans={trans!r} must be 0, 1, 2, 'N', 'T' or 'C'"
     )
@@ -88,7 +96,7 @@ def solve_triangular(
     Args:
         a: An array or graph node of shape `(..., n, n)`.
         b: An array or graph node of shape `(n,)` or `(..., n, k)`.
-        trans: 0 or `"N"` (`T x = b`), 1, 2, `"T"` or `"C"` (`T^T x = b`).
+        trans: 0 or `"N"` (`T x = b`), 1 or `"T"` (`T^T x = b`), 2 or `"C"` (`T^H x = b`).
         lower: Read the lower triangle (default: the upper one).
         unit_diagonal: Take the diagonal as ones.
         overwrite_b: Ignored (funcgrad never overwrites).
@@ -106,8 +114,9 @@ def solve_triangular(
     a, b = _arr(a), _arr(b)
     _need_matrix("solve_triangular", a, square=True)
     t = _triangle(a, bool(lower), bool(unit_diagonal))
-    if _trans(trans):
-        t = _la._mT(t)
+    mode = _trans(trans)
+    if mode is not None:
+        t = _la._mT(t) if mode == "T" else _conjugated(_la._mT(t))
     return _la.solve(t, b)
 
 
@@ -533,7 +542,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
         lu_and_piv: The pair `(lu, piv)` of `lu_factor`.
         b: An array or graph node of shape `(n,)` or `(n, k)` (or a stack
             of `(n, k)` matrices for a stack of factorizations).
-        trans: 0 (`a x = b`), 1 or 2 (`a^T x = b`).
+        trans: 0 (`a x = b`), 1 (`a^T x = b`) or 2 (`a^H x = b`).
         overwrite_b: Ignored.
         check_finite: Ignored.
 
@@ -555,6 +564,8 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
         y = solve_triangular(lu, _la._permuted_rows(col, perm), lower=True, unit_diagonal=True)
         x = solve_triangular(lu, y, lower=False)
     elif trans in (1, 2, "T", "C"):
+        if trans in (2, "C"):  # a^H = conj(a)^T, and conj(lu) factors conj(a)
+            lu = _conjugated(lu)
         z = solve_triangular(lu, col, trans=1, lower=False)
         w = solve_triangular(lu, z, trans=1, lower=True, unit_diagonal=True)
         x = _la._permuted_rows(w, _np.argsort(perm, axis=-1))

@@ -177,6 +177,25 @@ def test_solve_sylvester_complex():
     fg.check_grads(lambda y: fsl.solve_sylvester(y, b.real, q.real), (a,), order=1)
 
 
+@pytest.mark.parametrize("trans", [0, 1, 2])
+def test_lu_factor_and_lu_solve_complex(trans):
+    a = RNG.normal(size=(3, 3)) + 1j * RNG.normal(size=(3, 3))
+    b = RNG.normal(size=(3, 2)) + 1j * RNG.normal(size=(3, 2))
+    lu, piv = fsl.lu_factor(a)
+    lu_ref, piv_ref = sl.lu_factor(a)
+    np.testing.assert_allclose(lu, lu_ref, rtol=1e-12)
+    np.testing.assert_array_equal(piv, piv_ref)
+    np.testing.assert_allclose(
+        fsl.lu_solve((lu, piv), b, trans=trans), sl.lu_solve((lu_ref, piv_ref), b, trans=trans)
+    )
+    np.testing.assert_allclose(
+        fsl.solve_triangular(a, b, trans=trans), sl.solve_triangular(a, b, trans=trans)
+    )
+    # central differences along complex directions (real and imaginary parts), both modes
+    fg.check_grads(lambda y: fsl.lu_factor(y)[0], (a,), order=2, modes=("fwd", "rev"))
+    fg.check_grads(lambda y, c: fsl.lu_solve(fsl.lu_factor(y), c, trans=trans), (a, b), order=1)
+
+
 def test_gradients_agree_with_hips_autograd():
     anp = requires("autograd.numpy")
     asl = requires("autograd.scipy.linalg")
