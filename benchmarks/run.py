@@ -119,7 +119,9 @@ DETAIL_LABEL = {
 
 def _snapshot(result):
     """A copy of an implementation's results (later calls may write into the arrays)."""
-    return tuple(np.array(r, copy=True) for r in result)
+    if isinstance(result, tuple):
+        return tuple(np.array(r, copy=True) for r in result)
+    return np.array(result, copy=True) if isinstance(result, np.ndarray) else result
 
 
 def timed_rounds(fns: dict, rounds: int, inner: int = 1, per_call: bool = False):
@@ -790,7 +792,7 @@ def profile_w5_memory(path: str, n: int) -> None:
 
 
 def profile_failures(fails: list, impls: dict, w5: dict | None) -> None:
-    print("\n## Profiles of the funcgrad side of each FAIL")
+    print("\n## Profiles of the funcgrad side of each target not met")
     for wid, path, unit in fails:
         label = f"{wid} {PATH_LABEL[path]}"
         if wid == "W5" and unit == "MiB":
