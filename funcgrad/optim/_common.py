@@ -54,12 +54,19 @@ def check_betas(betas: Any) -> tuple[float, float]:
     return b1, b2
 
 
-def steps_as_tensors(opt: Optimizer, group: dict[str, Any]) -> None:
-    """Loaded Python-number `step`s become 0-d tensors, as PyTorch's `__setstate__` does."""
-    for p in group["params"]:
-        p_state = opt.state.get(p, {})
-        if len(p_state) != 0 and "step" in p_state and not hasattr(p_state["step"], "_value"):
-            p_state["step"] = _tensors.step_tensor(float(p_state["step"]))
+def restore_options(
+    opt: Optimizer, options: dict[str, Any], counters: tuple[str, ...] = ("step",)
+) -> None:
+    """PyTorch's `__setstate__` steps: options an older checkpoint lacks take these defaults,
+    and loaded Python-number counters (`step` ...) become 0-d tensors."""
+    for group in opt.param_groups:
+        for name, value in options.items():
+            group.setdefault(name, value)
+        for p in group["params"]:
+            p_state = opt.state.get(p, {})
+            for name in counters:
+                if name in p_state and not hasattr(p_state[name], "_value"):
+                    p_state[name] = _tensors.step_tensor(float(p_state[name]))
 
 
 def advance(step_t: Any) -> float:

@@ -14,6 +14,7 @@ from funcgrad.optim._common import (
     complex_view,
     each_param,
     real_view,
+    restore_options,
     update,
 )
 from funcgrad.optim.optimizer import Optimizer
@@ -98,15 +99,9 @@ class Adagrad(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
-        for p_state in self.state.values():
-            if isinstance(p_state, dict) and "step" in p_state:
-                if not hasattr(p_state["step"], "_value"):
-                    p_state["step"] = _tensors.step_tensor(float(p_state["step"]))
+        restore_options(
+            self, {"foreach": None, "maximize": False, "differentiable": False, "fused": None}
+        )
 
     def share_memory(self) -> None:
         """Accepted for PyTorch's API: there are no worker processes sharing state here."""

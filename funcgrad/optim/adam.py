@@ -15,7 +15,7 @@ from funcgrad.optim._common import (
     ema,
     ema_sq,
     real_view,
-    steps_as_tensors,
+    restore_options,
     update,
 )
 from funcgrad.optim.optimizer import Optimizer
@@ -116,15 +116,18 @@ class Adam(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("fused", None)
-            steps_as_tensors(self, group)
+        restore_options(
+            self,
+            {
+                "amsgrad": False,
+                "maximize": False,
+                "foreach": None,
+                "capturable": False,
+                "differentiable": False,
+                "decoupled_weight_decay": False,
+                "fused": None,
+            },
+        )
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform one optimization step; return the closure's loss (or None)."""

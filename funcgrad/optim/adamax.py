@@ -14,7 +14,7 @@ from funcgrad.optim._common import (
     each_param,
     ema,
     real_view,
-    steps_as_tensors,
+    restore_options,
     update,
 )
 from funcgrad.optim.optimizer import Optimizer
@@ -87,12 +87,9 @@ class Adamax(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-            steps_as_tensors(self, group)
+        restore_options(
+            self, {"foreach": None, "maximize": False, "differentiable": False, "capturable": False}
+        )
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform one optimization step; return the closure's loss (or None)."""

@@ -13,7 +13,7 @@ from funcgrad.optim._common import (
     each_param,
     ema,
     ema_sq,
-    steps_as_tensors,
+    restore_options,
     update,
     zero_state,
 )
@@ -97,17 +97,17 @@ class NAdam(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            steps_as_tensors(self, group)
-            for p in group["params"]:
-                p_state = self.state.get(p, {})
-                if "mu_product" in p_state and not hasattr(p_state["mu_product"], "_value"):
-                    p_state["mu_product"] = _tensors.step_tensor(float(p_state["mu_product"]))
+        restore_options(
+            self,
+            {
+                "maximize": False,
+                "foreach": None,
+                "capturable": False,
+                "differentiable": False,
+                "decoupled_weight_decay": False,
+            },
+            ("step", "mu_product"),
+        )
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform one optimization step; return the closure's loss (or None)."""

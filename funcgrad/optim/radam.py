@@ -13,7 +13,7 @@ from funcgrad.optim._common import (
     each_param,
     ema,
     ema_sq,
-    steps_as_tensors,
+    restore_options,
     update,
 )
 from funcgrad.optim.optimizer import Optimizer
@@ -92,13 +92,16 @@ class RAdam(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("capturable", False)
-            steps_as_tensors(self, group)
+        restore_options(
+            self,
+            {
+                "foreach": None,
+                "maximize": False,
+                "differentiable": False,
+                "decoupled_weight_decay": False,
+                "capturable": False,
+            },
+        )
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform one optimization step; return the closure's loss (or None)."""

@@ -14,7 +14,7 @@ from funcgrad.optim._common import (
     ema,
     ema_sq,
     real_view,
-    steps_as_tensors,
+    restore_options,
     update,
 )
 from funcgrad.optim.optimizer import Optimizer
@@ -95,14 +95,17 @@ class RMSprop(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-            steps_as_tensors(self, group)
+        restore_options(
+            self,
+            {
+                "momentum": 0,
+                "centered": False,
+                "foreach": None,
+                "maximize": False,
+                "differentiable": False,
+                "capturable": False,
+            },
+        )
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform one optimization step; return the closure's loss (or None)."""

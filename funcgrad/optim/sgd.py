@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from funcgrad.optim import _tensors
+from funcgrad.optim._common import restore_options
 from funcgrad.optim.optimizer import Optimizer
 
 __all__ = ["SGD"]
@@ -39,8 +40,10 @@ class SGD(Optimizer):
         weight_decay: L2 penalty.
         nesterov: Use Nesterov momentum (needs momentum > 0 and no dampening).
         maximize: Maximize the objective instead of minimizing it.
-        foreach: Accepted for PyTorch's signature (the update is always one
-            fused pass over each parameter's arrays).
+        foreach: Accepted for PyTorch's signature. Where a group's parameters,
+            gradients and buffers are NumPy arrays of one dtype, the step is
+            always PyTorch's foreach path: one array operation per term over
+            the group's values in one flat buffer; otherwise one per parameter.
         differentiable: Must be False: see `funcgrad.optimizers` for steps
             that can be differentiated.
         fused: Accepted for PyTorch's signature, as `foreach`.
@@ -99,12 +102,17 @@ class SGD(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
+        restore_options(
+            self,
+            {
+                "nesterov": False,
+                "maximize": False,
+                "foreach": None,
+                "differentiable": False,
+                "fused": False,
+            },
+            (),
+        )
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform one optimization step; return the closure's loss (or None)."""
