@@ -19,9 +19,10 @@ from typing import Any
 import numpy as np
 
 import funcgrad as fg
+from funcgrad.errors import DOCS_URL
 
 TOLERANCE = 1e-7
-DOCS = "https://funcgrad.readthedocs.io/en/latest/"
+DOCS = DOCS_URL  # the site, as the errors link to it
 CODE_WIDTH = 52  # results start in this column, after "  " and the code
 
 FUNCTIONAL = [
