@@ -280,14 +280,15 @@ def hvp_of_values(
     """
     if _trace.depth() > 0:
         return None
-    for v in (*tree_flatten(tuple(primals))[0], *tree_flatten(tuple(tangents))[0]):
+    flat = [tree_flatten(p) for p in primals]  # each pytree flattened once (a few us each)
+    t_leaves = tree_flatten(tuple(tangents))[0]
+    for v in (*(v for leaves, _ in flat for v in leaves), *t_leaves):
         if type(v) is Node or hasattr(type(v), "__funcgrad_node__"):
             return None
     args = list(primals)
     variables: Variables = []
     structures = []
-    for i, p in enumerate(primals):
-        leaves, treedef = tree_flatten(p)
+    for i, (leaves, treedef) in enumerate(flat):
         fresh = [_variable(v, op, f"argument {i}") for v in leaves]
         variables.append((fresh, leaves))
         structures.append(treedef)
@@ -305,7 +306,7 @@ def hvp_of_values(
         seed = xp_of(out.value).ones((), dtype=out.dtype)
         first = walk((out,), (seed,), wrt, create_graph=True)
         roots, cts = [], []
-        for v, t in zip(wrt, tree_flatten(tuple(tangents))[0], strict=True):
+        for v, t in zip(wrt, t_leaves, strict=True):
             g = first[v]
             if type(g) is Node:  # a constant gradient has no second derivative
                 roots.append(g)
