@@ -914,10 +914,12 @@ eigh_vectors: Primitive = register(
 # --- singular value decomposition ------------------------------------------------------
 
 
-def _svd_sample(g: Draw, full: bool = True) -> Drawn:
+def _svd_sample(g: Draw, full: bool = True, complex_hermitian: bool = False) -> Drawn:
     m, n = g.integers(1, 4), g.integers(1, 4)
-    hermitian = g.boolean() and g.boolean() and np.isrealobj(g.array((), 0.0, 1.0))
-    if hermitian:  # for real samples only: complex ones with hermitian=True are refused
+    hermitian = g.boolean() and g.boolean()
+    if hermitian and not complex_hermitian:  # U and Vh refuse complex ones with hermitian=True
+        hermitian = np.isrealobj(g.array((), 0.0, 1.0))
+    if hermitian:
         n = m
     k = min(m, n)
     batch = _batch(g)
@@ -941,10 +943,17 @@ def _svd_sample(g: Draw, full: bool = True) -> Drawn:
     return (x,), params
 
 
-def _svd_parts(x: Array, hermitian: bool) -> tuple[Array, Array, Array, Array]:
-    """(a, u, s, vh): the matrix the SVD is of, and its reduced SVD, as nodes of x."""
-    if hermitian:
-        _real_only("svd", x)
+def _svd_parts(
+    x: Array, hermitian: bool, values: bool = False
+) -> tuple[Array, Array, Array, Array]:
+    """(a, u, s, vh): the matrix the SVD is of, and its reduced SVD, as nodes of x.
+
+    `values`: for the singular values' rules (complex Hermitian matrices go
+    through eigvalsh instead); the rules of U and Vh with `hermitian=True` are
+    written for real matrices.
+    """
+    if hermitian and not values:
+        _real_only("svd (U and Vh with hermitian=True; use eigh)", x)
     a = _mirror(x, True) if hermitian else x
     u = svd_u(x, full_matrices=False, hermitian=hermitian)
     vh = svd_vh(x, full_matrices=False, hermitian=hermitian)
@@ -955,14 +964,38 @@ def _svd_finish(g: Array, hermitian: bool) -> Array:
     return _onto_triangle(g, True) if hermitian else g
 
 
+def _by_magnitude(x: Array) -> tuple[np.ndarray, np.ndarray]:
+    """For a complex Hermitian x (its lower triangle): s = |w| in NumPy's order, w = eigvalsh(x).
+
+    Returns the order (s = |w[..., order]|) and the signs of w in that order (constants).
+    """
+    w = np.linalg.eigvalsh(np.asarray(value_of(x)), UPLO="L")
+    order = np.argsort(np.abs(w), axis=-1)[..., ::-1]  # as numpy.linalg.svd(hermitian=True)
+    return order, np.sign(np.take_along_axis(w, order, axis=-1))
+
+
+def _permuted(x: Array, perm: np.ndarray) -> Array:
+    """x[..., perm[..., i]] for each vector of a stack (perm a plain integer array)."""
+    grids: tuple[np.ndarray, ...] = tuple(np.indices(perm.shape[:-1], sparse=True))
+    return getitem(x, index=normalize_index((*(b[..., None] for b in grids), perm)))
+
+
 def _svdvals_vjp(ct: Array, out: Array, x: Array, *, hermitian: bool) -> Array:
+    if hermitian and _is_complex(x):  # s = |w| (sorted): through eigvalsh's rule
+        order, signs = _by_magnitude(x)
+        ct_w = _permuted(ct * _const_like(ct, signs), np.argsort(order, axis=-1))
+        return _eigvalsh_vjp(ct_w, None, x, UPLO="L")
     # dS = Re diag(U^H dA V): the transpose is conj(U) diag(ct) V^T = conj(U diag(ct) Vh)
-    _, u, _, vh = _svd_parts(x, hermitian)
+    _, u, _, vh = _svd_parts(x, hermitian, values=True)
     return _svd_finish(_conj(matmul(multiply(u, _row(ct)), vh)), hermitian)
 
 
 def _svdvals_jvp(x_t: Array, out: Array, x: Array, *, hermitian: bool) -> Array:
-    _, u, _, vh = _svd_parts(x, hermitian)
+    if hermitian and _is_complex(x):
+        order, signs = _by_magnitude(x)
+        dw = _eigvalsh_jvp(x_t, None, x, UPLO="L")
+        return _permuted(dw, order) * _const_like(dw, signs)
+    _, u, _, vh = _svd_parts(x, hermitian, values=True)
     dx = _mirror(x_t, True) if hermitian else x_t
     ds = _diag_of(matmul(_conj(_mT(u)), matmul(dx, _conj(_mT(vh)))))
     return real(ds) if _is_complex(ds) else ds
@@ -977,7 +1010,7 @@ svdvals: Primitive = register(
         vjp=(_svdvals_vjp,),
         jvp=(_svdvals_jvp,),
         params=("hermitian",),
-        sample=Sample(lambda g: _svd_sample(g, full=False), complex=True),
+        sample=Sample(lambda g: _svd_sample(g, full=False, complex_hermitian=True), complex=True),
         doc="singular values (descending) of each matrix in a stack",
         names=Names(numpy="linalg.svdvals"),
     )
