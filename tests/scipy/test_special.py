@@ -187,6 +187,18 @@ def test_xlogy_derivatives_match_pytorch(name, fn, edge, x, y):
     np.testing.assert_allclose(hxy, want[5], equal_nan=True)
 
 
+@pytest.mark.parametrize("name", ["gamma", "digamma", "psi"])
+def test_complex_gamma_values_and_refused_gradients(name):
+    # SciPy computes gamma and digamma at complex points, but has no complex polygamma
+    # (their derivatives' derivatives): differentiating there is refused, naming the function
+    z = np.array([1.5 + 0.5j, -0.3 + 2.0j])
+    fn = getattr(fsp, name)
+    np.testing.assert_allclose(fn(z), getattr(sp, name)(z))
+    primitive = "digamma" if name == "psi" else name
+    with pytest.raises(fg.DtypeError, match=rf"funcgrad\.{primitive}: a complex value"):
+        fg.grad(lambda w: fg.numpy.sum(fg.numpy.real(fn(w))))(z)
+
+
 def test_second_order_through_compositions():
     # d2/dx2 gammaln = polygamma(1, x); d2/dx2 erf = -2x * 2/sqrt(pi) exp(-x^2)
     x = 1.7
