@@ -11,6 +11,7 @@ jitted W3 training step (`value_and_grad` plus a `funcgrad.optimizers.sgd`
 update) against PyTorch's eager step (forward, `backward()`, `optim.SGD.step`).
 
     python benchmarks/jit_bench.py [--only W1,W3] [--repeat 15]
+    python benchmarks/jit_bench.py --instructions --only W1,W2,W3,W6   # callgrind counts
 
 `jit_columns(ids, repeat)` returns the same figures as a dict, for `run.py`.
 """
@@ -268,11 +269,87 @@ def jit_columns(ids: tuple[str, ...] = tuple(BUILDERS), repeat: int = 15) -> dic
     return out
 
 
+def instruction_ratios(ids: tuple[str, ...], calls: int = 3) -> dict:
+    """Instructions per call of jitted / hand-written NumPy, counted by callgrind (load-free).
+
+    Runs this file in a child under `valgrind --tool=callgrind`, with the
+    switch of `benchmarks/compare.py` around the timed calls only.
+    """
+    import subprocess
+    import tempfile
+
+    import compare
+
+    folder = tempfile.mkdtemp(prefix="jit_bench_cg_")
+    helper, why = compare.build_helper(folder)
+    if helper is None:
+        return {"note": why}
+    dumps = os.path.join(folder, "dumps")
+    os.makedirs(dumps)
+    cmd = [
+        "valgrind",
+        "--tool=callgrind",
+        "--collect-atstart=no",
+        f"--callgrind-out-file={dumps}/callgrind.out.%p",
+        sys.executable,
+        os.path.abspath(__file__),
+        "--child",
+        ",".join(ids),
+        helper,
+        str(calls),
+    ]
+    # one BLAS thread: callgrind collects only where the switch is on (this thread)
+    env = {
+        **os.environ,
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
+    subprocess.run(cmd, check=True, capture_output=True, env=env)
+    counts = compare.parse_callgrind(dumps)
+    return {
+        wid: {
+            "numpy_instructions": counts[wid, "numpy"],
+            "jit_instructions": counts[wid, "jit"],
+            "jit/numpy": counts[wid, "jit"] / counts[wid, "numpy"],
+        }
+        for wid in ids
+    }
+
+
+def _child(ids: str, helper: str, calls: int) -> None:
+    """Under callgrind: count `calls` calls of each workload's NumPy and jitted step."""
+    import ctypes
+
+    peers.load = lambda name: (None, "not loaded under callgrind")  # importing torch: minutes
+    lib = ctypes.CDLL(helper)
+    for wid in ids.split(","):
+        impls, jitted = BUILDERS[wid]()
+        for path, fn in (("numpy", impls["numpy"]), ("jit", jitted)):
+            fn()
+            fn()  # traced and replayed once: warm
+            lib.fg_cg_start()
+            for _ in range(calls):
+                fn()
+            lib.fg_cg_stop(f"{wid} {path} {calls}".encode())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", default=",".join(BUILDERS), help="workloads, e.g. W1,W3")
     parser.add_argument("--repeat", type=int, default=15, help="interleaved rounds")
+    parser.add_argument(
+        "--instructions", action="store_true", help="only instruction counts (callgrind)"
+    )
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        _child(args.child[0], args.child[1], int(args.child[2]))
+        return
+    if args.instructions:
+        for wid, r in instruction_ratios(tuple(args.only.split(","))).items():
+            print(wid, r)
+        return
     res = jit_columns(tuple(args.only.split(",")), args.repeat)
     print(f"load (1 min) before/after: {res['load'][0]:.2f} / {res['load'][1]:.2f}")
     print(
