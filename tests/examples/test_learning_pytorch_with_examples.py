@@ -24,6 +24,17 @@ torch = requires("torch")
 SHORTER = {"dynamic": ("range(30000)", "range(2000)")}
 
 
+# float32 pages: sums of 2000 terms in another order, over hundreds of steps, agree
+# to 2e-4 (and 1e-5 near 0). NumPy's page is float64 on both sides. RMSprop moves a
+# coordinate whose gradient is near 0 by about lr either way, whatever the gradient's
+# size, so the `optim` page's x^2 coefficient (about 0 at the optimum) may differ by
+# one step: 1e-3.
+TOLERANCES = {
+    "numpy": {"rtol": 1e-9, "atol": 0},
+    "optim": {"rtol": 2e-4, "atol": 1e-3},
+}
+
+
 def _shorter(name, source):
     """The page's program with fewer steps (see SHORTER)."""
     old, new = SHORTER.get(name, ("range(2000)", "range(500)"))
@@ -50,14 +61,14 @@ def _final(namespace):
 def test_page_runs_with_funcgrad_as_with_pytorch(name):
     source = pages.LEARNING_PYTORCH_WITH_EXAMPLES[name]
     source = _shorter(name, source)
+    torch.manual_seed(0)
     draws = harness.Draws()
     with draws.record(torch):
         theirs, their_ns = harness.run(source, name)
     with draws.replay():
         ours, our_ns = harness.run(harness.with_funcgrad(source), name)
     assert theirs.count("\n") >= 2  # progress lines and the result
-    # float32 pages: sums of 2000 terms in another order, over 2000 steps
-    tol = {"rtol": 1e-9, "atol": 0} if name == "numpy" else {"rtol": 2e-4, "atol": 1e-5}
+    tol = TOLERANCES.get(name, {"rtol": 2e-4, "atol": 1e-5})
     harness.assert_same_printout(ours, theirs, **tol)
     their_final, our_final = _final(their_ns), _final(our_ns)
     assert our_final.keys() == their_final.keys()
