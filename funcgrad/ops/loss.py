@@ -18,6 +18,7 @@ exactly 0 and 1 where each log is clamped at -100.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from math import prod
 from types import ModuleType
 from typing import Any
@@ -72,6 +73,38 @@ def _reduce(t: Array, reduction: str, n: int) -> Array:
     return total / n if reduction == "mean" else total
 
 
+def _difference_rules(
+    slope: Callable[..., Array],
+) -> tuple[Callable[..., tuple[Array, Array]], Callable[..., Array | None]]:
+    """The VJP and JVP rules of a reduced loss of `d = x - t`, from its derivative in d.
+
+    `slope(x, t, **params)` is that derivative at each entry (`2 d` for mse_loss).
+    """
+
+    def vjp(
+        ct: Array, out: Array, x: Array, t: Array, *, reduction: str, **params: Any
+    ) -> tuple[Array, Array]:
+        g = _ct(ct, reduction, _numel(x, t)) * slope(x, t, **params)
+        return g, -g
+
+    def jvp(
+        tangents: tuple[Array | None, Array | None],
+        out: Array,
+        x: Array,
+        t: Array,
+        *,
+        reduction: str,
+        **params: Any,
+    ) -> Array | None:
+        x_t, t_t = tangents
+        if x_t is None and t_t is None:
+            return None
+        d_t = x_t if t_t is None else (-t_t if x_t is None else x_t - t_t)
+        return _reduce(slope(x, t, **params) * d_t, reduction, _numel(x, t))
+
+    return vjp, jvp
+
+
 def _none_out(xp: ModuleType, shape: tuple[int, ...], dtype: Any) -> Array:
     return xp.zeros(shape, dtype=dtype)
 
@@ -91,19 +124,7 @@ def _mse_forward(xp: ModuleType, x: Array, t: Array, *, reduction: str) -> Array
     return _reduce_forward(xp, d * d, reduction)
 
 
-def _mse_vjp(ct: Array, out: Array, x: Array, t: Array, *, reduction: str) -> tuple[Array, Array]:
-    g = _ct(ct, reduction, _numel(x, t)) * (2.0 * (x - t))
-    return g, -g
-
-
-def _mse_jvp(
-    tangents: tuple[Array | None, Array | None], out: Array, x: Array, t: Array, *, reduction: str
-) -> Array | None:
-    x_t, t_t = tangents
-    if x_t is None and t_t is None:
-        return None
-    d_t = x_t if t_t is None else (-t_t if x_t is None else x_t - t_t)
-    return _reduce(2.0 * (x - t) * d_t, reduction, _numel(x, t))
+_mse_vjp, _mse_jvp = _difference_rules(lambda x, t: 2.0 * (x - t))
 
 
 mse_loss = register(
@@ -135,27 +156,7 @@ def _smooth_l1_slope(x: Array, t: Array, beta: float) -> Array:
     return where(value_of(absolute(d)) < beta, d / beta, sign(d))
 
 
-def _smooth_l1_vjp(
-    ct: Array, out: Array, x: Array, t: Array, *, reduction: str, beta: float
-) -> tuple[Array, Array]:
-    g = _ct(ct, reduction, _numel(x, t)) * _smooth_l1_slope(x, t, beta)
-    return g, -g
-
-
-def _smooth_l1_jvp(
-    tangents: tuple[Array | None, Array | None],
-    out: Array,
-    x: Array,
-    t: Array,
-    *,
-    reduction: str,
-    beta: float,
-) -> Array | None:
-    x_t, t_t = tangents
-    if x_t is None and t_t is None:
-        return None
-    d_t = x_t if t_t is None else (-t_t if x_t is None else x_t - t_t)
-    return _reduce(_smooth_l1_slope(x, t, beta) * d_t, reduction, _numel(x, t))
+_smooth_l1_vjp, _smooth_l1_jvp = _difference_rules(_smooth_l1_slope)
 
 
 def _smooth_l1_sample(g: Draw) -> Drawn:
@@ -189,27 +190,7 @@ def _huber_slope(x: Array, t: Array, delta: float) -> Array:
     return where(value_of(absolute(d)) < delta, d, delta * sign(d))
 
 
-def _huber_vjp(
-    ct: Array, out: Array, x: Array, t: Array, *, reduction: str, delta: float
-) -> tuple[Array, Array]:
-    g = _ct(ct, reduction, _numel(x, t)) * _huber_slope(x, t, delta)
-    return g, -g
-
-
-def _huber_jvp(
-    tangents: tuple[Array | None, Array | None],
-    out: Array,
-    x: Array,
-    t: Array,
-    *,
-    reduction: str,
-    delta: float,
-) -> Array | None:
-    x_t, t_t = tangents
-    if x_t is None and t_t is None:
-        return None
-    d_t = x_t if t_t is None else (-t_t if x_t is None else x_t - t_t)
-    return _reduce(_huber_slope(x, t, delta) * d_t, reduction, _numel(x, t))
+_huber_vjp, _huber_jvp = _difference_rules(_huber_slope)
 
 
 def _huber_sample(g: Draw) -> Drawn:
