@@ -41,6 +41,7 @@ from funcgrad.ops.linalg import (
     _column,
     _inverse_gaps,
     _largest_entries,
+    _largest_entry_phase,
     _mT,
     _row,
     _spread,
@@ -95,9 +96,7 @@ def _positive_gauge(xp: ModuleType, v: Array) -> Array:
     largest entry is unique, so its derivative exists (NumPy's only keeps
     that entry real, of either sign).
     """
-    k = xp.argmax(xp.abs(v), axis=-2)[..., None, :]
-    top = xp.take_along_axis(v, k, axis=-2)
-    return v * (xp.conj(top) / xp.abs(top))
+    return v * _largest_entry_phase(xp, v, -2)
 
 
 def _eigvals_vjp(ct: Array, out: Array, x: Array) -> Array:

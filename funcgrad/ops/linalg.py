@@ -1069,12 +1069,22 @@ def _full_tangent(op: str, x: Array, reduced: Array, axis: int) -> Array:
 # v_kj real: t_j = -Im(dV0_kj) / v_kj. The VJP transposes these maps in reverse.
 
 
+def _largest_entry_phase(xp: ModuleType, v: Array, axis: int) -> Array:
+    """conj(p) / |p| for p each vector's entry of largest modulus along `axis` (kept, size 1).
+
+    Multiplying the vectors by it makes that entry real and positive: the gauge
+    of the eigenvectors (`eig`) and of the complex singular vectors (`svd`).
+    """
+    k = xp.expand_dims(xp.argmax(xp.abs(v), axis=axis), axis)
+    top = xp.take_along_axis(v, k, axis=axis)
+    return xp.conj(top) / xp.abs(top)
+
+
 def _svd_gauge(xp: ModuleType, u: Array, vh: Array) -> tuple[Array, Array]:
     """`(u, vh)` with each singular pair turned so that v_j's largest entry is real and positive."""
     k = min(u.shape[-1], vh.shape[-2])
     rows = vh[..., :k, :]
-    top = xp.take_along_axis(rows, xp.argmax(xp.abs(rows), axis=-1)[..., None], axis=-1)
-    phase = xp.conj(top) / xp.abs(top)  # (..., k, 1)
+    phase = _largest_entry_phase(xp, rows, -1)  # (..., k, 1)
     vh = xp.concatenate([rows * phase, vh[..., k:, :]], axis=-2)
     u = xp.concatenate([u[..., :k] * xp.conj(xp.swapaxes(phase, -1, -2)), u[..., k:]], axis=-1)
     return u, vh
