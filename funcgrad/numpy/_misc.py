@@ -31,6 +31,7 @@ from funcgrad.numpy._shape import moveaxis as _moveaxis
 from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import reduce as _reduce
 from funcgrad.ops import shape as _sh
+from funcgrad.ops._util import describe as _describe
 from funcgrad.ops.index import getitem as _getitem
 from funcgrad.ops.linalg import matmul as _matmul
 
@@ -133,7 +134,7 @@ def require(a: Any, dtype: Any = None, requirements: Any = None, *, like: Any = 
     reqs = {requirements} if isinstance(requirements, str) else set(requirements or ())
     if {r.upper() for r in reqs} & _WRITE:
         raise _ReadOnlyError(
-            f"funcgrad.numpy.require: a graph node ({a!r}) is immutable, so it cannot be "
+            f"funcgrad.numpy.require: a graph node ({_describe(a)}) is immutable, so it cannot be "
             f"made writeable (requirements={requirements!r}); use node.value.copy() for a "
             f"writeable plain copy, or the out-of-place functions (put(..., inplace=False))"
         )
