@@ -91,11 +91,20 @@ def _serve(site: Path):
 
 
 def _pages(site: Path) -> list[str]:
-    pages = []
+    """The English pages with a diagram or math, the home pages, and Getting started in Chinese.
+
+    The other Chinese pages draw the same diagrams with the same code.
+    """
+    pages = ["", "zh", "zh/getting-started"]
     for html in sorted(site.rglob("index.html")):
+        path = html.parent.relative_to(site).as_posix()
         text = html.read_text(encoding="utf-8")
-        if 'class="mermaid"' in text or 'class="arithmatex"' in text or html.parent == site:
-            pages.append(html.parent.relative_to(site).as_posix())
+        if (
+            path.split("/")[0] != "zh"
+            and path
+            and ('class="mermaid"' in text or 'class="arithmatex"' in text)
+        ):
+            pages.append(path)
     return pages
 
 
