@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 import funcgrad as fg
+import funcgrad.numpy as fnp
 from funcgrad.errors import DOCS_URL
 
 TOLERANCE = 1e-7
@@ -141,7 +142,6 @@ def _central_differences(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
 
 def gradient_check(namespace: dict[str, Any]) -> float:
     """Print and return the largest error of the tour's gradients against finite differences."""
-    import funcgrad.numpy as fnp
 
     def loss(p, x):
         return fnp.sum(fnp.tanh(x @ p["w"] + p["b"]) ** 2)

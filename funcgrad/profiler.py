@@ -270,13 +270,18 @@ def tensorboard_trace_handler(
 
     The file is `{worker_name}.{milliseconds}.pt.trace.json` (`.gz` with
     `use_gzip`), as PyTorch names it, so TensorBoard's profiler plugin and
-    Perfetto find it.
+    Perfetto find it. Two recordings within one millisecond get consecutive
+    stamps instead of one overwriting the other.
     """
 
     def handler(prof: profile) -> None:
         os.makedirs(dir_name, exist_ok=True)
         name = worker_name or f"{socket.gethostname()}_{os.getpid()}"
-        path = os.path.join(dir_name, f"{name}.{int(time.time() * 1000)}.pt.trace.json")
+        stamp = int(time.time() * 1000)
+        path = os.path.join(dir_name, f"{name}.{stamp}.pt.trace.json")
+        while os.path.exists(path) or os.path.exists(path + ".gz"):
+            stamp += 1  # two recordings in one millisecond: the later one takes the next
+            path = os.path.join(dir_name, f"{name}.{stamp}.pt.trace.json")
         prof.export_chrome_trace(path)
         if use_gzip:
             with open(path, "rb") as f:

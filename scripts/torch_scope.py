@@ -106,6 +106,9 @@ BY_DESIGN: dict[str, str] = {
     "computed, read-only), so there is nothing to pack or unpack; to save memory, checkpoint "
     "(funcgrad.utils.checkpoint)": r"^torch\.autograd\.graph\.(saved_tensors_hooks|save_on_cpu"
     r"|disable_saved_tensors_hooks|allow_mutation_on_saved_tensors)$",
+    "single-process multi-device DataParallel is not provided: use "
+    "nn.parallel.DistributedDataParallel, one process per device (PyTorch recommends it "
+    "over DataParallel)": r"^torch\.nn\.(parallel\.)?(DataParallel|data_parallel)$",
     "funcgrad tensors hold NumPy or CuPy arrays, not PyTorch storages": r"(^|\.)(\w*Storage\w*"
     r"|storage|untyped_storage|storage_type|set_|share_memory_|is_shared|data_ptr|_cdata"
     r"|pin_memory|is_pinned|record_stream|from_file|is_storage)$",

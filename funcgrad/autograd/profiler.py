@@ -773,7 +773,7 @@ class profile:
         >>> from funcgrad.autograd import Variable
         >>> x = Variable(torch.randn(1, 1), requires_grad=True)
         >>> with torch.autograd.profiler.profile() as prof:
-        ...     y = x ** 2
+        ...     y = x ** 3
         ...     y.backward()
         >>> [(e.name, e.category) for e in prof.function_events]
         [('power', 'forward'), ('PowBackward0', 'backward'), ('power', 'backward')]

@@ -832,8 +832,9 @@ class Jitted:
             >>> f = fg.jit(lambda x: fnp.sin(x) * 2.0)
             >>> print(f.plan(np.zeros(3)))
             def plan(a0):
-                v1 = F1(X1, a0)  # sin
-                v2 = F2(X2, v1, 2.0)  # multiply
+                v1 = F1(a0)  # sin
+                v2 = v1 * 2.0  # multiply
+                del v1
                 return v2
             <BLANKLINE>
         """

@@ -88,7 +88,9 @@ def test_draw_comments_become_mermaid_blocks():
 
     built = hooks.on_page_markdown(text, _Page(), None, None)
     assert not hooks.DRAW.search(built)
-    assert built.count("```mermaid\nflowchart LR") == len(hooks.DRAW.findall(text))
+    # a drawn block: an optional front-matter config, then the flowchart in its direction
+    drawn = re.findall(r"```mermaid\n(?:---\n.*?\n---\n)?flowchart (?:LR|TB)\n", built, re.S)
+    assert len(drawn) == len(hooks.DRAW.findall(text))
 
 
 def test_primitives_table_lists_every_primitive():

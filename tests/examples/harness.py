@@ -21,6 +21,7 @@ import contextlib
 import io
 import random
 import re
+import sys
 from typing import Any
 
 import numpy as np
@@ -132,9 +133,26 @@ def run(source: str, name: str) -> tuple[str, dict[str, Any]]:
     """Execute `source`; return what it printed and its global names."""
     namespace: dict[str, Any] = {"__name__": f"__page_{name}__"}
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
+    with _default_devices_kept(), contextlib.redirect_stdout(out):
         exec(compile(source, f"<page {name}>", "exec"), namespace)
     return out.getvalue(), namespace
+
+
+@contextlib.contextmanager
+def _default_devices_kept():
+    """Undo a page's `torch.set_default_device(...)` (in PyTorch and in funcgrad) afterwards.
+
+    The setting is process-wide; left in place, PyTorch's device mode changes what later
+    tests compute (F.l1_loss with a weight gives another value under it).
+    """
+    torch = sys.modules.get("torch")
+    ours = funcgrad.get_default_device()
+    try:
+        yield
+    finally:
+        funcgrad.set_default_device(ours)
+        if torch is not None:
+            torch.set_default_device(None)
 
 
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
