@@ -31,8 +31,10 @@ from funcgrad.ops import cumulative, order, scatter  # the Tensor layer's API (i
 from funcgrad.ops import conv, pooling  # noqa: F401  (the neural-network families, after those they use)
 
 # isort: split
-from funcgrad.ops import loss  # noqa: F401  (the losses of funcgrad.nn.functional, PyTorch's kernels)
-from funcgrad.ops import named  # noqa: F401  (nn.functional's compositions under PyTorch's grad_fn names)
+from funcgrad.ops import (
+    loss,  # noqa: F401  (the losses of funcgrad.nn.functional, PyTorch's kernels)
+    named,  # noqa: F401  (nn.functional's compositions under PyTorch's grad_fn names)
+)
 
 # isort: split
 from funcgrad.ops import device  # noqa: F401  (registers to_device, after the families it uses)
