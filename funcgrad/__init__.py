@@ -27,6 +27,7 @@ from funcgrad.backend import freeze
 from funcgrad.errors import (
     ArgumentTypeError,
     AxisError,
+    BatchingError,
     DeviceError,
     DtypeError,
     FuncgradError,
@@ -97,6 +98,7 @@ from funcgrad.transforms import (
     vjp,
     with_hooks,
 )
+from funcgrad.transforms.batching import vmap
 from funcgrad.transforms.checking import check_grads
 from funcgrad.transforms.jit import jit, make_graph
 
@@ -157,6 +159,7 @@ __all__ = [
     "uint8",
     "ArgumentTypeError",
     "AxisError",
+    "BatchingError",
     "DeviceError",
     "DtypeError",
     "FuncgradError",
@@ -194,6 +197,7 @@ __all__ = [
     "tree",
     "value_and_grad",
     "vjp",
+    "vmap",
     "with_hooks",
 ]
 

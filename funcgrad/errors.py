@@ -242,6 +242,36 @@ class TreeStructureError(FuncgradError, ValueError):
     """
 
 
+class BatchingError(FuncgradError, ValueError, RuntimeError):
+    """A function under `funcgrad.vmap` did what has no meaning for a batch, or vmap was misused.
+
+    Raised for Python control flow or a conversion on a batched value inside
+    the vmapped function (`if x.sum() > 0:`, `bool(x)`, `int(x)`, `float(x)`,
+    `x.item()`), where each example may want another branch; for mapped
+    arguments whose sizes differ along their axes (the message names each
+    argument, its axis and size); for an `out_axes` of `None` on an output
+    that depends on the mapped axis, or an axis out of range for an output;
+    and for random draws under `randomness="error"`. As PyTorch's and JAX's
+    vmap, the message names the argument, the axis or the line.
+
+    Fix: compute both branches and choose with `funcgrad.numpy.where`
+    (`fnp.where(x.sum() > 0, a, b)`); give arguments of one batch size (or
+    `None` in `in_axes` for those that are not batched); draw random numbers
+    outside or pass `randomness="different"` or `"same"`.
+
+    Examples:
+        >>> import numpy as np, funcgrad as fg, funcgrad.numpy as fnp
+        >>> def f(x):
+        ...     if x.sum() > 0:
+        ...         return x
+        ...     return -x
+        >>> fg.vmap(f)(np.ones((3, 2)))
+        Traceback (most recent call last):
+        ...
+        funcgrad.errors.BatchingError: funcgrad.vmap: bool() of a batched value (the truth of a comparison, an `if` or `while` on it) ...
+    """
+
+
 class ReadOnlyError(FuncgradError, ValueError):
     """Code tried to change a value that a graph holds.
 

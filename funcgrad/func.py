@@ -1,7 +1,7 @@
 """`funcgrad.func` is PyTorch's `torch.func`: function transforms of tensor functions.
 
-`grad`, `grad_and_value`, `vjp`, `jvp`, `jacrev`, `jacfwd`, `hessian` and
-`linearize` with `torch.func`'s signatures, over funcgrad's functional core
+`grad`, `grad_and_value`, `vjp`, `jvp`, `jacrev`, `jacfwd`, `hessian`,
+`linearize` and `vmap` with `torch.func`'s signatures, over funcgrad's functional core
 (`funcgrad.grad`, `funcgrad.vjp` ...): they take functions of tensors and
 return tensors (pytrees of them for pytree arguments and results), and they
 compose (`jacfwd(jacrev(f))`, `grad(grad(f))`). As in PyTorch, the
@@ -10,9 +10,9 @@ require grad stay connected to their graph (`.backward()` through them
 reaches those tensors), and complex gradients follow PyTorch's convention
 (the conjugate of the functional API's, see the complex numbers page).
 
-`vmap` is not provided yet (issue #20): looking it up raises
-`funcgrad.errors.NotProvidedError`. `functional_call` comes with
-`funcgrad.nn`. Layer: training.
+`vmap` is `funcgrad.vmap` with PyTorch's names (`in_dims`, `out_dims`,
+`randomness`; keyword arguments are not mapped). `functional_call` comes
+with `funcgrad.nn`. Layer: training.
 """
 
 from __future__ import annotations
@@ -22,12 +22,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from funcgrad import transforms as _t
-from funcgrad.errors import NotProvidedError as _NotProvidedError
 from funcgrad.nn.utils.stateless import functional_call
 from funcgrad.tensors.engine import torch_convention as _conj
 from funcgrad.tensors.grad_mode import enable_grad as _enable_grad
 from funcgrad.tensors.missing import missing as _missing
 from funcgrad.tensors.tensor_class import Tensor as _Tensor
+from funcgrad.transforms.batching import Batched as _Batched
+from funcgrad.transforms.batching import _vmapped
 from funcgrad.transforms.gradients import graph_output as _graph_output
 from funcgrad.transforms.pytree import tree_map as _tree_map
 
@@ -41,6 +42,7 @@ __all__ = [
     "jvp",
     "linearize",
     "vjp",
+    "vmap",
 ]
 
 
@@ -57,7 +59,15 @@ def _tensors(tree: Any) -> Any:
 
 def _graph(tree: Any) -> Any:
     """Every tensor of `tree` as what the functional core differentiates: its node, or its array."""
-    return _tree_map(lambda v: _graph_output(v) if isinstance(v, _Tensor) else v, tree)
+    return _tree_map(lambda v: _core_value(v) if isinstance(v, _Tensor) else v, tree)
+
+
+def _core_value(t: _Tensor) -> Any:
+    """A tensor's node, or its value: an array, or the batched value inside `vmap`."""
+    value = t._value
+    if t._node is None and type(value) is _Batched:
+        return value
+    return _graph_output(t)
 
 
 def _lowered(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -287,12 +297,48 @@ def linearize(func: Callable[..., Any], *primals: Any):
     return _tensors(out), jvp_fn
 
 
+def vmap(
+    func: Callable[..., Any],
+    in_dims: Any = 0,
+    out_dims: Any = 0,
+    randomness: str = "error",
+    *,
+    chunk_size: int | None = None,
+):
+    """Return `func` mapped over a dimension of its tensor arguments (`torch.func.vmap`).
+
+    `vmap(f)(xs)` is `stack([f(x) for x in xs])`, computed with each
+    operation applied once to the whole batch. It composes with the other
+    transforms: `vmap(grad(loss), in_dims=(None, 0, 0))(params, xs, ys)`
+    gives per-example gradients.
+
+    Args:
+        func: A function of tensors (pytrees of them).
+        in_dims: The dimension of each positional argument to map over: an
+            int, None (not mapped) or a tuple with one entry per argument
+            (each a prefix of that argument's structure). Keyword arguments
+            are not mapped.
+        out_dims: Where the batch dimension goes in each output.
+        randomness: `"error"` (a random draw inside raises), `"different"`
+            (independent draws per example) or `"same"` (one draw for all).
+        chunk_size: At most this many examples at once.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> from funcgrad.func import vmap
+        >>> vmap(torch.dot)(torch.ones(3, 2), torch.tensor([[1.0, 2.0]] * 3))
+        tensor([3., 3., 3.])
+    """
+    core = _vmapped(
+        _lowered(func), in_dims, out_dims, None, chunk_size, randomness, False, "funcgrad.func.vmap"
+    )
+
+    @functools.wraps(func)
+    def mapped(*args: Any, **kwargs: Any) -> Any:
+        return _tensors(core(*_graph(args), **_graph(kwargs)))
+
+    return mapped
+
+
 def __getattr__(name: str) -> Any:
-    if name == "vmap":
-        error = _NotProvidedError(
-            "funcgrad.func.vmap is not provided yet (issue #20 adds vectorizing maps); "
-            "loop over the batch, or write the function for a batch dimension"
-        )
-        error.name, error.obj = name, __name__
-        raise error
     raise _missing("torch.func", name, "funcgrad.func")

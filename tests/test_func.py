@@ -188,7 +188,6 @@ def test_float32_stays_float32():
     assert func.jacrev(lambda v: v * v)(x).dtype == fg.float32
 
 
-def test_vmap_is_not_provided_yet():
-    assert not hasattr(func, "vmap")
-    with pytest.raises(fg.NotProvidedError, match="issue #20"):
-        func.vmap  # noqa: B018
+def test_vmap_is_provided():
+    # issue #20; its behaviour is tested in tests/transforms_vmap
+    assert func.vmap(lambda v: v * 2.0)(fg.ones(2, 3)).shape == (2, 3)

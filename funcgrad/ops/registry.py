@@ -215,6 +215,11 @@ class Primitive:
             `params["axis"]`: where the cotangent of the reduced entry is 0) or
             `"slices"` (a whole slice along `params["axis"]` where the
             cotangent's slice is all 0).
+        batch: The batching rule `funcgrad.vmap` applies the primitive with,
+            `rule(size, vals, dims, **params) -> (out, out_dim)` (the values
+            with their mapped axis, or None where not mapped); filled by name
+            from the table in `funcgrad.ops.batching`. None: no rule, so
+            `vmap` loops over the batch.
 
     Examples:
         >>> import numpy as np
@@ -232,6 +237,7 @@ class Primitive:
     doc: str = ""
     names: Names = Names()
     keeps_zeros: str | None = attrs.field(default=None, validator=attrs.validators.in_(KEEPS_ZEROS))
+    batch: Callable[..., Any] | None = attrs.field(default=None, repr=False)
     # `sample.complex`, read once: whether recorded nodes may hold complex values (see `bind`)
     takes_complex: bool = attrs.field(init=False, default=False, repr=False)
 

@@ -361,7 +361,7 @@ def logit(x):
 
 
 def xlogy(x, y):
-    """Return `x * log(y)`, 0 where x == 0 (gradient in y 0 there too).
+    """Return `x * log(y)`, 0 where x == 0 (gradients as PyTorch's: in x 0 where also y <= 0).
 
     Args:
         x: An array, a number, or a graph node.
@@ -379,7 +379,7 @@ def xlogy(x, y):
 
 
 def xlog1py(x, y):
-    """Return `x * log1p(y)`, 0 where x == 0 (gradient in y 0 there too).
+    """Return `x * log1p(y)`, 0 where x == 0 (gradients as PyTorch's: in x 0 where also y <= -1).
 
     Args:
         x: An array, a number, or a graph node.

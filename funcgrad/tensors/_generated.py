@@ -690,7 +690,7 @@ def erfinv(input: Tensor) -> Tensor:
 
 
 def xlogy(input: Tensor, other: Tensor | float) -> Tensor:
-    """Return `x * log(y)`, 0 where x == 0 (gradient in y 0 there too).
+    """Return `x * log(y)`, 0 where x == 0 (gradients as PyTorch's: in x 0 where also y <= 0).
 
     Args:
         input: A tensor (`x` above).

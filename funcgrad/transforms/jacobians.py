@@ -1,10 +1,14 @@
-"""Jacobians and Hessians, composed from `vjp` and `jvp`.
+"""Jacobians and Hessians, composed from `vjp`, `jvp` and `vmap`.
 
-`jacrev` pulls back one basis cotangent per output element (one backward
-walk each over a graph traced once); `jacfwd` pushes one basis tangent per
-input element (one forward sweep each). `jacobian` picks whichever needs
-fewer sweeps. `hessian` is forward over reverse, `hvp` a single
-forward-over-reverse product.
+`jacrev` traces the function once and pulls back every basis cotangent at
+once: `vmap` of the pullback over the rows of the identity, so the backward
+walk runs once with each VJP rule applied to the whole batch of rows;
+`jacfwd` pushes every basis tangent at once (`vmap` of `linearize`'s
+forward sweep). Where the batch is a single row, or a rule does not batch,
+the sweeps run one row at a time (`_reverse_sweeps`, `_forward_sweeps`),
+which gives the same numbers. `jacobian` picks the mode with fewer rows.
+`hessian` is forward over reverse, `hvp` a single forward-over-reverse
+product.
 """
 
 from __future__ import annotations
@@ -18,11 +22,20 @@ from funcgrad.errors import DtypeError, NotDifferentiableError
 from funcgrad.graph import Node
 from funcgrad.graph.node import Array
 from funcgrad.ops import reshape
+from funcgrad.ops.index import getitem
 from funcgrad.ops.shape import stack, transpose
 from funcgrad.transforms import _trace
+from funcgrad.transforms.batching import Batched, vmap
 from funcgrad.transforms.forward import check_primals_and_tangents, linearize
 from funcgrad.transforms.gradients import _argnums, _strip, grad, hvp_of_values, vjp
 from funcgrad.transforms.pytree import tree_flatten, tree_unflatten
+
+# From this many rows (jacrev) or columns (jacfwd) on, one batched sweep (vmap) computes them
+# all; below it, one sweep per row or column costs less. Measured (an interleaved A/B on
+# tanh(A @ x) * x, float64, one thread, load about 5): jacrev at 8 rows 0.28 ms batched against
+# 0.30 by rows, 16: 0.29 against 0.71, 64: 0.32 against 1.99, 128: 0.78 against 9.6; hessian
+# (jacfwd of grad) at 64: 0.76 against 5.6 ms; at 1 to 4 rows the two are within noise.
+BATCHED_FROM = 8
 
 # One Jacobian block per (output leaf, differentiated input leaf), by output leaf.
 Blocks = list[list[Any]]
@@ -47,7 +60,7 @@ def _stack(arrays: Sequence[Any], shape: tuple[int, ...], like: Array) -> Any:
     """Stack arrays (nodes when tracing) along a new leading axis, reshaped to `shape + ...`."""
     if not arrays:
         return xp_of(like).zeros(shape, dtype=like.dtype)
-    if any(type(a) is Node for a in arrays):
+    if any(type(a) is Node or type(a) is Batched for a in arrays):
         stacked = stack(*arrays, axis=0)
     else:
         stacked = xp_of(arrays[0]).stack([as_value(a) for a in arrays], axis=0)
@@ -120,7 +133,12 @@ def _jacobian_transform(
 
 
 def _reverse_sweeps(g: Callable[..., Any], diff: tuple[Any, ...]) -> tuple[Any, Blocks]:
+    """The Jacobian row by row: one backward walk per output element."""
     out, vjp_fn = vjp(g, *diff)
+    return out, _rows(out, vjp_fn, diff)
+
+
+def _rows(out: Any, vjp_fn: Callable[..., Any], diff: tuple[Any, ...]) -> Blocks:
     o_leaves, o_def = tree_flatten(out)
     d_vals = [_value(d) for d in tree_flatten(diff)[0]]
     zeros = [xp_of(_value(o)).zeros_like(_value(o)) for o in o_leaves]
@@ -138,11 +156,16 @@ def _reverse_sweeps(g: Callable[..., Any], diff: tuple[Any, ...]) -> tuple[Any, 
         blocks.append(
             [_stack(r, o_val.shape + d.shape, d) for r, d in zip(rows, d_vals, strict=True)]
         )
-    return out, blocks
+    return blocks
 
 
 def _forward_sweeps(g: Callable[..., Any], diff: tuple[Any, ...]) -> tuple[Any, Blocks]:
+    """The Jacobian column by column: one forward sweep per input element."""
     out, f_jvp = linearize(g, *diff)
+    return out, _columns(out, f_jvp, diff)
+
+
+def _columns(out: Any, f_jvp: Callable[..., Any], diff: tuple[Any, ...]) -> Blocks:
     o_leaves = tree_flatten(out)[0]
     d_leaves, d_def = tree_flatten(diff)
     d_vals = [_value(d) for d in d_leaves]
@@ -167,7 +190,82 @@ def _forward_sweeps(g: Callable[..., Any], diff: tuple[Any, ...]) -> tuple[Any, 
                 block = transpose(block, axes=axes)
             row.append(block)
         blocks.append(row)
+    return blocks
+
+
+def _primal(d: Any) -> Any:
+    """A Python number as a 0-d array: a batched gradient cannot come back as one `float`."""
+    return as_value(d) if type(d) in (float, int, complex) else d
+
+
+def _identity_rows(values: Sequence[Array]) -> list[Array]:
+    """For arrays of sizes n_1 .. n_m (N in all): the rows of the N x N identity, split per
+    array and shaped like it (`(N, *shape)` each), in the values' dtypes."""
+    total = sum(v.size for v in values)
+    rows = []
+    start = 0
+    for v in values:
+        xp = xp_of(v)
+        e = xp.zeros((total, v.size), dtype=v.dtype)
+        e[xp.arange(start, start + v.size), xp.arange(v.size)] = 1
+        rows.append(e.reshape((total, *v.shape)))
+        start += v.size
+    return rows
+
+
+def _reverse_batched(g: Callable[..., Any], diff: tuple[Any, ...]) -> tuple[Any, Blocks]:
+    """All the rows of the Jacobian in one backward walk: `vmap` of the pullback."""
+    diff = tuple(_primal_tree(d) for d in diff)
+    out, vjp_fn = vjp(g, *diff)
+    o_leaves, o_def = tree_flatten(out)
+    o_vals = [_value(o) for o in o_leaves]
+    d_vals = [_value(d) for d in tree_flatten(diff)[0]]
+    total = sum(o.size for o in o_vals)
+    if total < BATCHED_FROM:
+        return out, _rows(out, vjp_fn, diff)
+    cts = tree_flatten(vmap(vjp_fn)(tree_unflatten(o_def, _identity_rows(o_vals))))[0]
+    blocks = []
+    start = 0
+    for o in o_vals:
+        row = []
+        for c, d in zip(cts, d_vals, strict=True):
+            part = c if o.size == total else getitem(c, index=(slice(start, start + o.size),))
+            row.append(reshape(part, shape=o.shape + d.shape))
+        blocks.append(row)
+        start += o.size
     return out, blocks
+
+
+def _forward_batched(g: Callable[..., Any], diff: tuple[Any, ...]) -> tuple[Any, Blocks]:
+    """All the columns of the Jacobian in one forward sweep: `vmap` of `linearize`'s JVP."""
+    diff = tuple(_primal_tree(d) for d in diff)
+    out, f_jvp = linearize(g, *diff)
+    o_leaves = tree_flatten(out)[0]
+    d_leaves, d_def = tree_flatten(diff)
+    d_vals = [_value(d) for d in d_leaves]
+    o_vals = [_value(o) for o in o_leaves]
+    total = sum(d.size for d in d_vals)
+    if total < BATCHED_FROM:
+        return out, _columns(out, f_jvp, diff)
+    basis = tree_unflatten(d_def, _identity_rows(d_vals))
+    cols = tree_flatten(vmap(f_jvp, out_axes=-1)(*basis))[0]  # each (*o.shape, total)
+    blocks = []
+    for c, o in zip(cols, o_vals, strict=True):
+        row = []
+        start = 0
+        for d in d_vals:
+            part = c
+            if d.size != total:
+                part = getitem(c, index=(Ellipsis, slice(start, start + d.size)))
+            row.append(reshape(part, shape=o.shape + d.shape))
+            start += d.size
+        blocks.append(row)
+    return out, blocks
+
+
+def _primal_tree(d: Any) -> Any:
+    leaves, treedef = tree_flatten(d)
+    return tree_unflatten(treedef, [_primal(v) for v in leaves])
 
 
 def jacrev(
@@ -178,8 +276,9 @@ def jacrev(
 ) -> Callable[..., Any]:
     """Return a function computing the Jacobian of `f` by reverse mode.
 
-    `f` is traced once; then one backward walk runs per output element: the
-    right choice when outputs are fewer than inputs.
+    `f` is traced once; then one backward walk pulls back every output
+    element's basis cotangent at once (`vmap` of the pullback): the right
+    choice when outputs are fewer than inputs.
 
     Args:
         f: Function of arrays (pytrees allowed) returning arrays (pytrees allowed).
@@ -200,7 +299,7 @@ def jacrev(
         array([[2., 0.],
                [0., 4.]])
     """
-    return _jacobian_transform("jacrev", f, argnums, has_aux, _reverse_sweeps, holomorphic)
+    return _jacobian_transform("jacrev", f, argnums, has_aux, _reverse_batched, holomorphic)
 
 
 def jacfwd(
@@ -211,8 +310,9 @@ def jacfwd(
 ) -> Callable[..., Any]:
     """Return a function computing the Jacobian of `f` by forward mode.
 
-    `f` is traced once; then one forward sweep runs per input element: the
-    right choice when inputs are fewer than outputs.
+    `f` is traced once; then one forward sweep pushes every input element's
+    basis tangent at once (`vmap` of the forward sweep): the right choice
+    when inputs are fewer than outputs.
 
     Args:
         f: Function of arrays (pytrees allowed) returning arrays (pytrees allowed).
@@ -232,7 +332,7 @@ def jacfwd(
         array([[1., 0.],
                [0., 1.]])
     """
-    return _jacobian_transform("jacfwd", f, argnums, has_aux, _forward_sweeps, holomorphic)
+    return _jacobian_transform("jacfwd", f, argnums, has_aux, _forward_batched, holomorphic)
 
 
 def jacobian(

@@ -1861,5 +1861,10 @@ EXEMPT.update(
         "torch.optim": _NAMESPACE.format("tests/optim"),
         "torch.profiler": _NAMESPACE.format("tests/autograd"),
         "torch.utils": _NAMESPACE.format("tests/utils, tests/tensors/test_checkpoint*"),
+        "torch.vmap": "a function transform: tests/transforms_vmap compares it with torch.func.vmap",
+        "torch.compile": "a function transform: tests/test_jit.py compares compiled functions "
+        "and a compiled module's training with PyTorch eager",
+        "torch.jit": "funcgrad.jit is JAX's jit (trace once, replay), not TorchScript: "
+        "tests/test_jit.py checks it against eager funcgrad",
     }
 )

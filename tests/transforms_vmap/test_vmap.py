@@ -1,0 +1,380 @@
+"""`funcgrad.vmap` and `funcgrad.func.vmap`: axes, composition, randomness, errors, the fallback.
+
+Each result is compared with the loop it stands for (`stack([f(x) for x in
+xs])`); the compositions (`vmap(grad)`, `grad(vmap)`, `jvp`/`vjp` of vmap,
+nested vmaps, Jacobians, custom rules, checkpoint) with the same computation
+done one example at a time.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad import func
+from funcgrad.transforms.batching import BatchingWarning, looped_primitives
+
+RNG = np.random.default_rng(20)
+X = RNG.standard_normal((4, 3))
+Y = RNG.standard_normal((4, 3))
+W = RNG.standard_normal((3, 2))
+
+
+def _loop(f, *args, axes=None):
+    axes = axes or (0,) * len(args)
+    n = next(np.shape(a)[ax] for a, ax in zip(args, axes, strict=True) if ax is not None)
+    outs = [
+        f(*[a if ax is None else np.take(a, k, axis=ax) for a, ax in zip(args, axes, strict=True)])
+        for k in range(n)
+    ]
+    return fg.tree.tree_map(lambda *xs: np.stack(xs), *outs)
+
+
+def _close(a, b, tol=1e-12):
+    for x, y in zip(fg.tree.tree_leaves(a), fg.tree.tree_leaves(b), strict=True):
+        np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=tol, atol=tol)
+
+
+# --- axes ------------------------------------------------------------------------------------
+
+
+def test_in_axes_ints_none_negative_and_out_axes():
+    f = lambda x, w: fnp.tanh(fnp.matmul(x, w))  # noqa: E731
+    _close(fg.vmap(f, in_axes=(0, None))(X, W), _loop(f, X, W, axes=(0, None)))
+    _close(fg.vmap(f, in_axes=(-1, None))(X.T, W), _loop(f, X, W, axes=(0, None)))
+    got = fg.vmap(f, in_axes=(0, None), out_axes=-1)(X, W)
+    _close(got, np.moveaxis(_loop(f, X, W, axes=(0, None)), 0, -1))
+    assert fg.vmap(f, in_axes=[1, None])(X.T, W).shape == (4, 2)  # a list: one entry per argument
+
+
+def test_pytree_arguments_and_prefixes():
+    params = {"w": W, "b": np.ones(2)}
+    f = lambda p, x: fnp.matmul(x, p["w"]) + p["b"]  # noqa: E731
+    got = fg.vmap(f, in_axes=({"w": None, "b": None}, 0))(params, X)
+    _close(got, X @ W + 1.0)
+    got = fg.vmap(f, in_axes=(None, 0))(params, X)  # None for the whole dict
+    _close(got, X @ W + 1.0)
+    bs = RNG.standard_normal((4, 2))
+    got = fg.vmap(f, in_axes=({"w": None, "b": 0}, 0))({"w": W, "b": bs}, X)
+    _close(got, X @ W + bs)
+    pair = fg.vmap(lambda x: (x.sum(), {"m": x * 2.0}), out_axes=(0, {"m": 1}))(X)
+    _close(pair[0], X.sum(1))
+    _close(pair[1]["m"], (X * 2.0).T)
+
+
+def test_keyword_arguments_are_mapped_over_axis_0():
+    got = fg.vmap(lambda x, *, y: x * y)(X, y=Y)
+    _close(got, X * Y)
+
+
+def test_unbatched_outputs_broadcast_and_axis_size():
+    got = fg.vmap(lambda x, c: c * 2.0, in_axes=(0, None))(X, np.ones(2))
+    _close(got, np.full((4, 2), 2.0))
+    assert fg.vmap(lambda c: c, in_axes=None, axis_size=3)(np.ones(2)).shape == (3, 2)
+    assert fg.vmap(lambda x: np.float64(1.0), out_axes=None)(X) == 1.0
+
+
+def test_chunk_size_gives_the_same_result():
+    f = lambda x: fnp.sum(fnp.sin(x) ** 2)  # noqa: E731
+    _close(fg.vmap(f, chunk_size=3)(X), fg.vmap(f)(X))
+    _close(fg.vmap(fg.grad(f), chunk_size=1)(X), _loop(fg.grad(f), X))
+
+
+def test_nested_vmaps_in_both_orders():
+    A = RNG.standard_normal((2, 3, 4))
+    _close(fg.vmap(fg.vmap(lambda a: fnp.sum(a * a)))(A), (A * A).sum(-1))
+    outer = fg.vmap(fg.vmap(fnp.dot, in_axes=(0, None)), in_axes=(None, 0))(X, Y)
+    _close(outer, np.einsum("ik,jk->ji", X, Y))
+    _close(fg.vmap(fg.vmap(fnp.sum), in_axes=1, out_axes=1)(A), A.sum(-1))
+
+
+def test_batched_indices_and_masks():
+    labels = np.array([0, 2, 1, 2])
+    _close(fg.vmap(lambda row, i: row[i])(X, labels), X[np.arange(4), labels])
+    relu = fg.vmap(lambda x: fnp.where(x > 0, x, 0.0))
+    _close(relu(X), np.maximum(X, 0.0))
+    _close(fg.vmap(lambda x: (x > 0).astype(np.float64) * x)(X), np.maximum(X, 0.0))
+    # a batched boolean mask: as many entries from every example, else an error
+    top2 = fg.vmap(lambda x: x[x >= fnp.sort(x)[1]])(X)
+    _close(top2, np.stack([x[x >= np.sort(x)[1]] for x in X]))
+    with pytest.raises(fg.BatchingError, match="boolean mask selects"):
+        fg.vmap(lambda x: x[x > 0])(np.array([[1.0, -1.0], [1.0, 1.0]]))
+
+
+# --- composition -------------------------------------------------------------------------------
+
+
+def _loss(w, x, y):
+    return fnp.sum((fnp.tanh(fnp.matmul(x, w)) - y[:2]) ** 2)
+
+
+def test_vmap_of_grad_is_per_example_gradients():
+    got = fg.vmap(fg.grad(_loss), in_axes=(None, 0, 0))(W, X, Y)
+    _close(got, _loop(fg.grad(_loss), W, X, Y, axes=(None, 0, 0)))
+    # the parameters closed over instead of passed: the same
+    got = fg.vmap(lambda x, y: fg.grad(_loss)(W, x, y))(X, Y)
+    _close(got, _loop(fg.grad(_loss), W, X, Y, axes=(None, 0, 0)))
+
+
+def test_grad_of_a_function_that_calls_vmap():
+    def total(w):
+        return fnp.sum(fg.vmap(_loss, in_axes=(None, 0, 0))(w, X, Y))
+
+    want = sum(fg.grad(_loss)(W, X[k], Y[k]) for k in range(4))
+    _close(fg.grad(total)(W), want)
+    # a closure over the outer variable inside the vmapped function
+    _close(fg.grad(lambda w: fnp.sum(fg.vmap(lambda x, y: _loss(w, x, y))(X, Y)))(W), want)
+
+
+def test_grad_through_per_example_gradients():
+    def f(w):
+        per = fg.vmap(fg.grad(_loss), in_axes=(None, 0, 0))(w, X, Y)
+        return fnp.sum(per**2)
+
+    def by_loop(w):
+        return sum(fnp.sum(fg.grad(_loss)(w, X[k], Y[k]) ** 2) for k in range(4))
+
+    _close(fg.grad(f)(W), fg.grad(by_loop)(W), 1e-10)
+
+
+def test_jvp_vjp_and_jacobians_of_vmap():
+    f = fg.vmap(lambda v: fnp.sin(v) * fnp.sum(v))
+    t = RNG.standard_normal(X.shape)
+    out, t_out = fg.jvp(f, (X,), (t,))
+    _close(out, np.sin(X) * X.sum(1, keepdims=True))
+    s, ts = X.sum(1, keepdims=True), t.sum(1, keepdims=True)
+    _close(t_out, np.cos(X) * t * s + np.sin(X) * ts)
+    _, pull = fg.vjp(f, X)
+    _close(
+        pull(t)[0], _loop(lambda x, c: fg.vjp(lambda v: fnp.sin(v) * fnp.sum(v), x)[1](c)[0], X, t)
+    )
+    _close(fg.jacrev(f)(X), fg.jacfwd(f)(X), 1e-12)
+
+
+def test_vmap_of_jacobians_and_hessian():
+    g = lambda v: fnp.sum(fnp.sin(v) * v**2)  # noqa: E731
+    _close(fg.vmap(fg.hessian(g))(X), _loop(fg.hessian(g), X), 1e-10)
+    h = lambda v: fnp.tanh(fnp.matmul(v, W))  # noqa: E731
+    _close(fg.vmap(fg.jacrev(h))(X), _loop(fg.jacrev(h), X))
+    _close(fg.vmap(fg.jacfwd(h))(X), _loop(fg.jacfwd(h), X))
+
+
+@fg.custom_vjp
+def _softclip(x):
+    return fnp.log1p(fnp.exp(x))
+
+
+_softclip.defvjp(lambda x: (_softclip(x), x), lambda x, ct: (ct * 0.5,))  # a rule of our own
+
+
+def test_vmap_over_custom_vjp_custom_jvp_and_checkpoint():
+    _close(fg.vmap(_softclip)(X), np.log1p(np.exp(X)))
+    # the custom rule applies per example under vmap of grad
+    _close(fg.vmap(fg.grad(lambda x: fnp.sum(_softclip(x))))(X), np.full(X.shape, 0.5))
+
+    @fg.custom_jvp
+    def cube(x):
+        return x**3
+
+    @cube.defjvp
+    def _(primals, tangents):
+        (x,), (t,) = primals, tangents
+        return x**3, t * 4.0 * x**2  # deliberately not 3: the rule is the one used
+
+    _close(fg.vmap(fg.grad(lambda x: fnp.sum(cube(x))))(X), 4.0 * X**2)
+    layer = fg.checkpoint(lambda x, w: fnp.tanh(fnp.matmul(x, w)))
+    per = fg.vmap(fg.grad(lambda w, x: fnp.sum(layer(x, w))), in_axes=(None, 0))(W, X)
+    _close(
+        per, _loop(fg.grad(lambda w, x: fnp.sum(fnp.tanh(fnp.matmul(x, w)))), W, X, axes=(None, 0))
+    )
+    total = fg.grad(lambda w: fnp.sum(fg.vmap(layer, in_axes=(0, None))(X, w)))(W)
+    _close(total, per.sum(0))
+
+
+def test_jit_of_vmap_and_vmap_of_jit():
+    f = lambda x: fnp.sum(fnp.tanh(x) * x)  # noqa: E731
+    _close(fg.jit(fg.vmap(f))(X), fg.vmap(f)(X))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BatchingWarning)
+        _close(fg.vmap(fg.jit(f))(X), _loop(f, X))
+
+
+# --- random numbers ------------------------------------------------------------------------------
+
+
+def test_randomness_error_different_same():
+    noisy = lambda x: x + fnp.random.standard_normal(x.shape)  # noqa: E731
+    with pytest.raises(fg.BatchingError, match="randomness"):
+        fg.vmap(noisy)(X)
+    fg.manual_seed(0)
+    diff = fg.vmap(noisy, randomness="different")(np.zeros((4, 3)))
+    assert diff.shape == (4, 3) and not np.allclose(diff[0], diff[1])
+    same = fg.vmap(noisy, randomness="same")(np.zeros((4, 3)))
+    assert np.allclose(same, same[0])
+    # the tensor layer's draws and dropout batch too
+    drop = fg.vmap(lambda x: fg.nn.functional.dropout(x, 0.5), randomness="different")
+    masks = drop(fg.ones(64, 10)).numpy() != 0
+    assert not (masks == masks[0]).all()
+
+
+# --- errors ----------------------------------------------------------------------------------------
+
+
+def test_python_control_flow_on_a_batched_value_names_the_line():
+    def f(x):
+        if x.sum() > 0:
+            return x
+        return -x
+
+    with pytest.raises(fg.BatchingError, match=r"test_vmap\.py, line \d+.*where"):
+        fg.vmap(f)(X)
+    with pytest.raises(fg.BatchingError, match="float"):
+        fg.vmap(lambda x: float(x.sum()))(X)
+
+
+def test_mismatched_sizes_name_each_argument_and_axis():
+    with pytest.raises(
+        fg.BatchingError,
+        match=r"argument 0 has size 4 along axis 0.*argument 1 has size 3 along axis 1",
+    ):
+        fg.vmap(lambda a, b: a, in_axes=(0, 1))(X, np.ones((2, 3)))
+
+
+def test_in_axes_structure_and_range_errors():
+    with pytest.raises(fg.TreeStructureError, match="in_axes has 3 entries.*2 positional"):
+        fg.vmap(lambda a, b: a, in_axes=(0, 0, 0))(X, Y)
+    with pytest.raises(fg.TreeStructureError, match=r"argument 0.*keys"):
+        fg.vmap(lambda p: p["a"], in_axes=({"b": 0},))({"a": X})
+    with pytest.raises(fg.AxisError, match=r"in_axes=2 for argument 0"):
+        fg.vmap(lambda a: a, in_axes=2)(X)
+    with pytest.raises(fg.BatchingError, match="axis_size"):
+        fg.vmap(lambda a: a, in_axes=None)(X)
+
+
+def test_out_axes_errors_name_the_output():
+    with pytest.raises(fg.BatchingError, match=r"out_axes is None for output\[1\]"):
+        fg.vmap(lambda x: (W, x), out_axes=(None, None))(X)
+    with pytest.raises(fg.AxisError, match=r"out_axes=3 for output"):
+        fg.vmap(lambda x: x.sum(), out_axes=3)(X)
+    with pytest.raises(fg.BatchingError, match="str"):
+        fg.vmap(lambda x: "a")(X)
+
+
+def test_numpy_on_a_batched_value_is_refused():
+    with pytest.raises(fg.BatchingError, match="numpy.stack|fnp"):
+        fg.vmap(lambda x: np.stack([x, x]))(X)
+    with pytest.raises(fg.BatchingError):
+        fg.vmap(lambda x: np.asarray(x) * 2.0)(X)
+
+
+# --- the fallback -----------------------------------------------------------------------------------
+
+
+def test_a_primitive_without_a_rule_loops_with_a_warning(monkeypatch):
+    from funcgrad.transforms import batching
+
+    monkeypatch.setattr(batching, "_warned", set())  # the warning comes once per primitive
+    coeffs = np.array([[1.0, -3.0, 2.0], [1.0, -5.0, 6.0]])  # roots 1, 2 and 2, 3
+    with pytest.warns(BatchingWarning, match="'roots'"):
+        got = fg.vmap(fnp.roots)(coeffs)
+    _close(np.sort(got, axis=1), np.array([[1.0, 2.0], [2.0, 3.0]]))
+    assert "roots" in looped_primitives()
+
+
+# --- the tensor layer ------------------------------------------------------------------------------
+
+
+def test_torch_func_vmap_on_tensors():
+    x, w = fg.tensor(X), fg.tensor(W)
+    got = func.vmap(lambda a, b: (a @ b).tanh(), in_dims=(0, None))(x, w)
+    assert isinstance(got, fg.Tensor)
+    _close(got.numpy(), np.tanh(X @ W))
+    per = func.vmap(func.grad(lambda b, a: (a @ b).pow(2).sum()), in_dims=(None, 0))(w, x)
+    want = np.stack([np.outer(X[k], 2 * (X[k] @ W)) for k in range(4)])
+    _close(per.numpy(), want)
+    # keyword arguments are not mapped (torch.func's rule)
+    _close(func.vmap(lambda a, *, s: a * s)(x, s=2.0).numpy(), X * 2.0)
+    assert func.vmap(lambda a: a.sum(0), out_dims=0)(x).shape == (4,)
+
+
+def test_torch_func_vmap_matches_pytorch():
+    from tests.references import requires
+
+    torch = requires("torch")
+    from torch.func import grad as t_grad
+    from torch.func import vmap as t_vmap
+
+    def loss(mod, p, x, y):
+        return mod.nn.functional.cross_entropy((x @ p[0] + p[1])[None], y[None])
+
+    labels = np.array([0, 1, 1, 0])
+    params = (W, np.zeros(2))
+    ours = func.vmap(func.grad(lambda p, x, y: loss(fg, p, x, y)), in_dims=(None, 0, 0))(
+        tuple(fg.tensor(p) for p in params), fg.tensor(X), fg.tensor(labels)
+    )
+    theirs = t_vmap(t_grad(lambda p, x, y: loss(torch, p, x, y)), in_dims=(None, 0, 0))(
+        tuple(torch.tensor(p) for p in params), torch.tensor(X), torch.tensor(labels)
+    )
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, atol=1e-12)
+
+
+# --- compositions, each against the same computation one example at a time ----------------------
+
+_FUNCTIONS = {
+    "tanh_dot": lambda w, x: fnp.sum(fnp.tanh(fnp.matmul(x, w)) ** 2),
+    "softmax": lambda w, x: fnp.sum(fg.nn.functional.softmax(fnp.matmul(x, w), dim=0) * w[0]),
+    "masked": lambda w, x: fnp.sum(fnp.where(fnp.matmul(x, w) > 0, fnp.matmul(x, w), 0.1) ** 3),
+    "norm": lambda w, x: fnp.linalg.norm(fnp.outer(x, w[:, 0])) + fnp.max(x),
+}
+
+
+@pytest.mark.parametrize("name", list(_FUNCTIONS))
+def test_compositions_agree_with_loops(name):
+    f = _FUNCTIONS[name]
+    per = lambda g: np.stack([g(W, X[k]) for k in range(4)])  # noqa: E731
+    # vmap of first and second derivatives, the parameters shared
+    _close(fg.vmap(fg.grad(f), in_axes=(None, 0))(W, X), per(fg.grad(f)), 1e-10)
+    gx = fg.grad(f, argnums=1)
+    _close(
+        fg.vmap(fg.grad(lambda w, x: fnp.sum(gx(w, x) ** 2)), in_axes=(None, 0))(W, X),
+        per(fg.grad(lambda w, x: fnp.sum(gx(w, x) ** 2))),
+        1e-9,
+    )
+    _close(
+        fg.vmap(fg.hessian(f, argnums=1), in_axes=(None, 0))(W, X),
+        per(fg.hessian(f, argnums=1)),
+        1e-9,
+    )
+    # grad of a vmap, and of a vmap of a grad
+    total = lambda w: fnp.sum(fg.vmap(f, in_axes=(None, 0))(w, X))  # noqa: E731
+    _close(fg.grad(total)(W), sum(fg.grad(f)(W, X[k]) for k in range(4)), 1e-10)
+    both = lambda w: fnp.sum(fg.vmap(gx, in_axes=(None, 0))(w, X) ** 2)  # noqa: E731
+    _close(
+        fg.grad(both)(W),
+        fg.grad(lambda w: sum(fnp.sum(gx(w, X[k]) ** 2) for k in range(4)))(W),
+        1e-9,
+    )
+    # forward mode over vmap, and vmap over forward mode
+    t = RNG.standard_normal(W.shape)
+    _close(
+        fg.jvp(total, (W,), (t,))[1],
+        fg.jvp(lambda w: sum(f(w, X[k]) for k in range(4)), (W,), (t,))[1],
+        1e-10,
+    )
+    ts = RNG.standard_normal(X.shape)
+    got = fg.vmap(lambda x, tx: fg.jvp(lambda v: f(W, v), (x,), (tx,))[1])(X, ts)
+    _close(
+        got, np.stack([fg.jvp(lambda v: f(W, v), (X[k],), (ts[k],))[1] for k in range(4)]), 1e-10
+    )
+    # vmap over vmap, the inner one over the columns of the shared parameters
+    inner = fg.vmap(lambda col, x: f(fnp.stack([col, col], axis=1), x), in_axes=(1, None))
+    got = fg.vmap(inner, in_axes=(None, 0))(W, X)
+    want = np.stack(
+        [[f(np.stack([W[:, j], W[:, j]], axis=1), X[k]) for j in range(2)] for k in range(4)]
+    )
+    _close(got, want, 1e-10)
