@@ -208,8 +208,12 @@ def compile(  # noqa: A001  (PyTorch's name)
     Args:
         model: A function of tensors, or a `funcgrad.nn.Module`. Without
             it, `compile(...)` returns a decorator.
-        fullgraph, dynamic, backend, mode, options: PyTorch's keywords,
-            accepted and ignored (funcgrad has one way of compiling).
+        fullgraph: PyTorch's keyword, accepted and ignored (funcgrad has
+            one way of compiling), as are the next four.
+        dynamic: Accepted and ignored.
+        backend: Accepted and ignored.
+        mode: Accepted and ignored.
+        options: Accepted and ignored.
         disable: Return `model` itself, uncompiled.
 
     Returns:
