@@ -19,9 +19,11 @@ walk per row over the same traced graph), and `torch.func.jacrev`.
 
 `build()` gives W9's implementations to `benchmarks/run.py` (the W9 row of
 its table); `w9(repeat)` and `jacrev_64(repeat)` measure here, each a dict of
-median milliseconds per implementation and their ratios. Rounds interleave
-the implementations (one call of each per round, the order rotating), so the
-machine's load hits all alike. One thread, set before NumPy is imported.
+median milliseconds per implementation and their ratios. Rounds take turns
+as `benchmarks/run.py` does for W9 (a block of `INNER` calls of each
+implementation per round, the order rotating), so the machine's load hits
+all alike; a round's figure is the block's mean per call. One thread, set
+before NumPy is imported.
 """
 
 from __future__ import annotations
@@ -135,8 +137,11 @@ def build() -> dict:
     return impls
 
 
-def _rounds(impls: dict, rounds: int, inner: int = 1) -> dict:
-    """Median seconds per call of each implementation, over interleaved rounds."""
+INNER = 5  # calls per block, as run.py's W9 row
+
+
+def _rounds(impls: dict, rounds: int, inner: int = INNER) -> dict:
+    """Median seconds per call of each implementation, over rounds that take turns."""
     names = list(impls)
     for fn in impls.values():  # warm up
         fn()
