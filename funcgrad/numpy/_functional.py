@@ -1,6 +1,6 @@
 """Functions of `funcgrad.numpy` that apply a user's function: `apply_along_axis`, `vectorize` ...
 
-funcgrad has no `vmap` yet (issue #20), so these are Python loops: the
+These are Python loops, as in NumPy (use `funcgrad.vmap` to batch a function): the
 user's function is called once per slice (or per entry), on graph nodes
 where a node goes in, and the results are stacked. They are
 differentiable through the user's function, as it is built of
@@ -223,7 +223,7 @@ class vectorize:  # noqa: N801  (NumPy's name)
     """Make a function of scalars (or of core arrays) act entry by entry on arrays.
 
     NumPy's `vectorize`, with the same arguments. Called with a graph node
-    among its arguments it is a Python loop (funcgrad has no `vmap` yet):
+    among its arguments it is a Python loop (for a batched call, use `funcgrad.vmap`):
     `pyfunc` is called on each entry (a 0-d node), or each core slice with
     `signature=`, and the results are stacked, so the result is
     differentiable through `pyfunc`. Without nodes it is NumPy's
