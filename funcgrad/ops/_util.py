@@ -32,8 +32,10 @@ def value_of(x: Any) -> Array:
     comparisons, shapes), which must not extend the graph.
     """
     if type(x) is Node:
-        if value_readers:  # funcgrad.jit is tracing: a value read outside the graph
-            _report(x, "value", None)
+        if value_readers:  # funcgrad.jit is tracing: it may hand back a traced view
+            box = [x.value]
+            _report(x, "value", box)
+            return box[0]
         return x.value
     return x
 
