@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from funcgrad.backend import as_value, xp_of
-from funcgrad.errors import DeviceError, DtypeError, NotDifferentiableError, OpError
+from funcgrad.errors import DeviceError, NotDifferentiableError, OpError
 from funcgrad.graph.node import Array
 from funcgrad.ops._util import attach, describe, failure, op_error, shape_of, value_of
 from funcgrad.ops.elementwise import conjugate, imag, multiply, real
@@ -693,18 +693,6 @@ cholesky = register(
 # because the gradient is linear in the cotangents.
 
 
-def _real_only(op: str, x: Array) -> None:
-    """Refuse to differentiate `op` at a complex `x`: its rules are written for real matrices."""
-    v = value_of(x)
-    if getattr(v, "dtype", np.dtype(float)).kind == "c":
-        raise DtypeError(
-            f"funcgrad.{op}: its gradient rules are written for real matrices, and the input "
-            f"is complex ({describe(x)}); funcgrad refuses rather than give a wrong gradient. "
-            f"Differentiate the real and imaginary parts as separate real inputs, or compute "
-            f"on plain values (node.value)"
-        )
-
-
 def _const_like(x: Array, value: Any) -> Array:
     """`value` (a NumPy array) as a constant in the array module and float dtype of `x`."""
     v = value_of(x)
@@ -914,11 +902,9 @@ eigh_vectors: Primitive = register(
 # --- singular value decomposition ------------------------------------------------------
 
 
-def _svd_sample(g: Draw, full: bool = True, complex_hermitian: bool = False) -> Drawn:
+def _svd_sample(g: Draw, full: bool = True) -> Drawn:
     m, n = g.integers(1, 4), g.integers(1, 4)
     hermitian = g.boolean() and g.boolean()
-    if hermitian and not complex_hermitian:  # U and Vh refuse complex ones with hermitian=True
-        hermitian = np.isrealobj(g.array((), 0.0, 1.0))
     if hermitian:
         n = m
     k = min(m, n)
@@ -932,7 +918,7 @@ def _svd_sample(g: Draw, full: bool = True, complex_hermitian: bool = False) -> 
             mats.append(h @ np.diag(np.real(_spread(g, n)) * signs) @ np.conj(h.T))
         else:
             sigma = np.zeros((m, n))
-            sigma[np.arange(k), np.arange(k)] = _spread(g, k)
+            sigma[np.arange(k), np.arange(k)] = np.real(_spread(g, k))
             mats.append(_householder(g, m) @ sigma @ _householder(g, n))
     x = np.stack(mats).reshape((*batch, m, n))
     if hermitian:  # the upper triangle is not read
@@ -943,17 +929,9 @@ def _svd_sample(g: Draw, full: bool = True, complex_hermitian: bool = False) -> 
     return (x,), params
 
 
-def _svd_parts(
-    x: Array, hermitian: bool, values: bool = False
-) -> tuple[Array, Array, Array, Array]:
-    """(a, u, s, vh): the matrix the SVD is of, and its reduced SVD, as nodes of x.
-
-    `values`: for the singular values' rules (complex Hermitian matrices go
-    through eigvalsh instead); the rules of U and Vh with `hermitian=True` are
-    written for real matrices.
-    """
-    if hermitian and not values:
-        _real_only("svd (U and Vh with hermitian=True; use eigh)", x)
+def _svd_parts(x: Array, hermitian: bool) -> tuple[Array, Array, Array, Array]:
+    """(a, u, s, vh): the matrix the SVD is of (with `hermitian`, the one read from
+    the lower triangle), and its reduced SVD, as nodes of x."""
     a = _mirror(x, True) if hermitian else x
     u = svd_u(x, full_matrices=False, hermitian=hermitian)
     vh = svd_vh(x, full_matrices=False, hermitian=hermitian)
@@ -986,7 +964,7 @@ def _svdvals_vjp(ct: Array, out: Array, x: Array, *, hermitian: bool) -> Array:
         ct_w = _permuted(ct * _const_like(ct, signs), np.argsort(order, axis=-1))
         return _eigvalsh_vjp(ct_w, None, x, UPLO="L")
     # dS = Re diag(U^H dA V): the transpose is conj(U) diag(ct) V^T = conj(U diag(ct) Vh)
-    _, u, _, vh = _svd_parts(x, hermitian, values=True)
+    _, u, _, vh = _svd_parts(x, hermitian)
     return _svd_finish(_conj(matmul(multiply(u, _row(ct)), vh)), hermitian)
 
 
@@ -995,7 +973,7 @@ def _svdvals_jvp(x_t: Array, out: Array, x: Array, *, hermitian: bool) -> Array:
         order, signs = _by_magnitude(x)
         dw = _eigvalsh_jvp(x_t, None, x, UPLO="L")
         return _permuted(dw, order) * _const_like(dw, signs)
-    _, u, _, vh = _svd_parts(x, hermitian, values=True)
+    _, u, _, vh = _svd_parts(x, hermitian)
     dx = _mirror(x_t, True) if hermitian else x_t
     ds = _diag_of(matmul(_conj(_mT(u)), matmul(dx, _conj(_mT(vh)))))
     return real(ds) if _is_complex(ds) else ds
@@ -1010,7 +988,7 @@ svdvals: Primitive = register(
         vjp=(_svdvals_vjp,),
         jvp=(_svdvals_jvp,),
         params=("hermitian",),
-        sample=Sample(lambda g: _svd_sample(g, full=False, complex_hermitian=True), complex=True),
+        sample=Sample(lambda g: _svd_sample(g, full=False), complex=True),
         doc="singular values (descending) of each matrix in a stack",
         names=Names(numpy="linalg.svdvals"),
     )
@@ -1111,9 +1089,11 @@ def _largest_entries(v: Array) -> tuple[np.ndarray, Array]:
     return mask, _row(sum_(multiply(real(v), mask), axis=(-2,), keepdims=False))
 
 
-def _svd_complex_jvp(x_t: Array, x: Array) -> tuple[Array, Array]:
+def _svd_complex_jvp(x_t: Array, x: Array, hermitian: bool) -> tuple[Array, Array]:
     """(dU, dVh) of the reduced, gauged SVD of a complex matrix."""
-    _, u, s, vh = _svd_parts(x, False)
+    _, u, s, vh = _svd_parts(x, hermitian)
+    if hermitian:  # the SVD of the matrix read from the lower triangle; the same gauge
+        x_t = _mirror(x_t, True)
     v = _conj(_mT(vh))
     m, n = shape_of(x)[-2:]
     k = min(m, n)
@@ -1134,9 +1114,9 @@ def _svd_complex_jvp(x_t: Array, x: Array) -> tuple[Array, Array]:
     return du + multiply(u, turn), _conj(_mT(dv + multiply(v, turn)))
 
 
-def _svd_complex_vjp(x: Array, cu: Array | None, cvh: Array | None) -> Array:
+def _svd_complex_vjp(x: Array, cu: Array | None, cvh: Array | None, hermitian: bool) -> Array:
     """A_bar of the reduced, gauged SVD of a complex matrix, from U's and Vh's cotangents."""
-    _, u, s, vh = _svd_parts(x, False)
+    _, u, s, vh = _svd_parts(x, hermitian)
     v = _conj(_mT(vh))
     m, n = shape_of(x)[-2:]
     k = min(m, n)
@@ -1166,14 +1146,14 @@ def _svd_complex_vjp(x: Array, cu: Array | None, cvh: Array | None) -> Array:
         ga = extra if ga is None else ga + extra
         gp = gp - matmul(_conj(_mT(cv)) / sc, _conj(v))
     g = matmul(_conj(u), matmul(gp, _mT(v)))  # P = U^H dA V
-    return g if ga is None else g + ga
+    return _svd_finish(g if ga is None else g + ga, hermitian)
 
 
 def _svd_u_vjp(ct: Array, out: Array, x: Array, *, full_matrices: bool, hermitian: bool) -> Array:
     if full_matrices:
         ct = _refuse_full("U", x, ct, -1)
-    if _is_complex(x) and not hermitian:
-        return _svd_complex_vjp(x, ct, None)
+    if _is_complex(x):
+        return _svd_complex_vjp(x, ct, None, hermitian)
     a, u, s, vh = _svd_parts(x, hermitian)
     f = _square_gaps(s)
     uu = matmul(_mT(u), ct)
@@ -1187,8 +1167,8 @@ def _svd_u_vjp(ct: Array, out: Array, x: Array, *, full_matrices: bool, hermitia
 
 
 def _svd_u_jvp(x_t: Array, out: Array, x: Array, *, full_matrices: bool, hermitian: bool) -> Array:
-    if _is_complex(x) and not hermitian:
-        du = _svd_complex_jvp(x_t, x)[0]
+    if _is_complex(x):
+        du = _svd_complex_jvp(x_t, x, hermitian)[0]
         return _full_tangent("U", x, du, -1) if full_matrices else du
     a, u, s, vh = _svd_parts(x, hermitian)
     dx = _mirror(x_t, True) if hermitian else x_t
@@ -1219,8 +1199,8 @@ svd_u: Primitive = register(
 def _svd_vh_vjp(ct: Array, out: Array, x: Array, *, full_matrices: bool, hermitian: bool) -> Array:
     if full_matrices:
         ct = _refuse_full("Vh", x, ct, -2)
-    if _is_complex(x) and not hermitian:
-        return _svd_complex_vjp(x, None, ct)
+    if _is_complex(x):
+        return _svd_complex_vjp(x, None, ct, hermitian)
     a, u, s, vh = _svd_parts(x, hermitian)
     f = _square_gaps(s)
     v, v_bar = _mT(vh), _mT(ct)
@@ -1235,8 +1215,8 @@ def _svd_vh_vjp(ct: Array, out: Array, x: Array, *, full_matrices: bool, hermiti
 
 
 def _svd_vh_jvp(x_t: Array, out: Array, x: Array, *, full_matrices: bool, hermitian: bool) -> Array:
-    if _is_complex(x) and not hermitian:
-        dvh = _svd_complex_jvp(x_t, x)[1]
+    if _is_complex(x):
+        dvh = _svd_complex_jvp(x_t, x, hermitian)[1]
         return _full_tangent("Vh", x, dvh, -2) if full_matrices else dvh
     a, u, s, vh = _svd_parts(x, hermitian)
     dx = _mirror(x_t, True) if hermitian else x_t

@@ -11,7 +11,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.errors import DtypeError, NotDifferentiableError, OpError
+from funcgrad.errors import NotDifferentiableError, OpError
 from tests.references import requires
 
 L = fnp.linalg
@@ -506,13 +506,6 @@ def test_complex_expm_gradient_agrees_with_pytorch():
     np.testing.assert_allclose(got, np.conj(t.grad.numpy()), rtol=1e-8, atol=1e-10)
 
 
-def test_complex_matrices_are_refused_with_the_op_named():
-    z = np.eye(2) + 1j * np.ones((2, 2))
-    with pytest.raises(DtypeError, match="svd"):  # U of a complex Hermitian matrix
-        out, vjp_fn = fg.vjp(lambda y: L.svd(y, hermitian=True)[0], z)
-        vjp_fn(np.ones(np.shape(out)))
-
-
 def test_shape_errors_name_the_function_and_shapes():
     with pytest.raises(OpError, match=r"eigh.*square.*\(2, 3\)"):
         L.eigh(np.ones((2, 3)))
@@ -539,8 +532,69 @@ def test_svd_hermitian_complex():
     # the upper triangle is not read: its gradient is zero
     g = fg.grad(lambda y: fnp.sum(svdvals(y) * np.array([1.0, -2.0, 0.5])))(x)
     assert np.all(np.triu(g, 1) == 0)
-    with pytest.raises(DtypeError, match=r"U and Vh with hermitian=True; use eigh"):
-        fg.grad(lambda y: fnp.sum(fnp.abs(fnp.linalg.svd(y, hermitian=True)[0])))(x)
+
+
+def _hermitian_input(rng, eigenvalues):
+    """A complex Hermitian matrix with these eigenvalues, in the lower triangle (noise above)."""
+    n = len(eigenvalues)
+    h = np.linalg.qr(rng.normal(size=(n, n)) + 1j * rng.normal(size=(n, n)))[0]
+    a = h @ np.diag(eigenvalues) @ h.conj().T
+    return a, np.tril(a) + np.triu(rng.normal(size=(n, n)) + 1j * rng.normal(size=(n, n)), 1)
+
+
+def test_svd_hermitian_complex_vectors_have_the_gauge_and_its_derivative():
+    # U and Vh of svd(hermitian=True): the gauge of the complex SVD (each v_j's largest entry
+    # real and positive), kept by the VJP and JVP; both checked by central differences in
+    # random complex directions (real and imaginary parts), to second order
+    rng = np.random.default_rng(21)
+    a, x = _hermitian_input(rng, [2.5, -1.2, 0.4])
+    u, s, vh = fnp.linalg.svd(x, hermitian=True)
+    np.testing.assert_allclose((u * s) @ vh, a, atol=1e-12)
+    v = vh.conj().T
+    top = v[np.argmax(np.abs(v), axis=0), np.arange(3)]
+    np.testing.assert_allclose(np.imag(top), 0.0, atol=1e-14)
+    assert np.all(np.real(top) > 0)
+    np.testing.assert_allclose(np.abs(u), np.abs(np.linalg.svd(a)[0]), atol=1e-12)
+    for part in (0, 2):
+        fg.check_grads(lambda y, p=part: fnp.linalg.svd(y, hermitian=True)[p], (x,), order=2)
+    # the derivative in the imaginary and in the real direction of one entry, by differences
+    for d in (1j * np.eye(3, k=-1), np.eye(3, k=-1), 1j * np.eye(3)):
+        f = lambda y: fnp.linalg.svd(y, hermitian=True)[0]  # noqa: E731
+        numeric = (f(x + 1e-6 * d) - f(x - 1e-6 * d)) / 2e-6
+        np.testing.assert_allclose(fg.jvp(f, (x,), (d,))[1], numeric, atol=1e-7)
+    # the upper triangle is not read: its gradient is zero
+    g = fg.grad(lambda y: fnp.sum(fnp.abs(fnp.linalg.svd(y, hermitian=True)[0][0]) ** 2))(x)
+    assert np.all(np.triu(g, 1) == 0)
+
+
+def test_svd_hermitian_complex_vectors_agree_with_pytorch_and_autograd():
+    # gauge-invariant functions of U and Vh (PyTorch refuses the others): funcgrad's
+    # gradient (JAX's convention) is the conjugate of PyTorch's; HIPS autograd's svd
+    # differentiates the full matrix it is given, so it gets the mirrored one
+    torch = requires("torch")
+    ag = requires("autograd")
+    rng = np.random.default_rng(22)
+    a, x = _hermitian_input(rng, [-3.0, 1.7, 0.6, -0.2])
+    wu, wv, c = rng.normal(size=(4, 4)), rng.normal(size=(4, 4)), rng.normal(size=(4, 4))
+
+    def f(lib, u, s, vh, wu=wu, wv=wv, c=c):
+        gram = lib.abs(u @ (vh * s[:, None])) ** 2  # |A|^2 entrywise, through U and Vh
+        return lib.sum(lib.abs(u) ** 2 * wu) + lib.sum(lib.abs(vh) ** 2 * wv) + lib.sum(gram * c)
+
+    got = fg.grad(lambda y: f(fnp, *L.svd(y, hermitian=True)))(x)
+    t = torch.tensor(a, requires_grad=True)
+    f(torch, *torch.linalg.svd(t), *map(torch.tensor, (wu, wv, c))).backward()
+    want = np.conj(t.grad.numpy())  # in the Hermitian matrix: onto the lower triangle read
+    on_triangle = np.tril(want, -1) + np.tril(want.conj().T, -1) + np.diag(np.real(np.diag(want)))
+    np.testing.assert_allclose(got, on_triangle, rtol=1e-8, atol=1e-10)
+    anp = ag.numpy
+
+    def mirrored(y):
+        low = anp.tril(y, -1)
+        return low + anp.conj(low.T) + anp.diag(anp.real(anp.diag(y)))
+
+    want_ag = ag.grad(lambda y: f(anp, *anp.linalg.svd(mirrored(y), full_matrices=False)))(x)
+    np.testing.assert_allclose(got, want_ag, rtol=1e-8, atol=1e-10)
 
 
 # --- polynomials on linear algebra: vander, polyfit, roots ---------------------------------------
