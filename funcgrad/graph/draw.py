@@ -23,8 +23,9 @@ from funcgrad.graph.order import toposort
 
 __all__ = ["to_dot", "to_mermaid"]
 
-# Colours shared by both renderers (they read well on light and dark pages).
-_BACKWARD_COLOR = "#d62728"
+# Colours shared by both renderers. The backward red reads at WCAG AA on white (5.6:1) and on
+# the pale red that the docs' dark palette gives edge labels (4.9:1; docs/assets/stylesheets).
+_BACKWARD_COLOR = "#c62828"
 _LEAF_FILL = "#e8f1fb"
 _CONST_FILL = "#f4f4f4"
 # Text on those light fills stays dark whatever the page's palette (WCAG AA: 14:1).
@@ -178,10 +179,10 @@ def to_dot(
           edge [fontname="Helvetica", fontsize=10];
           n0 [label="leaf\\n() float64", fillcolor="#e8f1fb"];
           n1 [label="sin\\n() float64"];
-          s0 [label="seed", shape=circle, fontsize=9, color="#d62728"];
+          s0 [label="seed", shape=circle, fontsize=9, color="#c62828"];
           n0 -> n1;
-          n1 -> n0 [style=dashed, color="#d62728", fontcolor="#d62728", constraint=false, label="ct () float64\\n-0.99"];
-          s0 -> n1 [style=dashed, color="#d62728", fontcolor="#d62728", constraint=false, label="ct () float64"];
+          n1 -> n0 [style=dashed, color="#c62828", fontcolor="#c62828", constraint=false, label="ct () float64\\n-0.99"];
+          s0 -> n1 [style=dashed, color="#c62828", fontcolor="#c62828", constraint=false, label="ct () float64"];
         }
     """
     layout = _layout(roots, grads, names, max_values)
