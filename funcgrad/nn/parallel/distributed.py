@@ -32,17 +32,25 @@ from funcgrad.tensors.base import _new_like
 
 
 class _Bucket:
-    """Gradients of some parameters in one flat buffer, all-reduced together."""
+    """Gradients of some parameters in one flat buffer, all-reduced together.
+
+    The buffer and each parameter's view of it (in the parameter's shape)
+    are made once, at construction: a step copies each gradient into its
+    view, all-reduces the buffer in place and copies the views out, scaled,
+    without allocating.
+    """
 
     def __init__(self, indices: list[int], params: list[Any]):
         self.indices = indices
-        self.offsets = []
-        n = 0
-        for i in indices:
-            self.offsets.append(n)
-            n += params[i]._value.size
+        n = sum(params[i]._value.size for i in indices)
         self.dtype = params[indices[0]]._value.dtype
         self.buf = xp_of(params[indices[0]]._value).zeros(n, dtype=self.dtype)
+        self.views = []
+        start = 0
+        for i in indices:
+            v = params[i]._value
+            self.views.append(self.buf[start : start + v.size].reshape(v.shape))
+            start += v.size
         self.pending = len(indices)
         self.work: Work | None = None
         self.started = 0.0
@@ -132,8 +140,9 @@ class DistributedDataParallel(Module):
         object.__setattr__(self, "_ready", [False] * len(params))
         object.__setattr__(self, "_swapped", [])
         object.__setattr__(self, "_taps", {})
-        # per parameter: the gradient its tap saw, and whether the leaf's whole gradient was it
-        object.__setattr__(self, "_tap_grads", [None] * len(params))
+        # per parameter: the id of the gradient array its tap saw (not the array: holding it
+        # would make the engine copy it for .grad), and whether the leaf's whole gradient was it
+        object.__setattr__(self, "_tap_grads", [0] * len(params))
         object.__setattr__(self, "_whole", [True] * len(params))
         #: Timings of the last synchronized backward (seconds): `wait` blocked after the walk,
         #: `overlap` between the first bucket's start and the end of the walk.
@@ -194,7 +203,7 @@ class DistributedDataParallel(Module):
         self._taps.clear()
         if arm:
             self._ready[:] = [False] * len(self._params)
-            self._tap_grads[:] = [None] * len(self._params)
+            self._tap_grads[:] = [0] * len(self._params)
             self._whole[:] = [True] * len(self._params)
             for bucket in self._buckets:
                 bucket.pending, bucket.work = len(bucket.indices), None
@@ -233,11 +242,12 @@ class DistributedDataParallel(Module):
     def _leaf_hook_for(self, i: int) -> Any:
         # NOTE: the walk hands a leaf whose only consumer is its tap the tap's own
         # cotangent array (identity's rule passes it through); any other use of the
-        # parameter makes the leaf's gradient a new sum. The test is structural, so every
+        # parameter makes the leaf's gradient a new sum, made while the tap's array was
+        # alive, so its id differs (the id is kept, not the array). The test is structural, so every
         # rank (running the same program) decides alike, and the collectives stay matched.
         def hook(grad: Any) -> None:
             if self._armed:
-                self._whole[i] = grad._value is self._tap_grads[i]
+                self._whole[i] = id(grad._value) == self._tap_grads[i]
 
         return hook
 
@@ -245,16 +255,15 @@ class DistributedDataParallel(Module):
         if not self._armed or self._ready[i]:
             return
         self._ready[i] = True
-        self._tap_grads[i] = value
+        self._tap_grads[i] = id(value)
         b, k = self._bucket_of[i]
         bucket = self._buckets[b]
-        p = self._params[i]
-        view = bucket.buf[bucket.offsets[k] : bucket.offsets[k] + value.size]
+        grad = self._params[i].grad
         # the accumulated gradient (from no_sync steps) is averaged too, as PyTorch's
-        if p.grad is not None:
-            np.add(p.grad._value.reshape(-1), value.reshape(-1), out=view)
+        if grad is not None:
+            np.add(grad._value, value, out=bucket.views[k])
         else:
-            view[...] = value.reshape(-1)
+            bucket.views[k][...] = value
         bucket.pending -= 1
         if bucket.pending == 0:
             self._start(bucket)
@@ -284,9 +293,8 @@ class DistributedDataParallel(Module):
             )
         for i in missing:  # unused here: their slot counts as this rank's .grad (or zero)
             b, k = self._bucket_of[i]
-            bucket, p = self._buckets[b], self._params[i]
-            view = bucket.buf[bucket.offsets[k] : bucket.offsets[k] + p._value.size]
-            view[...] = 0 if p.grad is None else p.grad._value.reshape(-1)
+            bucket, grad = self._buckets[b], self._params[i].grad
+            bucket.views[k][...] = 0 if grad is None else grad._value
             bucket.pending -= 1
             if bucket.pending == 0:
                 self._start(bucket)
@@ -305,22 +313,20 @@ class DistributedDataParallel(Module):
         )
         size = self.process_group.size
         for bucket in self._buckets:
-            bucket.buf /= size
+            scale = bucket.dtype.type(1 / size)  # the average, folded into the copy-out
             for k, i in enumerate(bucket.indices):
                 if used is not None and not used[i] and not self._ready[i]:
                     continue  # unused on every rank: .grad stays as it was
                 p = self._params[i]
-                if not self._whole[i]:  # used outside the forward too: average all of .grad
-                    value = _api.all_reduce(p.grad._value, ReduceOp.AVG, self.process_group)
-                else:
-                    value = bucket.buf[bucket.offsets[k] : bucket.offsets[k] + p._value.size]
-                    value = value.reshape(p._value.shape)
                 g = p.grad
+                value, factor = bucket.views[k], scale
+                if not self._whole[i]:  # used outside the forward too: average all of .grad
+                    value = _api.all_reduce(g._value, ReduceOp.AVG, self.process_group)
+                    factor = value.dtype.type(1)
                 if g is not None and type(g._value) is np.ndarray and g._value.flags.writeable:
-                    g._value[...] = value
+                    np.multiply(value, factor, out=g._value)
                 else:
-                    p.grad = _new_like(type(p.data), value.copy(), None)
-        self._tap_grads[:] = [None] * len(self._params)  # hold no gradient past the pass
+                    p.grad = _new_like(type(p.data), value * factor, None)
 
     # --- gradient accumulation -----------------------------------------------------------------
 
