@@ -27,8 +27,31 @@ _DIFFERENTIABLE = ("sum", "avg")
 _SELF = self_group()
 
 
-def _all_reduce_forward(xp: Any, x: Any, *, op: str, group: ProcessGroup) -> Any:
-    return _api.all_reduce(x, ReduceOp(op), group)
+def _collective(
+    name: str, forward: Any, vjp: Any, doc: str, reduces: bool, shape: Any = None
+) -> Primitive:
+    """Register a linear collective: its VJP rule is another collective, its JVP the same one.
+
+    `reduces`: it takes `op` ("sum" or "avg") besides `group`. `shape`: the
+    shape of its sample's input from the sample generator (default any).
+    """
+
+    def make(g: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        x = g.array(g.shape() if shape is None else shape(g), -2, 2)
+        params = {"op": g.choice(_DIFFERENTIABLE)} if reduces else {}
+        return (x,), {**params, "group": _SELF}
+
+    return register(
+        Primitive(
+            name=name,
+            forward=forward,
+            vjp=(vjp,),
+            jvp=LINEAR,
+            params=("op", "group") if reduces else ("group",),
+            sample=Sample(make=make),
+            doc=doc,
+        )
+    )
 
 
 def _all_reduce_vjp(ct: Any, out: Any, x: Any, *, op: str, group: ProcessGroup) -> Any:
@@ -36,47 +59,8 @@ def _all_reduce_vjp(ct: Any, out: Any, x: Any, *, op: str, group: ProcessGroup) 
     return all_reduce_p(ct, op=op, group=group)
 
 
-all_reduce_p = register(
-    Primitive(
-        name="all_reduce",
-        forward=_all_reduce_forward,
-        vjp=(_all_reduce_vjp,),
-        jvp=LINEAR,
-        params=("op", "group"),
-        sample=Sample(
-            make=lambda g: (
-                (g.array(g.shape(), -2, 2),),
-                {"op": g.choice(_DIFFERENTIABLE), "group": _SELF},
-            )
-        ),
-        doc="Sum (or mean) of the value over the ranks of a process group, on every rank.",
-    )
-)
-
-
-def _all_gather_forward(xp: Any, x: Any, *, group: ProcessGroup) -> Any:
-    return xp.stack(_api.all_gather(None, x, group))
-
-
-def _reduce_scatter_forward(xp: Any, x: Any, *, op: str, group: ProcessGroup) -> Any:
-    return _api.reduce_scatter(None, x, ReduceOp(op), group)
-
-
 def _all_gather_vjp(ct: Any, out: Any, x: Any, *, group: ProcessGroup) -> Any:
     return reduce_scatter_p(ct, op="sum", group=group)
-
-
-all_gather_p = register(
-    Primitive(
-        name="all_gather",
-        forward=_all_gather_forward,
-        vjp=(_all_gather_vjp,),
-        jvp=LINEAR,
-        params=("group",),
-        sample=Sample(make=lambda g: ((g.array(g.shape(), -2, 2),), {"group": _SELF})),
-        doc="The values of every rank of a process group, stacked along a new first axis.",
-    )
-)
 
 
 def _reduce_scatter_vjp(ct: Any, out: Any, x: Any, *, op: str, group: ProcessGroup) -> Any:
@@ -84,21 +68,27 @@ def _reduce_scatter_vjp(ct: Any, out: Any, x: Any, *, op: str, group: ProcessGro
     return gathered / group.size if op == "avg" else gathered
 
 
-reduce_scatter_p = register(
-    Primitive(
-        name="reduce_scatter",
-        forward=_reduce_scatter_forward,
-        vjp=(_reduce_scatter_vjp,),
-        jvp=LINEAR,
-        params=("op", "group"),
-        sample=Sample(
-            make=lambda g: (
-                (g.array((1, *g.shape(max_dims=2)), -2, 2),),
-                {"op": g.choice(_DIFFERENTIABLE), "group": _SELF},
-            )
-        ),
-        doc="Slice k (first axis) summed (or averaged) over the ranks, on rank k.",
-    )
+all_reduce_p = _collective(
+    "all_reduce",
+    lambda xp, x, *, op, group: _api.all_reduce(x, ReduceOp(op), group),
+    _all_reduce_vjp,
+    "Sum (or mean) of the value over the ranks of a process group, on every rank.",
+    reduces=True,
+)
+all_gather_p = _collective(
+    "all_gather",
+    lambda xp, x, *, group: xp.stack(_api.all_gather(None, x, group)),
+    _all_gather_vjp,
+    "The values of every rank of a process group, stacked along a new first axis.",
+    reduces=False,
+)
+reduce_scatter_p = _collective(
+    "reduce_scatter",
+    lambda xp, x, *, op, group: _api.reduce_scatter(None, x, ReduceOp(op), group),
+    _reduce_scatter_vjp,
+    "Slice k (first axis) summed (or averaged) over the ranks, on rank k.",
+    reduces=True,
+    shape=lambda g: (1, *g.shape(max_dims=2)),
 )
 
 
