@@ -817,8 +817,11 @@ def _gather_rule(
     nd = ndim_of(x) - (d is not None)
     idx = index.front() if isinstance(index, Mapped) else value_of(index)
     per_index_nd = idx.ndim - isinstance(index, Mapped)
-    if nd == 0 or per_index_nd == 0:
-        return None
+    if nd == 0 or per_index_nd == 0:  # PyTorch's 0-d cases: read by flat position
+        x = front(x, d, size)
+        pos = _flat_positions(size, shape_of(x)[1:], index, params)
+        out = gather(reshape(x, shape=(size, -1)), **{**params, "index": pos, "axis": 1})
+        return reshape(out, shape=(size, *_read_shape(shape_of(x)[1:], index, params))), 0
     if not isinstance(index, Mapped):
         idx = numpy.broadcast_to(idx, (size, *idx.shape))
     x = front(x, d, size)
@@ -833,6 +836,28 @@ def _gather_rule(
     return gather(x, **params), 0
 
 
+def _flat_positions(size: int, shape: tuple[int, ...], index: Any, params: dict[str, Any]) -> Any:
+    """Where each example's `gather` (or `scatter`) reads: positions in the flattened example,
+    as a `(size, k)` index for axis 1 (computed by gathering from `arange`, so it checks the
+    index as the primitive does)."""
+    places = numpy.arange(int(numpy.prod(shape, dtype=numpy.int64))).reshape(shape)
+    p = {"axis": params["axis"], "keepdims": params["keepdims"], "method": params["method"]}
+    gather = registry.get("gather").forward
+    if isinstance(index, Mapped):
+        per = [gather(numpy, places, index=i, **p) for i in index.front()]
+        return numpy.stack([numpy.reshape(i, (-1,)) for i in per])
+    one = numpy.reshape(gather(numpy, places, index=value_of(index), **p), (1, -1))
+    return numpy.broadcast_to(one, (size, one.shape[1]))
+
+
+def _read_shape(shape: tuple[int, ...], index: Any, params: dict[str, Any]) -> tuple[int, ...]:
+    """The shape of one example's `gather` result."""
+    idx = index.front()[0] if isinstance(index, Mapped) else value_of(index)
+    zeros = numpy.zeros(shape)
+    p = {k: params[k] for k in ("axis", "keepdims", "method")}
+    return tuple(registry.get("gather").forward(numpy, zeros, index=idx, **p).shape)
+
+
 def _scatter_rule(
     size: int, vals: Sequence[Any], dims: Sequence[int | None], /, **params: Any
 ) -> Any:
@@ -843,8 +868,13 @@ def _scatter_rule(
     nd = ndim_of(x) - (dx is not None)
     idx = index.front() if isinstance(index, Mapped) else value_of(index)
     per_index_nd = idx.ndim - isinstance(index, Mapped)
-    if nd == 0 or per_index_nd == 0 or params["axis"] is None:
-        return None
+    if nd == 0 or per_index_nd == 0 or params["axis"] is None:  # write by flat position
+        x = front(x, dx, size)
+        shape = shape_of(x)[1:]
+        pos = _flat_positions(size, shape, index, {**params, "keepdims": True})
+        flat_src = reshape(front(src, ds, size), shape=(size, -1))
+        out = scatter(reshape(x, shape=(size, -1)), flat_src, **{**params, "index": pos, "axis": 1})
+        return reshape(out, shape=(size, *shape)), 0
     if not isinstance(index, Mapped):
         idx = numpy.broadcast_to(idx, (size, *idx.shape))
     params["axis"] = _one_axis(int(params["axis"]), nd) + 1
@@ -954,7 +984,9 @@ def _nll_rule(size: int, vals: Sequence[Any], dims: Sequence[int | None], /, **p
 
     (logp, target, w), (dl, dt, dw) = vals, dims
     if dw is not None:
-        return None
+        return _nll_weighted(
+            size, front(logp, dl, size), front(target, dt, size), move(w, dw, 0), **params
+        )
     logp = front(logp, dl, size)
     target = front(target, dt, size)
     reduction = params["reduction"]
@@ -982,6 +1014,117 @@ def _nll_rule(size: int, vals: Sequence[Any], dims: Sequence[int | None], /, **p
         safe = numpy.where(valid, t, 0)
         weight = getitem(w, index=(safe,)) * valid
     return total / sum_(weight, axis=(1,), keepdims=False), 0
+
+
+def _nll_weighted(
+    size: int, logp: Any, target: Any, w: Any, *, ignore_index: int, reduction: str
+) -> Any:
+    """`nll_loss` with class weights per example (all batched on axis 0), from primitives."""
+    gather = _d("gather")
+    where = _d("where")
+
+    t = numpy.asarray(value_of(target))
+    cd = 1 if t.ndim == 1 else 2  # the class axis: (size, C) or (size, N, C, ...)
+    valid = t != ignore_index
+    safe = numpy.where(valid, t, 0)
+    picked = gather(
+        logp, index=numpy.expand_dims(safe, cd), axis=cd, keepdims=False, method="gather"
+    )
+    rows = numpy.arange(size).reshape((size,) + (1,) * (t.ndim - 1))
+    if ndim_of(w) == 1:  # one weight per example for every class
+        wt = where(valid, reshape(w, shape=(size,) + (1,) * (t.ndim - 1)), 0.0)
+    else:
+        wt = where(valid, getitem(w, index=(rows, safe)), 0.0)
+    loss = -picked * wt
+    if reduction == "none":
+        return loss, 0
+    axes = tuple(range(1, t.ndim))
+    total = sum_(loss, axis=axes, keepdims=False)
+    if reduction == "sum":
+        return total, 0
+    return total / sum_(wt, axis=axes, keepdims=False), 0
+
+
+# --- polynomial roots and hooks ---------------------------------------------------------------
+
+
+def _roots_rule(size: int, vals: Sequence[Any], dims: Sequence[int | None], /) -> Any:
+    """`roots` of a batch of polynomials: the eigenvalues of their companion matrices at once.
+
+    As NumPy's `roots` does for each: leading zeros dropped (the batch must agree on how
+    many, or the examples would have different numbers of roots), trailing zeros dropped
+    and returned as zero roots (examples that differ there are computed in groups).
+    """
+    eigvals = _d("eigvals")
+    concatenate = _d("concatenate")
+    divide = _d("divide")
+    negative = _d("negative")
+
+    p, d = _only(vals, dims)
+    p = move(p, d, 0)
+    v = numpy.asarray(value_of(p))
+    if v.ndim != 2:
+        raise BatchingError(
+            f"funcgrad.roots: needs a 1-D array of coefficients per example, got shape "
+            f"{list(v.shape[1:])} under vmap"
+        )
+    n = v.shape[1]
+    nz = v != 0
+    lead = numpy.where(nz.any(axis=1), nz.argmax(axis=1), n)
+    trail = numpy.where(nz.any(axis=1), nz[:, ::-1].argmax(axis=1), 0)
+    counts = numpy.where(lead < n, n - 1 - lead, 0)
+    if (counts != counts[0]).any():
+        raise BatchingError(
+            f"funcgrad.roots: under vmap every polynomial must have as many roots, but the "
+            f"examples have {sorted(set(counts.tolist()))} (leading zero coefficients lower "
+            f"the degree); vmap needs one output shape"
+        )
+    lo = int(lead[0])
+    if counts[0] == 0:
+        dtype = registry.get("roots").forward(numpy, v[0]).dtype
+        return numpy.zeros((size, 0), dtype=dtype), 0
+    groups = []
+    order = []
+    for t in sorted(set(trail.tolist())):
+        rows = numpy.flatnonzero(trail == t)
+        sub = getitem(p, index=(rows, slice(lo, n - t)))  # (g, k): nonzero at both ends
+        g, k = len(rows), n - t - lo
+        out = None
+        if k > 1:
+            top = negative(
+                divide(
+                    getitem(sub, index=(slice(None), slice(1, None))),
+                    getitem(sub, index=(slice(None), slice(0, 1))),
+                )
+            )
+            below = numpy.eye(k - 2, k - 1, dtype=v.dtype)
+            companion = concatenate(
+                reshape(top, shape=(g, 1, k - 1)),
+                numpy.broadcast_to(below, (g, k - 2, k - 1)),
+                axis=1,
+            )
+            out = eigvals(companion)
+        if t:
+            dtype = value_of(out).dtype if out is not None else v.dtype
+            zeros = numpy.zeros((g, t), dtype=dtype)
+            out = zeros if out is None else concatenate(out, zeros, axis=1)
+        groups.append(out)
+        order.append(rows)
+    if len(groups) == 1:
+        return groups[0], 0
+    joined = concatenate(*groups, axis=0)
+    return getitem(joined, index=(numpy.argsort(numpy.concatenate(order)),)), 0
+
+
+def _hook_scope_rule(prim: Primitive) -> Rule:
+    """`hook_scope` is `x` itself: the batch passes through (its hooks see batched cotangents)."""
+    run = direct(prim)
+
+    def rule(size: int, vals: Sequence[Any], dims: Sequence[int | None], /, **params: Any) -> Any:
+        x, d = _only(vals, dims)
+        return run(x, **params), d
+
+    return rule
 
 
 def _collective(prim: Primitive, axis_zero: bool) -> Rule:
@@ -1016,7 +1159,8 @@ ELEMENTWISE = (
     "add subtract multiply divide negative power exp log log1p expm1 sqrt abs sign real imag "
     "conjugate angle sin cos tan tanh sinh cosh arcsin arccos arctan arcsinh arctan2 sigmoid "
     "relu softplus maximum minimum clip clamp where astype identity stop_gradient copy "
-    "gammaln gamma rgamma digamma polygamma beta betaln gammainc gammaincc betainc erf erfc "
+    "gammaln gamma rgamma loggamma digamma polygamma beta betaln gammainc gammaincc betainc "
+    "erf erfc "
     "erfinv erfcinv ndtr ndtri log_ndtr logit xlogy xlog1py entr iv ive i0 i1 i0e i1e jn yn j0 "
     "j1 y0 y1 log2 log10 exp2 logaddexp logaddexp2 float_power cbrt square reciprocal positive "
     "hypot sinc arccosh arctanh deg2rad rad2deg fabs copysign heaviside fmod remainder fmax fmin "
@@ -1137,6 +1281,7 @@ RULES: dict[str, Rule | Callable[[Primitive], Rule]] = {
     "avg_pool_transpose": _pool_transpose_rule,
     "nll_loss": _nll_rule,
     "lower_median": _lower_median_rule,
+    "roots": _roots_rule,
 }
 # Rules made for their primitive (they apply it).
 FACTORIES: dict[str, Callable[[Primitive], Rule]] = {
@@ -1161,6 +1306,7 @@ FACTORIES: dict[str, Callable[[Primitive], Rule]] = {
     "reduce_scatter": lambda p: _collective(p, True),
     "all_gather": _all_gather_rule,
     "solve_sylvester": _stacked,
+    "hook_scope": _hook_scope_rule,
 }
 
 

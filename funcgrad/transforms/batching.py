@@ -1772,12 +1772,75 @@ def _call_rule(prim: Primitive) -> Callable[..., Any]:
     return rule
 
 
+def over_transform(leaves: Sequence[Any]) -> bool:
+    """Whether a function with a custom rule meets a vmap inside a transform
+    (`grad(lambda p: vmap(f)(p, xs).sum())`): a batched value over the transform's node,
+    or batched values beside a node of an outer level. The rule must then apply to the batch."""
+    if not _state.frames:
+        return False
+    top = 0
+    for v in leaves:
+        if type(v) is Batched:
+            top = max(top, v.level)
+            while type(v) is Batched:
+                v = v.val
+            if type(v) is Node:
+                return True
+    return bool(top) and any(type(v) is Node and _level_of(v) < top for v in leaves)
+
+
+def summed_where_unmapped(cts: Any, in_axes: Any) -> Any:
+    """Per-argument cotangents with the batch on axis 0, summed over it where `in_axes` is None
+    (an argument the same for every example, a Python number)."""
+    flat, treedef = tree_flatten(tuple(cts), is_leaf=lambda x: x is None)
+    dims = tree_flatten(tuple(in_axes), is_leaf=lambda x: x is None)[0]
+    if len(dims) != len(flat):
+        return cts  # the rule's own structure: its check names the mismatch
+    summed = [
+        c if c is None or d is not None else _table.sum_(c, axis=(0,), keepdims=False)
+        for c, d in zip(flat, dims, strict=True)
+    ]
+    return tree_unflatten(treedef, summed)
+
+
+def lifted_call(rebuild: Callable[[Any, int], Callable[..., Any]], args: tuple[Any, ...]) -> Any:
+    """Call a function with a custom rule (`custom_vjp`, `custom_jvp`, `checkpoint`) on
+    batched values over an outer transform's nodes, so that the transform uses the rule.
+
+    The innermost vmap's batch is taken off the arguments (moved to axis 0; an array
+    the same for every example is broadcast, so the outer transform sums its cotangent
+    over the batch) and `rebuild(in_axes, size)` gives the function with its rule
+    batched (both under `vmap`); called on the outer nodes, it records one call node
+    there, whose output is batched again. The levels below are handled the same way when
+    the rebuilt function meets them.
+    """
+    leaves, args_def = tree_flatten(args)
+    level = max(v.level for v in leaves if type(v) is Batched)
+    size = _state.frames[level - 1].size
+    vals = []
+    dims: list[int | None] = []
+    for v in leaves:
+        if type(v) is Batched and v.level == level:
+            vals.append(_table.front(v.val, v.bdim, size))
+            dims.append(0)
+        elif type(v) in (Node, Batched, _ndarray):  # the same for every example: broadcast,
+            vals.append(_table.front(v, None, size))  # so its cotangent sums over the batch
+            dims.append(0)
+        else:
+            vals.append(v)
+            dims.append(None)
+    fn = rebuild(tree_unflatten(args_def, dims), size)
+    out = fn(*tree_unflatten(args_def, vals))
+    leaves_out, out_def = tree_flatten(out)
+    return tree_unflatten(out_def, [_batched(o, 0, level) for o in leaves_out])
+
+
 def front_of(v: Any, size: int) -> Any:
     """`v`, the same for every example, broadcast to a batch on axis 0."""
     return _table.front(v, None, size)
 
 
-for _call in ("checkpoint_call", "custom_vjp_call", "custom_jvp_call", "function_call"):
+for _call in ("checkpoint_call", "custom_vjp_call", "custom_jvp_call", "function_call", "jit_call"):
     _table.FACTORIES[_call] = _call_rule
 
 

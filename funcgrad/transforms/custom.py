@@ -29,6 +29,7 @@ from funcgrad.backend import freeze, xp_of
 from funcgrad.errors import ShapeError
 from funcgrad.graph import Node
 from funcgrad.ops._util import value_of
+from funcgrad.transforms import batching
 from funcgrad.transforms.calls import Call, call_primitive, record
 from funcgrad.transforms.pytree import TreeDef, tree_flatten, tree_map, tree_unflatten
 
@@ -181,8 +182,31 @@ class custom_vjp:
         self.fwd, self.bwd = fwd, bwd
         return self
 
+    def _batched(self, in_axes: Any, size: int) -> custom_vjp:
+        """This function and its rules under `vmap` (batch on axis 0): for an outer transform."""
+        fwd, bwd = self.fwd, self.bwd
+        if fwd is None or bwd is None:
+            return custom_vjp(batching.vmap(self.fun, in_axes=in_axes, axis_size=size))
+
+        def batched_fwd(*args: Any) -> Any:
+            active = _in_fwd()
+            active.add(self)
+            try:
+                return batching.vmap(fwd, in_axes=in_axes, axis_size=size)(*args)
+            finally:
+                active.discard(self)
+
+        def batched_bwd(res: Any, ct: Any) -> Any:
+            cts = batching.vmap(bwd, axis_size=size)(res, ct)
+            return batching.summed_where_unmapped(cts, in_axes)
+
+        lifted = custom_vjp(batching.vmap(self.fun, in_axes=in_axes, axis_size=size))
+        return lifted.defvjp(batched_fwd, batched_bwd)
+
     def __call__(self, *args: Any) -> Any:
         leaves, args_def = tree_flatten(args)
+        if batching.over_transform(leaves) and self not in _in_fwd():
+            return batching.lifted_call(self._batched, args)
         if not any(type(v) is Node for v in leaves) or self in _in_fwd():
             return self.fun(*args)  # also when fwd calls the function itself
         if self.fwd is None:
@@ -317,8 +341,18 @@ class custom_jvp:
         self.jvp_rule = rule
         return rule
 
+    def _batched(self, in_axes: Any, size: int) -> custom_jvp:
+        """This function and its rule under `vmap` (batch on axis 0): for an outer transform."""
+        lifted = custom_jvp(batching.vmap(self.fun, in_axes=in_axes, axis_size=size))
+        rule = self.jvp_rule
+        if rule is not None:
+            lifted.defjvp(batching.vmap(rule, in_axes=(in_axes, in_axes), axis_size=size))
+        return lifted
+
     def __call__(self, *args: Any) -> Any:
         leaves, args_def = tree_flatten(args)
+        if batching.over_transform(leaves):
+            return batching.lifted_call(self._batched, args)
         if not any(type(v) is Node for v in leaves):
             return self.fun(*args)
         if self.jvp_rule is None:

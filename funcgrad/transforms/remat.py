@@ -18,6 +18,7 @@ from typing import Any
 from funcgrad.backend import rng
 from funcgrad.graph import Node
 from funcgrad.ops._util import value_of
+from funcgrad.transforms import batching
 from funcgrad.transforms.calls import Call, call_primitive, record
 from funcgrad.transforms.forward import jvp
 from funcgrad.transforms.gradients import vjp
@@ -135,6 +136,14 @@ def checkpoint(
     @functools.wraps(fn)
     def checkpointed(*args: Any) -> Any:
         leaves, args_def = tree_flatten(args)
+        if batching.over_transform(leaves):  # vmap inside grad: checkpoint the batch
+            return batching.lifted_call(
+                lambda axes, size: checkpoint(
+                    batching.vmap(fn, in_axes=axes, axis_size=size),
+                    preserve_rng_state=preserve_rng_state,
+                ),
+                args,
+            )
         if not any(type(v) is Node for v in leaves):
             return fn(*args)
         values = [value_of(v) for v in leaves]

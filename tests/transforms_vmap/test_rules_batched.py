@@ -36,11 +36,7 @@ PRIMITIVES = registry.primitives()
 
 # Primitives that have no batching rule (vmap loops over the batch for them): none of
 # NumPy's or the neural networks'.
-FALLBACK = {
-    "jit_call": "a jitted function's plans replay on plain arrays (funcgrad.jit's own)",
-    "hook_scope": "each example's hooks see that example's cotangent",
-    "roots": "NumPy's roots has no batched form: how many roots depends on the values",
-}
+FALLBACK: dict[str, str] = {}
 
 # Primitives whose sample needs more than this process offers.
 _SKIP_ERRORS = (NotImplementedError,)

@@ -195,6 +195,116 @@ def test_vmap_over_custom_vjp_custom_jvp_and_checkpoint():
     _close(total, per.sum(0))
 
 
+@fg.custom_vjp
+def _clipped(w, x):
+    return fnp.sin(w * x)
+
+
+def _clipped_fwd(w, x):
+    return _clipped(w, x), (w, x)
+
+
+def _clipped_bwd(res, ct):  # gradient clipping: deliberately not the derivative
+    w, x = res
+    return fnp.clip(ct * x, -0.1, 0.1), fnp.clip(ct * w, -0.2, 0.2)
+
+
+_clipped.defvjp(_clipped_fwd, _clipped_bwd)
+
+
+def test_grad_of_vmap_uses_the_custom_rules():
+    w = np.array([0.5, -2.0, 1.5])
+    loss = lambda w, x: fnp.sum(_clipped(w, x) * 3.0)  # noqa: E731
+    batch_loss = lambda w, xs: fnp.sum(fg.vmap(loss, in_axes=(None, 0))(w, xs))  # noqa: E731
+    loop = [fg.grad(loss, argnums=(0, 1))(w, x) for x in X]
+    gw, gx = fg.grad(batch_loss, argnums=(0, 1))(w, X)
+    _close(gw, sum(g[0] for g in loop))  # a parameter the same for every example: summed
+    _close(gx, np.stack([g[1] for g in loop]))
+    # the batch on another axis, nested vmaps, forward mode (the transposed rule)
+    _close(fg.grad(batch_loss, argnums=1)(w, X.T.copy().T), gx)
+    xs = np.stack([X, Y])
+    nested = fg.grad(
+        lambda w: fnp.sum(fg.vmap(lambda x: fg.vmap(loss, in_axes=(None, 0))(w, x))(xs))
+    )
+    _close(nested(w), sum(fg.grad(loss)(w, x) for x in xs.reshape(-1, 3)))
+    t = np.ones(3)
+    tangent = fg.jvp(lambda w: fg.vmap(loss, in_axes=(None, 0))(w, X), (w,), (t,))[1]
+    _close(tangent, np.array([fg.jvp(lambda w, x=x: loss(w, x), (w,), (t,))[1] for x in X]))
+
+    @fg.custom_jvp
+    def cube(x):
+        return x**3
+
+    @cube.defjvp
+    def _(primals, tangents):
+        (x,), (t,) = primals, tangents
+        return x**3, t * 4.0 * x**2  # not 3: the rule is the one used
+
+    _close(fg.grad(lambda xs: fnp.sum(fg.vmap(cube)(xs)))(X), 4.0 * X**2)
+
+    calls = []
+
+    def layer(x, w):
+        calls.append(1)
+        return fnp.tanh(fnp.matmul(x, w))
+
+    saved = fg.checkpoint(layer)
+    total = fg.grad(lambda w: fnp.sum(fg.vmap(saved, in_axes=(0, None))(X, w)))(W)
+    assert len(calls) == 2  # run for the forward, then again for the backward: checkpointed
+    _close(total, fg.grad(lambda w: fnp.sum(fnp.tanh(fnp.matmul(X, w))))(W))
+
+
+def test_jit_vmap_compositions_equal_eager_vmap_bit_for_bit():
+    f = lambda w, x: fnp.sum(fnp.tanh(fnp.matmul(x, w)) ** 2)  # noqa: E731
+    eager = fg.vmap(f, in_axes=(None, 0))
+    jv = fg.jit(fg.vmap(f, in_axes=(None, 0)))
+    vj = fg.vmap(fg.jit(f), in_axes=(None, 0))
+    for _ in range(2):  # the trace, then a replay
+        assert np.array_equal(jv(W, X), eager(W, X))
+        assert np.array_equal(vj(W, X), eager(W, X))
+    want = fg.grad(lambda w: fnp.sum(eager(w, X)))(W)
+    for g in (jv, vj):
+        assert np.array_equal(fg.grad(lambda w, g=g: fnp.sum(g(w, X)))(W), want)
+    per = fg.vmap(fg.grad(f), in_axes=(None, 0))(W, X)
+    assert np.array_equal(fg.jit(fg.vmap(fg.grad(f), in_axes=(None, 0)))(W, X), per)
+    _close(fg.vmap(fg.grad(fg.jit(f)), in_axes=(None, 0))(W, X), per)
+
+
+def test_roots_hooks_and_gather_cases_batch_without_a_loop():
+    from funcgrad.ops import registry
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BatchingWarning)
+        # roots: trailing zeros differ between examples (computed in groups)
+        coeffs = np.array([[1.0, -3.0, 2.0, 0.0], [1.0, -6.0, 11.0, -6.0], [2.0, 0.0, 0.0, 0.0]])
+        _close(fg.vmap(fnp.roots)(coeffs), _loop(fnp.roots, coeffs))
+        g = fg.grad(lambda c: fnp.sum(fg.vmap(fnp.roots)(c) ** 2))(coeffs[:2])
+        _close(g, _loop(fg.grad(lambda c: fnp.sum(fnp.roots(c) ** 2)), coeffs[:2]), 1e-9)
+        with pytest.raises(fg.BatchingError, match="roots"):  # 2 roots and 1 root
+            fg.vmap(fnp.roots)(np.array([[1.0, -3.0, 2.0], [0.0, 1.0, 2.0]]))
+        # a hook in the graph of a transform inside vmap (it sees the batch's cotangent)
+        hooked = lambda x: fnp.sum(fg.with_hooks(x * x, {x: lambda ct: ct * 10.0}))  # noqa: E731
+        _close(fg.vmap(fg.grad(hooked))(X), _loop(fg.grad(hooked), X))
+        # gather and scatter with 0-d indices, nll_loss with weights per example
+        gather, scatter = registry.get("gather"), registry.get("scatter")
+        take = lambda x: gather(x, index=np.array(2), axis=0, keepdims=False, method="gather")  # noqa: E731
+        _close(fg.vmap(take)(X), _loop(take, X))
+        put = lambda x, s: scatter(  # noqa: E731
+            x, s, index=np.array([2, 0]), axis=None, reduce="sum", include_self=True, method="put"
+        )
+        _close(fg.vmap(put)(X, Y[:, :2]), _loop(put, X, Y[:, :2]))
+        logp = np.log(RNG.dirichlet(np.ones(5), size=(4, 3)))
+        target = RNG.integers(0, 5, size=(4, 3))
+        target[0, 1] = -100
+        weight = RNG.uniform(0.5, 2.0, size=(4, 5))
+        for reduction in ("none", "sum", "mean"):
+            nll = lambda p, t, w, r=reduction: registry.get("nll_loss")(  # noqa: E731
+                p, t, w, ignore_index=-100, reduction=r
+            )
+            _close(fg.vmap(nll)(logp, target, weight), _loop(nll, logp, target, weight))
+    assert not looped_primitives()
+
+
 def test_jit_of_vmap_and_vmap_of_jit():
     f = lambda x: fnp.sum(fnp.tanh(x) * x)  # noqa: E731
     _close(fg.jit(fg.vmap(f))(X), fg.vmap(f)(X))
@@ -275,12 +385,22 @@ def test_numpy_on_a_batched_value_is_refused():
 
 
 def test_a_primitive_without_a_rule_loops_with_a_warning(monkeypatch):
+    from funcgrad.ops import batching as table
+    from funcgrad.ops import registry
     from funcgrad.transforms import batching
 
     monkeypatch.setattr(batching, "_warned", set())  # the warning comes once per primitive
+    monkeypatch.setattr(batching, "_looped", {})  # (the session's report stays as it is)
+    roots = registry.get("roots")  # every primitive has a rule: take roots' away for a while
+    monkeypatch.delitem(table.RULES, "roots")
+    rule = roots.batch
+    object.__setattr__(roots, "batch", None)  # (a frozen record)
     coeffs = np.array([[1.0, -3.0, 2.0], [1.0, -5.0, 6.0]])  # roots 1, 2 and 2, 3
-    with pytest.warns(BatchingWarning, match="'roots'"):
-        got = fg.vmap(fnp.roots)(coeffs)
+    try:
+        with pytest.warns(BatchingWarning, match="'roots'"):
+            got = fg.vmap(fnp.roots)(coeffs)
+    finally:
+        object.__setattr__(roots, "batch", rule)
     _close(np.sort(got, axis=1), np.array([[1.0, 2.0], [2.0, 3.0]]))
     assert "roots" in looped_primitives()
 
