@@ -189,6 +189,9 @@ nccl_rc=$?
     echo "## NCCL backend (funcgrad.distributed, $NGPU GPU(s), mpiexec -n $NGPU)"
     echo
     echo "$(grep -E '(passed|failed|skipped|error)' "$WORK/nccl.log" | tail -n 2)"
+    # NCCL takes one rank per GPU: on one GPU the world has one rank, where DDP has nothing
+    # to average and send/recv no peer (the collectives, gather and scatter still run NCCL)
+    if [ "$NGPU" = 1 ]; then echo "(one GPU: DDP and send/recv over NCCL need two or more, not run)"; fi
 } >>"$REPORT"
 [ "$nccl_rc" -ne 0 ] && code=1 && { echo '```'; tail -n 20 "$WORK/nccl.log"; echo '```'; } >>"$REPORT"
 

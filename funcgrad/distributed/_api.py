@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from funcgrad.backend import device_of, xp_of
 from funcgrad.distributed._group import (
     DistError,
     ProcessGroup,
@@ -59,8 +60,8 @@ def _array(x: Any) -> Any:
     """The array of a leaf: a Tensor's value, an array, or a number as a 0-d array."""
     if isinstance(x, Tensor):
         return x._value
-    if hasattr(x, "__array_namespace__") or isinstance(x, np.ndarray):
-        return x
+    if isinstance(x, np.ndarray) or device_of(x) != "cpu" or hasattr(x, "__array_namespace__"):
+        return x  # NOTE: a CuPy array (NCCL) may lack __array_namespace__; np.asarray refuses it
     return np.asarray(x)
 
 
@@ -368,14 +369,14 @@ def scatter(
                 f"funcgrad.distributed.scatter: rank {src} needs a scatter_list of {g.size} "
                 f"tensors, got {None if scatter_list is None else len(scatter_list)}"
             )
-        parts = [np.asarray(_array(x)) for x in scatter_list]
+        parts = [_array(x) for x in scatter_list]
         bad = [tuple(p.shape) for p in parts if p.shape != out.shape]
         if bad:
             raise ValueError(
                 f"funcgrad.distributed.scatter: every tensor of scatter_list must be shaped like "
                 f"the output {tuple(out.shape)}, got {bad}"
             )
-        send = on_device_of(g, np.stack(parts).astype(out.dtype, copy=False))
+        send = on_device_of(g, xp_of(*parts).stack(parts).astype(out.dtype, copy=False))
     recv = on_device_of(g, np.empty(out.shape, dtype=out.dtype))
     reqs = g.comm.iscatter(send, recv, root)
 

@@ -367,10 +367,12 @@ class _NcclComm:
             "float16": "NCCL_FLOAT16",
             "float32": "NCCL_FLOAT32",
             "float64": "NCCL_FLOAT64",
-            "int32": "NCCL_INT32",
-            "int64": "NCCL_INT64",
-            "uint8": "NCCL_UINT8",
             "int8": "NCCL_INT8",
+            "uint8": "NCCL_UINT8",
+            "int32": "NCCL_INT32",
+            "uint32": "NCCL_UINT32",
+            "int64": "NCCL_INT64",
+            "uint64": "NCCL_UINT64",
         }.get(str(a.dtype))
         if not isinstance(a, self.cupy.ndarray) or name is None:
             raise DeviceError(
