@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from funcgrad.backend import xp_of
 from funcgrad.optim import _tensors
 from funcgrad.optim._common import (
@@ -138,6 +140,8 @@ class Adam(Optimizer):
             eps, amsgrad = group["eps"], group["amsgrad"]
             names = ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if amsgrad else ())
             for p, state, g, base, step in each_param(self, group, names):
+                if not amsgrad and _fused(p, state, g, base, beta1, beta2, lr, eps, step):
+                    continue
                 m = ema(state, "exp_avg", g, base, 1 - beta1)
                 v = ema_sq(state, "exp_avg_sq", g, base, beta2)
                 xp = xp_of(v)
@@ -151,6 +155,61 @@ class Adam(Optimizer):
                 denom = xp.sqrt(v) / bias_correction2_sqrt + eps
                 update(p, base, -step_size * m / denom)
         return loss
+
+
+def _fused(
+    p: Any,
+    state: dict[str, Any],
+    g: Any,
+    base: Any,
+    beta1: float,
+    beta2: float,
+    lr: float,
+    eps: float,
+    step: float,
+) -> bool:
+    """Adam's update of one real NumPy parameter with two new arrays of temporaries; False if not one.
+
+    The terms of `Adam.step`'s formulas in the same order (the same rounding),
+    each written into an array this step made (`out=`) instead of a new one:
+    a third of the allocations, which dominate for large parameters.
+    """
+    m_t, v_t = state["exp_avg"], state["exp_avg_sq"]
+    m, v = m_t._value, v_t._value
+    dtype = g.dtype
+    if (
+        type(g) is not np.ndarray
+        or type(m) is not np.ndarray
+        or type(v) is not np.ndarray
+        or type(base) is not np.ndarray
+        or dtype.kind != "f"
+        or g.ndim == 0  # NumPy's 0-d results are scalars, not arrays to write into
+        or m.dtype != dtype
+        or v.dtype != dtype
+        or base.dtype != dtype
+    ):
+        return False
+    t = np.subtract(g, m)  # m = lerp(m, g, 1 - beta1)
+    weight = 1 - beta1
+    if abs(weight) < 0.5:
+        t *= weight
+        m = np.add(m, t, out=t)
+    else:
+        t *= 1 - weight
+        m = np.subtract(g, t, out=t)
+    _tensors.assign(m_t, m)
+    v = np.multiply(v, beta2)  # v = beta2 * v + (1 - beta2) * g * g
+    t = np.multiply(g, g)
+    t *= 1 - beta2
+    v += t
+    _tensors.assign(v_t, v)
+    denom = np.sqrt(v, out=t)  # sqrt(v) / sqrt(1 - beta2**step) + eps
+    denom /= (1 - beta2**step) ** 0.5
+    denom += eps
+    u = np.multiply(m, -(lr / (1 - beta1**step)))
+    u /= denom
+    _tensors.write(p, np.add(base, u, out=u))
+    return True
 
 
 class AdamW(Adam):

@@ -41,9 +41,10 @@ class SGD(Optimizer):
         nesterov: Use Nesterov momentum (needs momentum > 0 and no dampening).
         maximize: Maximize the objective instead of minimizing it.
         foreach: Accepted for PyTorch's signature. Where a group's parameters,
-            gradients and buffers are NumPy arrays of one dtype, the step is
-            always PyTorch's foreach path: one array operation per term over
-            the group's values in one flat buffer; otherwise one per parameter.
+            gradients and buffers are small NumPy arrays of one dtype, the
+            step is always PyTorch's foreach path: one array operation per
+            term over the group's values in one flat buffer; otherwise one
+            per parameter (faster for large ones).
         differentiable: Must be False: see `funcgrad.optimizers` for steps
             that can be differentiated.
         fused: Accepted for PyTorch's signature, as `foreach`.
@@ -174,7 +175,14 @@ def _sgd(
     nesterov: bool,
     maximize: bool,
 ) -> tuple[Any, Any]:
-    """SGD's formulas on arrays: the new parameter and the new momentum buffer (None without)."""
+    """SGD's formulas on arrays: the new parameter and the new momentum buffer (None without).
+
+    Every term is the formula's own in the same order (the same rounding);
+    where the dtypes agree, a term goes into an array this step made
+    (`+=`) instead of a new one: fewer allocations, which dominate for large
+    parameters. `param - lr * g` is taken as `(-lr) * g + param`, the same
+    number (negation is exact).
+    """
     if maximize:
         grad = -grad
     if weight_decay != 0:
@@ -182,6 +190,19 @@ def _sgd(
     b = None
     if momentum != 0:
         # the first buffer is a copy of the gradient, as PyTorch's `clone().detach()`
-        b = grad.copy() if buf is None else buf * momentum + (1 - dampening) * grad
+        if buf is None:
+            b = grad.copy()
+        else:
+            b = buf * momentum
+            if b.dtype != grad.dtype:
+                b = b + (1 - dampening) * grad
+            elif dampening == 0:
+                b += grad  # (1 - 0) * grad is grad
+            else:
+                b += (1 - dampening) * grad
         grad = grad + momentum * b if nesterov else b
-    return param - lr * grad, b
+    new = grad * -lr
+    if new.dtype != param.dtype:
+        return param + new, b
+    new += param
+    return new, b
