@@ -101,6 +101,67 @@ def test_random_programs_replay_bit_for_bit(steps, data):
             np.testing.assert_array_max_ulp(np.asarray(g), np.asarray(w), maxulp=1)
 
 
+# --- rules that read values ---------------------------------------------------------------
+
+import funcgrad.nn.functional as F  # noqa: E402
+
+# Functions whose derivative rules read values (masks, signs, ties, zeros, Python tests):
+# under jit those reads are steps or guards of the plan, not a reason to run eagerly.
+VALUE_READERS = {
+    "maximum/minimum": lambda x, y: fnp.maximum(x, y) * fnp.minimum(x, 2 * y),
+    "abs/fabs/sign": lambda x, y: fnp.abs(x) * y + fnp.fabs(y) * fnp.sign(x),
+    "clip": lambda x, y: fnp.clip(x, -0.5, 0.5) + fnp.clip(y, x, 1.0),
+    "fmax/copysign": lambda x, y: fnp.fmax(x, y) + fnp.copysign(x, y),
+    "relu/leaky": lambda x, y: F.relu(x) * y + F.leaky_relu(y, 0.1),
+    "smooth_l1/huber": lambda x, y: F.smooth_l1_loss(x, y) + F.huber_loss(x, 2 * y, delta=0.5),
+    "prod/cumprod": lambda x, y: fnp.prod(x) + fnp.cumprod(x * y)[-1],
+    "max/min reductions": lambda x, y: fnp.max(x * y) - fnp.min(x) + fnp.amax(fnp.abs(y)),
+    "where": lambda x, y: fnp.where(x > y, x * x, y),
+}
+
+
+@pytest.mark.parametrize("name", list(VALUE_READERS))
+def test_rules_that_read_values_are_part_of_the_plan(name):
+    fn = VALUE_READERS[name]
+    f = lambda x, y: fnp.sum(fn(x, y))  # noqa: E731
+    df = fg.grad(f, argnums=(0, 1))
+    jf, jdf = fg.jit(f), fg.jit(df)
+    rng = np.random.default_rng(5)
+    x, y = rng.uniform(-1, 1, 6), rng.uniform(-1, 1, 6)
+    cases = [(x, y), (y, x), (-x, y), (x, x.copy()), (np.zeros(6), y), (x, -y)]  # ties, zeros
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", JitWarning)  # no eager fallback
+        for a, b in cases:
+            np.testing.assert_array_equal(jf(a, b), f(a, b))
+            for g, w in zip(jdf(a, b), df(a, b), strict=True):
+                np.testing.assert_array_max_ulp(g, w, maxulp=1)
+    plan = str(jdf.plan(x, y))
+    assert "in a rule" in plan  # the rule's value read is a step of the plan
+    assert jdf.cache_info()["plans"] <= 3  # guards, if any, retrace a few paths at most
+
+
+def test_a_rule_value_read_that_cannot_be_followed_runs_eagerly():
+    from funcgrad.ops._util import value_of
+
+    @fg.custom_vjp
+    def f(x):
+        return fnp.sin(x)
+
+    def f_fwd(x):
+        return f(x), x
+
+    def f_bwd(x, ct):
+        mask = np.array(value_of(x).tolist()) > 0  # a plain copy: the trace cannot follow
+        return (ct * mask,)
+
+    f.defvjp(f_fwd, f_bwd)
+    df = fg.jit(fg.grad(lambda x: fnp.sum(f(x))))
+    x = np.array([1.0, -1.0])
+    with pytest.warns(JitWarning, match="runs eagerly.*tolist"):
+        np.testing.assert_array_equal(df(x), [1.0, 0.0])
+    np.testing.assert_array_equal(df(-x), [0.0, 1.0])  # eager: still right
+
+
 # --- composition -------------------------------------------------------------------------
 
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 import collections
 import dis
 import functools
+import operator
 import os
 import re
 import sys
@@ -50,6 +51,7 @@ from funcgrad.graph import Node, to_dot, to_mermaid, toposort
 from funcgrad.graph import node as _node_module
 from funcgrad.graph.node import _EMPTY, make_node
 from funcgrad.ops import elementwise as _ew
+from funcgrad.ops import observe as _observe
 from funcgrad.ops._util import value_of
 from funcgrad.transforms import _trace
 from funcgrad.transforms.calls import Call, call_primitive, record
@@ -80,13 +82,248 @@ class _GuardFailed(Exception):
 
 
 class _Recorder:
-    """What one trace saw besides the graph: value reads (guards) and random draws."""
+    """What one trace saw besides the graph: value reads (guards), random draws, rules' reads."""
 
-    __slots__ = ("draws", "reads")
+    __slots__ = ("bad", "draws", "observing", "reads", "traced", "traced_reads")
 
     def __init__(self) -> None:
         self.reads: list[tuple[Node, str, Any, Any, str]] = []
         self.draws: list[tuple[Callable[[], Any], Any]] = []
+        # Values that derivative rules read (`value_of`) and what they computed from them.
+        self.traced: list[_Traced] = []  # kept alive, so that their ids stay theirs
+        self.traced_reads: list[tuple[_Traced, str, Any, str]] = []  # Python reads: guards
+        self.bad: str | None = None  # why the plan could not follow a read (then: eager)
+        self.observing: Any = None
+
+
+class _Traced(numpy.ndarray):
+    """A node's value as a derivative rule reads it in a trace (`value_of`), with its recipe.
+
+    NumPy's ufuncs and array functions on it, indexing and the methods
+    below give traced arrays again, each remembering how it was computed
+    (`_src`: `("node", node)` or `(replay, traced inputs)`), so that a mask
+    such as `value_of(x) > value_of(y)` in `maximum`'s VJP becomes a step of
+    the plan. Python reads of it (`bool`, `int`, `float`, `.item()`) become
+    guards. Whatever else is derived from it has no recipe (`_src` None) and
+    makes the trace run eagerly if it reaches the graph.
+    """
+
+    _src: Any = None
+    _rec: _Recorder | None = None
+
+    def __array_finalize__(self, obj: Any) -> None:
+        self._src = None  # made by NumPy without us: no recipe
+        self._rec = getattr(obj, "_rec", None)
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if "out" in kwargs:
+            return _untraceable(self, f"numpy.{ufunc.__name__}(..., out=...)")
+        return _derive(ufunc if method == "__call__" else getattr(ufunc, method), inputs, kwargs)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        if "out" in kwargs and kwargs["out"] is not None:
+            return _untraceable(self, f"numpy.{func.__name__}(..., out=...)")
+        return _derive(func, args, kwargs)
+
+    def __getitem__(self, key: Any) -> Any:
+        return _derive(operator.getitem, (self, key), {})
+
+    def _read(self, kind: str) -> Any:
+        result = _CONVERT[kind](self.view(_ndarray))
+        if self._rec is not None:
+            self._rec.traced_reads.append((self, kind, result, _user_line()))
+        return result
+
+    def __bool__(self) -> bool:
+        return self._read("bool")  # type: ignore[no-any-return]
+
+    def __int__(self) -> int:
+        return self._read("int")  # type: ignore[no-any-return]
+
+    def __index__(self) -> int:
+        return self._read("index")  # type: ignore[no-any-return]
+
+    def __float__(self) -> float:
+        return self._read("float")  # type: ignore[no-any-return]
+
+    def __complex__(self) -> complex:
+        return self._read("complex")  # type: ignore[no-any-return]
+
+    def item(self, *args: Any) -> Any:
+        """A guard when it reads the one element (else eager)."""
+        if args:
+            return _untraceable(self, "item(index)").view(_ndarray).item(*args)
+        return self._read("item")
+
+    def tolist(self) -> Any:
+        """Not followed: the trace runs eagerly if the result reaches the graph."""
+        return _untraceable(self, "tolist()").view(_ndarray).tolist()
+
+    def __iter__(self) -> Any:
+        return iter([self[i] for i in range(len(self))])
+
+
+def _untraceable(t: _Traced, what: str) -> _Traced:
+    if t._rec is not None and t._rec.bad is None:
+        t._rec.bad = f"a derivative rule read a traced value through {what}"
+    return t
+
+
+_CONVERT: dict[str, Callable[[Any], Any]] = {
+    "bool": bool,
+    "int": int,
+    "index": operator.index,
+    "float": float,
+    "complex": complex,
+    "item": lambda v: v.item(),
+}
+
+
+def _followed(name: str, kind: str) -> Any:
+    """A method (or property) of `_Traced` that records `ndarray.name` as a step of the plan."""
+
+    def call(obj: Any, *args: Any, **kwargs: Any) -> Any:
+        # NOTE: by name at replay, where a 0-d value may be a NumPy scalar, not an array.
+        return getattr(obj, name)(*args, **kwargs)
+
+    def get(obj: Any) -> Any:
+        return getattr(obj, name)
+
+    call.__name__ = get.__name__ = name
+
+    def method(self: _Traced, *args: Any, **kwargs: Any) -> Any:
+        return _derive(call, (self, *args), kwargs)
+
+    method.__name__ = name
+    method.__doc__ = f"`ndarray.{name}`, followed by the trace."
+    if kind == "property":
+        return property(lambda self: _derive(get, (self,), {}), doc=method.__doc__)
+    return method
+
+
+# Methods of traced arrays that compute from the values (the others keep the recipe out).
+for _name in (
+    "all any argmax argmin astype clip conj conjugate copy cumprod cumsum diagonal flatten max "
+    "mean min nonzero prod ravel repeat reshape round squeeze std sum swapaxes take transpose var"
+).split():
+    setattr(_Traced, _name, _followed(_name, "method"))
+for _name in ("T", "real", "imag"):
+    setattr(_Traced, _name, _followed(_name, "property"))
+
+
+class _Slot:
+    """Where a traced array stood in the arguments of a recorded NumPy call."""
+
+    __slots__ = ("i",)
+
+    def __init__(self, i: int):
+        self.i = i
+
+
+def _derive(op: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+    """Call `op` on the plain values; return its result traced, with the recipe to replay it."""
+    inputs: list[_Traced] = []
+
+    def cut(a: Any) -> Any:
+        if isinstance(a, _Traced):
+            inputs.append(a)
+            return _Slot(len(inputs) - 1)
+        if type(a) is tuple or type(a) is list:
+            return type(a)(cut(x) for x in a)
+        return a
+
+    t_args, t_kwargs = cut(tuple(args)), {k: cut(v) for k, v in kwargs.items()}
+
+    def fill(a: Any, values: Sequence[Any]) -> Any:
+        if type(a) is _Slot:
+            return values[a.i]
+        if type(a) is tuple or type(a) is list:
+            return type(a)(fill(x, values) for x in a)
+        return a
+
+    def replay(*values: Any) -> Any:
+        return op(*fill(t_args, values), **{k: fill(v, values) for k, v in t_kwargs.items()})
+
+    result = replay(*[t.view(_ndarray) for t in inputs])
+    rec = next((t._rec for t in inputs if t._rec is not None), None)
+    flat = all(type(a) not in (tuple, list) for a in (*t_args, *t_kwargs.values()))
+    src = (
+        (op, t_args, t_kwargs)
+        if flat
+        else (replay, tuple(_Slot(i) for i in range(len(inputs))), {})
+    )
+    if type(result) is tuple:
+        return tuple(_traced(r, (*src, inputs, i), rec) for i, r in enumerate(result))
+    return _traced(result, (*src, inputs, None), rec)
+
+
+def _traced(value: Any, src: Any, rec: _Recorder | None) -> Any:
+    """`value` as a read-only traced array with recipe `src` (other results as they are)."""
+    if isinstance(value, _generic):
+        value = numpy.asarray(value)
+    elif type(value) is not _ndarray:
+        return value  # a shape, a dtype, a Python number: facts of the signature
+    value.setflags(write=False)
+    t = value.view(_Traced)
+    t._src, t._rec = src, rec
+    if rec is not None:
+        rec.traced.append(t)
+    return t
+
+
+class _TracedArguments:
+    """Observer of primitive calls in a trace: a traced argument is recorded by its plain view."""
+
+    def __init__(self, rec: _Recorder):
+        self.rec = rec
+
+    def call(self, prim: Any, args: tuple[Any, ...], params: dict[str, Any], run: Any) -> Any:
+        if not any(isinstance(a, _Traced) for a in args):
+            return run()
+        if not any(type(a) is Node for a in args):  # all values: a recipe step itself
+            return _derive(prim, args, params)
+        plain, back = [], {}
+        for a in args:
+            if isinstance(a, _Traced):
+                v = a.view(_ndarray)  # read-only, so the node keeps this very array
+                back[id(v)] = a
+                a = v
+            plain.append(a)
+        out = prim(*plain, **params)
+        # The node holds the traced values themselves, so that its rules follow them too.
+        for node in out if type(out) is tuple else (out,):
+            if type(node) is Node:
+                held = [back.get(id(x), x) for x in node.inputs]
+                found = sum(x is not y for x, y in zip(held, node.inputs, strict=True))
+                if found < len(back) and self.rec.bad is None:
+                    self.rec.bad = f"{prim.name} copied a value a derivative rule computed"
+                _set_inputs(node, tuple(held))
+        return out
+
+    # The other observer methods: nothing to watch.
+    def node_made(self, node: Node) -> None:
+        pass
+
+    def before_vjp(self, node: Node) -> None:
+        pass
+
+    def cotangent(self, node: Node, i: int, ct: Any) -> None:
+        pass
+
+    def after_vjp(self, node: Node, token: Any) -> None:
+        pass
+
+
+_set_inputs = Node.__dict__["inputs"].__set__  # Node is frozen; only `_TracedArguments` sets
+
+
+def _roots(t: _Traced) -> list[Node]:
+    """The nodes whose values a rule's value `t` was computed from."""
+    if t._src is None:
+        return []
+    if t._src[0] == "node":
+        return [t._src[1]]
+    return [n for x in t._src[3] for n in _roots(x)]
 
 
 def _user_line() -> str:
@@ -103,6 +340,21 @@ def _on_read(node: Node, kind: str, result: Any, other: Any) -> None:
     rec: _Recorder | None = getattr(_local, "rec", None)
     if rec is None:
         return
+    if kind == "value":  # a derivative rule reads the value: hand it a traced view
+        v = result[0] if type(result) is list else None
+        if type(v) is _ndarray or isinstance(v, _generic):
+            if rec.observing is None:
+                rec.observing = _observe.observing(_TracedArguments(rec))
+                rec.observing.__enter__()
+            result[0] = _traced(v, ("node", node), rec)
+        elif rec.bad is None:
+            rec.bad = f"a derivative rule reads the value of a {type(v).__name__} at {_user_line()}"
+        return
+    if isinstance(result, _Traced) and type(other) is Node:
+        # `node > other`: NumPy saw `node.value` as a plain array beside the traced value of
+        # `other`; the mask is computed from both nodes.
+        a, b = (_traced(n.value, ("node", n), rec) for n in (node, other))
+        result._src = (getattr(operator, kind.strip("_")), (_Slot(0), _Slot(1)), {}, [a, b], None)
     if type(result) is _ndarray:
         # Read-only, so that a node taking it as a constant keeps this very array
         # (`freeze` copies only writeable ones): the plan then computes it instead.
@@ -134,6 +386,8 @@ class _Recording:
         return self.rec
 
     def __exit__(self, *exc: object) -> None:
+        if self.rec.observing is not None:
+            self.rec.observing.__exit__()
         _local.rec = self.outer
         with _install_lock:
             _installed[0] -= 1
@@ -201,8 +455,16 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a) is bool(b)
 
 
+def _held(kind: str, value: Any, result: Any) -> bool:
+    """Whether a Python read of a rule's value (`_Traced`) gave at replay what it gave at the trace."""
+    got = _CONVERT[kind](value)
+    return bool(got == result or (got != got and result != result))
+
+
 def _copy(v: Any) -> Any:
     """An output the plan did not compute (an argument, a constant): the caller's own copy."""
+    if isinstance(v, _Traced):
+        v = v.view(_ndarray)
     return v.copy() if hasattr(v, "copy") else v
 
 
@@ -210,7 +472,7 @@ class _Builder:
     """Turn a traced graph into a `Plan` (see the module docstring for the passes)."""
 
     def __init__(self, inputs: Sequence[Node], rec: _Recorder):
-        self.ns: dict[str, Any] = {"GF": _GuardFailed, "same": _same, "copy": _copy}
+        self.ns: dict[str, Any] = {"GF": _GuardFailed, "same": _same, "copy": _copy, "held": _held}
         self.lines: list[str] = []
         self.names: dict[int, str] = {}  # id(node) -> its expression
         self.dynamic: set[str] = set()  # the names that change from call to call
@@ -232,6 +494,7 @@ class _Builder:
         self.compare_names: dict[int, str] = {}
         self.consumed: set[int] = set()
         self.draw_names: list[str] = []
+        self.traced_names: dict[int, str] = {}
 
     def const(self, value: Any) -> str:
         t = type(value)
@@ -258,6 +521,13 @@ class _Builder:
         """The expression for an input of a node: a node's name, a replayed value or a constant."""
         if type(x) is Node:
             return self.names[id(x)]
+        if isinstance(x, _Traced):
+            return self.traced(x)
+        base = getattr(x, "base", None)
+        while isinstance(base, _ndarray):  # a plain view of a rule's value, made by NumPy
+            if isinstance(base, _Traced) and self.rec.bad is None:
+                self.rec.bad = "a derivative rule turned a traced value into a plain array"
+            base = base.base
         if type(x) in _PY_NUMBERS:
             for j, (_, out) in enumerate(self.rec.draws):
                 if out is x:  # a drawn Python float (`randn()` without a shape)
@@ -278,6 +548,51 @@ class _Builder:
                     self.draw_used[j] = True
                     return self.draw_names[j]
         return self.const(x)
+
+    def traced(self, t: _Traced) -> str:
+        """Compute a value a derivative rule derived from nodes' values (`_Traced`) in the plan."""
+        name = self.traced_names.get(id(t))
+        if name is not None:
+            return name
+        if t._src is None:
+            if self.rec.bad is None:
+                self.rec.bad = "a derivative rule derived a value the trace cannot follow"
+            return self.const(t.view(_ndarray))
+        if t._src[0] == "node":
+            node = t._src[1]
+            if id(node) not in self.names:  # read by a rule but not yet (or never) computed
+                for n in toposort(node):
+                    if id(n) not in self.names:
+                        self.step(n)
+            name = self.names[id(node)]
+        else:
+            op, t_args, t_kwargs, inputs, index = t._src
+            names = [self.traced(x) for x in inputs]
+            if any(a in self.dynamic for a in names):
+
+                def arg(a: Any) -> str:
+                    return names[a.i] if type(a) is _Slot else self.const(a)
+
+                name = f"t{len(self.traced_names)}"
+                self.ns[f"R{name}"] = op
+                call = ", ".join(
+                    [*map(arg, t_args), *(f"{k}={arg(v)}" for k, v in t_kwargs.items())]
+                )
+                pick = "" if index is None else f"[{index}]"
+                label = getattr(op, "__name__", None) or getattr(op, "name", "replay")
+                self.lines.append(f"{name} = R{name}({call}){pick}  # {label}, in a rule")
+                self.dynamic.add(name)
+            else:
+                name = self.const(t.view(_ndarray))
+        self.traced_names[id(t)] = name
+        return name
+
+    def traced_guard(self, t: _Traced, kind: str, result: Any, line: str) -> None:
+        a = self.traced(t)
+        if a in self.dynamic:
+            test = f"not held({kind!r}, {a}, {self.const(result)})"
+            self.lines.append(f"if {test}: raise GF({len(self.guard_lines)})  # {line}")
+            self.guard_lines.append(line)
 
     def compare(self, read: tuple[Node, str, Any, Any, str]) -> str:
         """Compute a comparison the graph took as data (a mask) in the plan."""
@@ -354,6 +669,8 @@ class _Builder:
 
     def guard(self, read: tuple[Node, str, Any, Any, str]) -> None:
         node, kind, result, other, line = read
+        if isinstance(result, _Traced):
+            return  # compared with a node: the mask is a rule value, Python reads of it guards
         a = self.names[id(node)]
         if kind in _COMPARISONS:
             b = self.operand(other)
@@ -514,25 +831,33 @@ def build_plan(
         node, other = read[0], read[3]
         last = other if type(other) is Node and other.seq > node.seq else node
         after[id(last)].append(read)
+    # A rule's Python read goes right after the last node it depends on, so that no step of
+    # another path runs before it (`prod`'s division when an entry is zero, say).
+    where = {id(n): i for i, n in enumerate(order)}
+    first, traced_after = [], collections.defaultdict(list)
+    for t_read in rec.traced_reads:
+        at = [where.get(id(n), -1) for n in _roots(t_read[0])]
+        if not at or min(at) < 0:
+            first.append(t_read)
+        else:
+            traced_after[id(order[max(at)])].append(t_read)
+    for t_read in first:
+        b.traced_guard(*t_read)
     for node in order:
         if id(node) not in b.names:
             b.step(node)
         for read in after.get(id(node), ()):
             b.guard(read)
-    for node, kind, _, _, line in rec.reads:
-        if kind == "value" and b.names[id(node)] in b.dynamic:
-            why = (
-                f"the value of a traced node is read outside funcgrad operations at {line} "
-                f"(funcgrad.ops._util.value_of, as derivative rules of piecewise functions "
-                f"such as maximum do), so a replay could give a different result"
-            )
-            return None, why, out_def
+        for t_read in traced_after.get(id(node), ()):
+            b.traced_guard(*t_read)
     exprs = []
     for v in leaves:
-        e = b.names[id(v)] if type(v) is Node else b.const(v)
+        e = b.names[id(v)] if type(v) is Node else b.operand(v)
         if e not in b.dynamic or e in b.args or e in exprs:
             e = f"copy({e})"  # not computed by this call: the caller gets its own
         exprs.append(e)
+    if rec.bad is not None:
+        return None, f"{rec.bad}, so a replay could give a different result", out_def
     unused = [j for j, used in enumerate(b.draw_used) if not used]
     if unused:
         why = (
@@ -561,7 +886,7 @@ def build_plan(
     return plan, None, out_def
 
 
-_VALUE = re.compile(r"\b[vmd]\d+\b")
+_VALUE = re.compile(r"\b[vmdt]\d+\b")
 
 
 def _free_dead_values(lines: list[str], body: str) -> list[str]:
@@ -817,7 +1142,16 @@ class Jitted:
         plan, why, _ = build_plan(inputs, out, rec)
         if plan is not None:
             plan.trace_seconds = time.perf_counter() - start
-        return plan, why, tree_map(lambda v: _copy(v.value) if type(v) is Node else v, out)
+        return (
+            plan,
+            why,
+            tree_map(
+                lambda v: (
+                    _copy(v.value) if type(v) is Node else _copy(v) if isinstance(v, _Traced) else v
+                ),
+                out,
+            ),
+        )
 
     def _static_set(self, n: int) -> set[int]:
         return {i % n for i in self.static_argnums}
