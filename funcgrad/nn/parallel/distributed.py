@@ -234,8 +234,19 @@ class DistributedDataParallel(Module):
     # --- backward: buckets -------------------------------------------------------------------
 
     def _hook_for(self, i: int) -> Any:
-        def hook(grad: Any) -> None:
-            self._gradient_ready(i, grad._value)
+        # NOTE: a weight's gradient often comes transposed (a view of `x.T @ g`), which
+        # the engine copies into C order for `.grad` after the walk. Made C-ordered here
+        # and handed on (the hook's result replaces the gradient), the one transposing
+        # copy serves both the bucket (then a plain copy) and `.grad`.
+        def hook(grad: Any) -> Any:
+            value = grad._value
+            fresh = (
+                grad._node is None and type(value) is np.ndarray and not value.flags.c_contiguous
+            )
+            if fresh:
+                value = np.ascontiguousarray(value)
+            self._gradient_ready(i, value)
+            return value if fresh else None
 
         return hook
 
