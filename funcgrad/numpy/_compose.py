@@ -294,7 +294,9 @@ def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Any:
         array([[1., 2., 3.]])
     """
     arr = _arr(arr)
-    indices = _np.asarray(getattr(indices, "value", indices))
+    indices = getattr(indices, "value", indices)
+    if not hasattr(indices, "shape"):  # (a batched index under vmap stays one: it batches)
+        indices = _np.asarray(indices)
     if axis is None:
         return _getitem(_sh.reshape(arr, shape=(-1,)), index=(indices,))
     ndim = len(arr.shape)

@@ -136,7 +136,7 @@ def polyval(p: Any, x: Any):
     y: Any = _np.zeros_like(_value(x))
     for i in range(p.shape[0]):
         y = _ew.add(_ew.multiply(y, x), _row(p, i))
-    return _as(y, _np.asarray(ref).dtype) if type(y) is _Node else ref
+    return _as(y, _np.result_type(ref)) if type(y) is _Node else ref
 
 
 def _combined(name: str, a1: Any, a2: Any, subtract: bool):

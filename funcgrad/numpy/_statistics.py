@@ -100,6 +100,12 @@ def _value(a: Any) -> Any:
     return a.value if type(a) is _Node else a
 
 
+def _values(a: Any) -> Any:
+    """The values of `a` as an array (a batched value under vmap stays one: it batches)."""
+    v = _value(a)
+    return v if hasattr(v, "shape") else _np.asarray(v)
+
+
 def _ndim(a: Any) -> int:
     return len(a.shape)
 
@@ -441,7 +447,7 @@ def _quantile_node(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: 
         _np.arange(k).reshape((1,) * (q_v.ndim + i) + (k,) + (1,) * (len(kept_shape) - i - 1))
         for i, k in enumerate(kept_shape)
     )
-    last = _np.broadcast_to(_np.asarray(count) - 1, kept_shape)
+    last = _np.broadcast_to(_np.subtract(count, 1), kept_shape)  # (count batches under vmap)
     dtype = _dtype(a)
     if index.dtype.kind in "iu":
         picked = _np.clip(index, 0, _np.maximum(last, 0))
@@ -472,7 +478,7 @@ def _quantile_node(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: 
             else:
                 vi = q_node * scale
             gamma = vi - previous.astype(dtype)
-        upper = _np.asarray(_value(gamma)) >= 0.5
+        upper = _np.greater_equal(_value(gamma), 0.5)
         step = a_hi - a_lo
         result = _ew.where(upper, a_hi - step * (1.0 - gamma), a_lo + step * gamma)
     # a slice holding NaN (all NaN for the NaN-ignoring version) gives NaN, as in NumPy
@@ -1058,7 +1064,7 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period
             _getitem(fp, index=(slice(-1, None),)), fp, _getitem(fp, index=(slice(0, 1),)), axis=0
         )
     n = xp.shape[0]
-    x_v, xp_v = _np.asarray(_value(x)), _np.asarray(_value(xp))
+    x_v, xp_v = _values(x), _values(xp)
     if n == 1:
         result: Any = _ew.where(_np.ones(x_v.shape, dtype=bool), _getitem(fp, index=(0,)), 0.0)
     else:
@@ -1066,7 +1072,7 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period
         x_lo, x_hi = _getitem(xp, index=(i - 1,)), _getitem(xp, index=(i,))
         f_lo, f_hi = _getitem(fp, index=(i - 1,)), _getitem(fp, index=(i,))
         width = x_hi - x_lo
-        flat = _np.asarray(_value(width)) == 0
+        flat = _np.equal(_value(width), 0)
         t = (x - x_lo) / _ew.where(flat, 1.0, width)
         result = _ew.where(flat, f_hi, f_lo + t * (f_hi - f_lo))
     below = x_v < xp_v[0]

@@ -522,10 +522,72 @@ def _numpy_function(func: Any, args: Any, kwargs: Any) -> Any:
         return _along_axis(func, args[0], *args[1:], **kwargs)
     if name in ("array2string", "array_repr", "array_str"):
         return repr(args[0])
-    raise BatchingError(
-        f"funcgrad.vmap: numpy.{name} was called on a batched value; use the funcgrad.numpy "
-        f"function (fnp.{name}), which batches, or compute it outside the vmapped function"
-    )
+    if name in _DATA_SHAPED:
+        raise BatchingError(
+            f"funcgrad.vmap: numpy.{name} (fnp.{name}) was called on a batched value, but the "
+            f"shape of its result depends on the values, and vmap gives every example one "
+            f"shape (as jax.vmap and torch.func.vmap refuse it); compute it outside the "
+            f"vmapped function, or use a fixed-size form (fnp.nonzero(x, size=n), fnp.where)"
+        )
+    return _by_example(func, name, args, kwargs)
+
+
+# NumPy functions whose result's shape depends on the values: no batched form
+_DATA_SHAPED = frozenset(
+    "unique unique_values unique_counts unique_inverse unique_all nonzero flatnonzero argwhere "
+    "extract compress trim_zeros setdiff1d union1d intersect1d setxor1d bincount".split()
+)
+
+
+def _by_example(func: Any, name: str, args: Any, kwargs: Any) -> Any:
+    """A NumPy function (one funcgrad.numpy computes on values: positions, counts, statistics
+    of plain arrays) on batched values: applied to each example's values, results stacked.
+
+    Where the batch holds the nodes of a transform outside the vmap, a floating-point
+    result would lose their derivative: that raises (integer and boolean results, which
+    have none, are computed).
+    """
+    leaves, treedef = tree_flatten((args, kwargs))
+    level = max(v.level for v in leaves if type(v) is Batched)
+    size = _state.frames[level - 1].size
+    over_nodes = False
+    for v in leaves:
+        if type(v) is Batched and v.level == level:
+            inner = v.val
+            while type(inner) is Batched:
+                inner = inner.val
+            over_nodes = over_nodes or type(inner) is Node
+    outs = []
+    for k in range(size):
+        leaves_k = []
+        for v in leaves:
+            if type(v) is Batched and v.level == level:
+                val = value_of(v.val) if over_nodes else v.val  # (results checked below)
+                v = val if v.bdim is None else _take(val, v.bdim, k)
+            leaves_k.append(v)
+        args_k, kwargs_k = tree_unflatten(treedef, leaves_k)
+        outs.append(func(*args_k, **kwargs_k))
+    flat = [tree_flatten(o) for o in outs]
+    out_def = flat[0][1]
+    stacked = []
+    for parts in zip(*[f[0] for f in flat], strict=True):
+        kinds = {numpy.result_type(value_of(p)).kind for p in parts}
+        if over_nodes and kinds & set("fc"):
+            raise BatchingError(
+                f"funcgrad.vmap: numpy.{name} was called on batched values that a transform "
+                f"outside the vmap differentiates (grad of a vmapped function); it computes on "
+                f"values, so their derivative would be lost. Use a funcgrad.numpy function "
+                f"that records it, or vmap inside the transform (vmap(grad(f)))"
+            )
+        try:
+            stacked.append(_batched(stack(*parts, axis=0), 0, level))
+        except FuncgradError as e:
+            raise BatchingError(
+                f"funcgrad.vmap: numpy.{name} gave results of different shapes for the "
+                f"examples of the batch ({', '.join(str(numpy.shape(p)) for p in parts[:4])} "
+                f"...); vmap needs one shape"
+            ) from e
+    return tree_unflatten(out_def, stacked)
 
 
 # NumPy functions of one array along one axis (-1 by default, None: flattened), computed per

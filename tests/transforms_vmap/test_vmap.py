@@ -374,9 +374,11 @@ def test_out_axes_errors_name_the_output():
         fg.vmap(lambda x: "a")(X)
 
 
-def test_numpy_on_a_batched_value_is_refused():
-    with pytest.raises(fg.BatchingError, match="numpy.stack|fnp"):
-        fg.vmap(lambda x: np.stack([x, x]))(X)
+def test_numpy_on_a_batched_value_computes_by_example_or_is_refused():
+    # a NumPy function computes each example's values (no derivative to lose here)
+    _close(fg.vmap(lambda x: np.stack([x, x]))(X), _loop(lambda x: np.stack([x, x]), X))
+    with pytest.raises(fg.BatchingError, match="numpy.stack.*derivative would be lost"):
+        fg.grad(lambda x: fnp.sum(fg.vmap(lambda x: np.stack([x, x]))(x)))(X)
     with pytest.raises(fg.BatchingError):
         fg.vmap(lambda x: np.asarray(x) * 2.0)(X)
 
@@ -498,3 +500,58 @@ def test_compositions_agree_with_loops(name):
         [[f(np.stack([W[:, j], W[:, j]], axis=1), X[k]) for j in range(2)] for k in range(4)]
     )
     _close(got, want, 1e-10)
+
+
+# --- funcgrad.numpy functions that compute on values ---------------------------------------------
+
+_XP = np.sort(RNG.standard_normal(6))
+_VALUE_READERS = {  # each: f(example) with a fixed output shape, as NumPy computes it
+    "median": fnp.median,
+    "nanmedian": fnp.nanmedian,
+    "quantile": lambda x: fnp.quantile(x, 0.3),
+    "nanquantile": lambda x: fnp.nanquantile(x, [0.2, 0.9]),
+    "percentile": lambda x: fnp.percentile(x, [10.0, 70.0]),
+    "interp": lambda x: fnp.interp(x, _XP, _XP**2),
+    "searchsorted": lambda x: fnp.searchsorted(_XP, x),
+    "digitize": lambda x: fnp.digitize(x, _XP),
+    "cov": lambda x: fnp.cov(fnp.reshape(x, (2, 3))),
+    "corrcoef": lambda x: fnp.corrcoef(fnp.reshape(x, (2, 3))),
+    "slogdet": lambda x: fnp.linalg.slogdet(fnp.reshape(x, (2, 3))[:, :2]),
+    "convolve": lambda x: fnp.convolve(x, np.array([1.0, 2.0, 0.5])),
+    "histogram": lambda x: fnp.histogram(x, bins=3, range=(-2.0, 2.0))[0],
+    "count_nonzero": lambda x: fnp.count_nonzero(x > 0),
+    "polyval": lambda x: fnp.polyval(x, 0.3),
+    "sort": lambda x: fnp.sort(x)[-2:],
+    "partition": lambda x: fnp.partition(x, 2),
+}
+_DIFFERENTIABLE = "median nanmedian quantile nanquantile percentile interp cov corrcoef slogdet "
+_DIFFERENTIABLE += "convolve polyval sort partition"
+
+
+@pytest.mark.parametrize("name", sorted(_VALUE_READERS))
+def test_numpy_functions_that_read_values_batch(name):
+    f = _VALUE_READERS[name]
+    xs = RNG.standard_normal((3, 6))
+    _close(fg.vmap(f)(xs), _loop(f, xs), 1e-10)
+    if name in _DIFFERENTIABLE.split():
+
+        def loss(x):
+            out = f(x)
+            return fnp.sum(out[1] if isinstance(out, tuple) else out)
+
+        _close(fg.vmap(fg.grad(loss))(xs), _loop(fg.grad(loss), xs), 1e-10)
+
+
+def test_numpy_functions_with_value_dependent_shapes_refuse():
+    for f, name in (
+        (fnp.unique, "unique"),
+        (fnp.nonzero, "nonzero"),
+        (fnp.flatnonzero, "flatnonzero"),
+    ):
+        with pytest.raises(fg.BatchingError, match=f"numpy.{name}.*depends on the values"):
+            fg.vmap(f)(X)
+    spread = np.stack([np.linspace(0.0, 1.0, 40), np.r_[np.linspace(0.0, 1.0, 39), 1000.0]])
+    with pytest.raises(fg.BatchingError, match="different shapes"):  # 'auto' bins: 7 and 13
+        fg.vmap(lambda x: fnp.histogram_bin_edges(x, bins="auto"))(spread)
+    with pytest.raises(fg.BatchingError, match="derivative would be lost"):  # grad outside vmap
+        fg.grad(lambda x: fnp.sum(fg.vmap(fnp.median)(x)))(X)
