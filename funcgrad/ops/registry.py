@@ -27,6 +27,7 @@ and both engines apply `funcgrad.ops.guard`.
 
 from __future__ import annotations
 
+import dis
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
@@ -240,9 +241,18 @@ class Primitive:
     batch: Callable[..., Any] | None = attrs.field(default=None, repr=False)
     # `sample.complex`, read once: whether recorded nodes may hold complex values (see `bind`)
     takes_complex: bool = attrs.field(init=False, default=False, repr=False)
+    # `numpy.NAME` and its number of arguments when `forward` is `lambda xp, a, b:
+    # xp.NAME(a, b)` (most are): on NumPy values the primitive calls it directly, one Python
+    # frame fewer per application; else None and -1
+    direct: Callable[..., Any] | None = attrs.field(init=False, default=None, repr=False)
+    direct_arity: int = attrs.field(init=False, default=-1, repr=False)
 
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "takes_complex", self.sample is not None and self.sample.complex)
+        direct = _direct_numpy(self.forward)
+        if direct is not None:
+            object.__setattr__(self, "direct", direct[0])
+            object.__setattr__(self, "direct_arity", direct[1])
 
     def __call__(self, *args: Any, **params: Any) -> Any:
         if _observe.active:  # some thread has a profile or anomaly mode open
@@ -253,13 +263,15 @@ class Primitive:
             t = type(a)
             if t is Node:
                 return self.bind(args, params)
-            if t is not _ndarray and t not in _PY_SCALARS:
+            if t not in _PLAIN:
                 # Values of a layer above (funcgrad.Tensor) apply primitives themselves.
                 apply = getattr(t, "__funcgrad_apply__", None)
                 if apply is not None:
                     return apply(self, args, params)
         xp = _numpy if _modules.get("cupy") is None else xp_for(self.name, args)
         try:
+            if xp is _numpy and len(args) == self.direct_arity and not params:
+                return self.direct(*args)  # type: ignore[misc]  # not None when the arity is set
             return self.forward(xp, *args, **params)
         except FuncgradError:
             raise
@@ -291,7 +303,10 @@ class Primitive:
                     break
         xp = _numpy if _modules.get("cupy") is None else xp_for(self.name, values)
         try:
-            out = self.forward(xp, *values, **params)
+            if xp is _numpy and len(values) == self.direct_arity and not params:
+                out = self.direct(*values)  # type: ignore[misc]  # not None when the arity is set
+            else:
+                out = self.forward(xp, *values, **params)
         except FuncgradError:
             raise
         except Exception as e:
@@ -321,6 +336,29 @@ class Primitive:
         return f"<primitive {self.name}>"
 
 
+_SKIPPED_OPS = frozenset({"RESUME", "NOP", "PRECALL", "PUSH_NULL", "CACHE"})
+
+
+def _direct_numpy(forward: Callable[..., Any]) -> tuple[Callable[..., Any], int] | None:
+    """`(numpy.NAME, n)` if `forward` is `lambda xp, a1, ..., an: xp.NAME(a1, ..., an)`, else None."""
+    code = getattr(forward, "__code__", None)
+    if code is None or code.co_flags & 0x0C or code.co_kwonlyargcount or code.co_argcount < 2:
+        return None  # not a plain function of positional arguments only
+    names = code.co_varnames[: code.co_argcount]
+    ops = [
+        (ins.opname, ins.argval)
+        for ins in dis.get_instructions(forward)
+        if ins.opname not in _SKIPPED_OPS
+    ]
+    n = len(names) - 1
+    if ops[:1] != [("LOAD_FAST", names[0])] or ops[1][0] not in ("LOAD_ATTR", "LOAD_METHOD"):
+        return None
+    if ops[2:] != [*(("LOAD_FAST", a) for a in names[1:]), ("CALL", n), ("RETURN_VALUE", None)]:
+        return None
+    fn = getattr(_numpy, ops[1][1], None)
+    return None if fn is None else (fn, n)
+
+
 def _complex_input(values: Any) -> Any:
     """The first complex value among a primitive's inputs (as an array), or None."""
     for v in values:
@@ -339,6 +377,10 @@ def _constant(a: Any) -> Any:
 _ndarray = _numpy.ndarray
 _generic = _numpy.generic
 _PY_SCALARS = (float, int, bool, complex)
+# NOTE: types that are plain values for certain. `getattr(np.float64, "__funcgrad_apply__",
+# None)` misses through the whole MRO and costs more than the primitive's NumPy call
+# itself, on every 0-d value (NumPy scalars) a rule computes with.
+_PLAIN = frozenset({_ndarray, *_PY_SCALARS, *_numpy.sctypeDict.values()})
 _modules = sys.modules
 _Frozen = MappingProxyType
 

@@ -65,7 +65,7 @@ def apply_jvp(
         for t, r in zip(tangents, rules, strict=True):
             if t is None or r is None:
                 continue
-            contribution = r(t, out, *args, **params)
+            contribution = r(t, out, *args, **params) if params else r(t, out, *args)
             if prim.keeps_zeros:
                 contribution = guard(prim, t, contribution, params)
             result = contribution if result is None else result + contribution

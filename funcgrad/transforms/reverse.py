@@ -341,7 +341,9 @@ def walk(
                 rule = rules[i]
                 if rule is None:
                     continue  # zero gradient for this input
-                c = rule(ct, out, *args, **params)
+                # NOTE: `**` of a read-only mapping copies it into a new dict (a few times
+                # the cost of the call itself); most primitives have no parameters.
+                c = rule(ct, out, *args, **params) if params else rule(ct, out, *args)
             else:
                 c = all_cts[i]
                 if c is None:
@@ -395,7 +397,7 @@ def _all_input_cts(
     n_inputs: int,
 ) -> Sequence[Any]:
     """Call a rule that gives every input's cotangent at once, checking the count."""
-    all_cts = rule(ct, out, *args, **params)
+    all_cts = rule(ct, out, *args, **params) if params else rule(ct, out, *args)
     if len(all_cts) != n_inputs:
         raise ShapeError(
             f"funcgrad.{prim.name}: the VJP rule returned {len(all_cts)} "
