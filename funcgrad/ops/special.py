@@ -139,6 +139,93 @@ def _shaped(n: int, xlow: float, xhigh: float, **kw: Any) -> Sample:
 
 
 # --- gamma and beta ----------------------------------------------------------------
+#
+# At complex points gamma, rgamma, loggamma (SciPy's principal branch of log gamma;
+# `gammaln` is real only, as in SciPy), digamma and polygamma are holomorphic away from
+# their poles (and loggamma's cut along the negative real axis), so their rules are the
+# real ones unchanged (JAX's convention, docs/concepts/complex.md). SciPy's `polygamma`
+# takes real x only: complex ones go through `_complex_polygamma`.
+
+# Bernoulli numbers B_2, B_4, ..., B_24 of the asymptotic series of polygamma
+_BERNOULLI = (
+    1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798,
+    -174611 / 330, 854513 / 138, -236364091 / 2730,
+)  # fmt: skip
+_ASYMPTOTIC_FROM = 20.0  # Re z from which the series is used (terms below 1e-20 there)
+
+
+def _cot_derivative(xp: ModuleType, n: int, z: Array) -> Array:
+    """d^n/dz^n cot(pi z) for n >= 1.
+
+    Near the real axis: pi^n P_n(cot(pi z)), P_0(c) = c, P_k+1 = -(1 + c^2) P_k'.
+    Away from it (|Im z| >= 1/4), where cot(pi z) nears -i or i and P_n's
+    terms cancel: -2i sum_k (2 pi i k)^n q^k with q = exp(2 pi i z), Im z > 0
+    (the conjugate below the axis).
+    """
+    coefficients = [0.0, 1.0]  # of P_k in powers of c
+    for _ in range(n):
+        slope = [i * a for i, a in enumerate(coefficients)][1:]
+        coefficients = [0.0] * (len(slope) + 2)
+        for i, a in enumerate(slope):
+            coefficients[i] -= a
+            coefficients[i + 2] -= a
+    c = 1.0 / xp.tan(math.pi * z)
+    near = xp.zeros_like(c)
+    for a in reversed(coefficients):  # Horner
+        near = near * c + a
+    below = z.imag < 0
+    q = xp.exp(2j * math.pi * xp.where(below, xp.conj(z), z))
+    far = xp.zeros_like(q)
+    for k in range(120, 0, -1):  # |q| <= exp(-pi / 2): k^n q^k is negligible by then
+        far = far * q + (2j * math.pi * k) ** n  # Horner: sum_k a_k q^k = q (a_1 + q (a_2 + ...))
+    far = -2j * q * far
+    far = xp.where(below, xp.conj(far), far)
+    return xp.where(abs(z.imag) >= 0.25, far, near * math.pi**n)
+
+
+def _complex_polygamma(xp: ModuleType, n: int, z: Array) -> Array:
+    """psi^(n)(z) for an order n >= 1 and complex z (complex128).
+
+    The recurrence psi^(n)(z) = psi^(n)(z + 1) - (-1)^n n! / z^(n+1) moves each
+    point to Re z >= 20, where the asymptotic series (DLMF 5.15.8, to B_24)
+    is exact to double precision; points with Re z < 0 are first reflected
+    (DLMF 5.15.6): psi^(n)(z) = (-1)^n psi^(n)(1 - z) - pi d^n/dz^n cot(pi z).
+    """
+    left = z.real < 0
+    w = xp.where(left, 1.0 - z, z)
+    steps = xp.maximum(xp.ceil(_ASYMPTOTIC_FROM - w.real), 0.0)
+    near = xp.zeros_like(w)
+    for j in range(int(steps.max()) if steps.size else 0):
+        near = near + xp.where(j < steps, 1.0 / (w + j) ** (n + 1), 0.0)
+    w = w + steps
+    series = math.factorial(n - 1) / w**n + math.factorial(n) / (2.0 * w ** (n + 1))
+    for k, b in enumerate(_BERNOULLI, start=1):
+        series = series + b * (math.factorial(2 * k + n - 1) / math.factorial(2 * k)) / w ** (
+            2 * k + n
+        )
+    sign = -1.0 if n % 2 else 1.0  # (-1)^n
+    out = -sign * series - sign * math.factorial(n) * near
+    if bool(left.any()):
+        out = xp.where(left, sign * out - math.pi * _cot_derivative(xp, n, z), out)
+    return out
+
+
+def _polygamma_forward(xp: ModuleType, n: Any, x: Array) -> Array:
+    if getattr(x, "dtype", numpy.dtype(float)).kind != "c" and not isinstance(x, complex):
+        return _call(xp, "polygamma", n, x, dtype_of=(x,))
+    x = xp.asarray(x)
+    orders = numpy.asarray(n)
+    if orders.ndim or int(orders) != orders or orders < 0:
+        raise ValueError(
+            f"complex x takes one non-negative integer order n (got {n!r}); SciPy's "
+            f"polygamma has no complex forward, funcgrad's computes one order at a time"
+        )
+    if int(orders) == 0:
+        return _call(xp, "psi", x)
+    with numpy.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = _complex_polygamma(xp, int(orders), x.astype(numpy.complex128))
+    return out.astype(x.dtype)
+
 
 gammaln = register(
     Primitive(
@@ -165,10 +252,26 @@ gamma = register(
         forward=lambda xp, x: _call(xp, "gamma", x),
         vjp=(lambda ct, out, x: ct * (out * digamma(x)),),
         jvp=ELEMENTWISE,
-        sample=_unary(0.2, 4.0),
+        sample=_unary(0.2, 4.0, complex=True),
         doc="gamma function",
         keeps_zeros="elementwise",
         names=Names(scipy="special.gamma"),
+    )
+)
+
+loggamma = register(
+    Primitive(
+        name="loggamma",
+        forward=lambda xp, x: _call(xp, "loggamma", x),
+        vjp=(lambda ct, out, x: ct * digamma(x),),
+        jvp=ELEMENTWISE,
+        sample=_unary(0.2, 4.0, complex=True),
+        doc=(
+            "principal branch of the log of the gamma function (complex x; real x > 0, "
+            "NaN for real x < 0)"
+        ),
+        keeps_zeros="elementwise",
+        names=Names(scipy="special.loggamma"),
     )
 )
 
@@ -178,7 +281,7 @@ rgamma = register(
         forward=lambda xp, x: _call(xp, "rgamma", x),
         vjp=(lambda ct, out, x: -ct * (out * digamma(x)),),
         jvp=ELEMENTWISE,
-        sample=_unary(0.2, 4.0),
+        sample=_unary(0.2, 4.0, complex=True),
         doc="reciprocal of the gamma function, 1 / gamma(x)",
         keeps_zeros="elementwise",
         names=Names(scipy="special.rgamma"),
@@ -191,8 +294,8 @@ digamma: Primitive = register(
         forward=lambda xp, x: _call(xp, "psi", x),
         vjp=(lambda ct, out, x: ct * polygamma(1, x),),
         jvp=ELEMENTWISE,
-        sample=_unary(0.2, 5.0),
-        doc="digamma function, the derivative of gammaln",
+        sample=_unary(0.2, 5.0, complex=True),
+        doc="digamma function, the derivative of gammaln (and of loggamma)",
         keeps_zeros="elementwise",
         names=Names(
             scipy=("special.digamma", "special.psi"),
@@ -207,10 +310,10 @@ digamma: Primitive = register(
 polygamma: Primitive = register(
     Primitive(
         name="polygamma",
-        forward=lambda xp, n, x: _call(xp, "polygamma", n, x, dtype_of=(x,)),
+        forward=_polygamma_forward,
         vjp=(None, lambda ct, out, n, x: ct * polygamma(n + 1, x)),
         jvp=ELEMENTWISE,
-        sample=_order(0, 3, 0.3, 5.0, tol=1e-5),
+        sample=_order(0, 3, 0.3, 5.0, tol=1e-5, complex=True),
         doc="n-th derivative of the digamma function (n: an integer order, no gradient)",
         keeps_zeros="elementwise",
         names=Names(scipy="special.polygamma", grad_fn="PolygammaBackward0"),

@@ -349,7 +349,13 @@ def polygamma(n, input):  # noqa: A002
     n = _index_of(n, "polygamma", "n")
     if n < 0:
         raise _OpError(f"funcgrad.polygamma: polygamma(n, x) does not support negative n (got {n})")
-    return _apply(lambda x: _sp.polygamma(n, x), _tensor(input, "polygamma"))
+    t = _tensor(input, "polygamma")
+    if t.dtype.kind == "c":  # PyTorch has no complex kernel (funcgrad.scipy.special has)
+        kernel = ("digamma", "trigamma")[n] if n < 2 else "polygamma"
+        raise _DtypeError(
+            f"funcgrad.polygamma: \"{kernel}\" not implemented for '{_torch_name(t.dtype)}'"
+        )
+    return _apply(lambda x: _sp.polygamma(n, x), t)
 
 
 def logit(input, eps=None):  # noqa: A002

@@ -175,6 +175,10 @@ REFUSES_INTEGERS = {
     "cholesky": "linalg.cholesky: Expected a floating point or complex tensor as input. Got {name}",
 }
 
+# The primitives PyTorch refuses complex inputs to: the name of its kernel in the message.
+# (funcgrad.scipy.special computes them at complex points, as JAX's convention has it.)
+REFUSES_COMPLEX = {"digamma": "digamma", "gammaln": "lgamma_vml_cpu", "polygamma": "polygamma"}
+
 # The operations that PyTorch does not promote: their tensors must have one dtype.
 SAME_DTYPE = frozenset({"matmul", "dot"})
 

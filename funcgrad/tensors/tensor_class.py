@@ -46,6 +46,7 @@ from funcgrad.tensors.base import TensorBase, _init, _new_like, _own_leaf
 from funcgrad.tensors.devices import _already_on, device_of, parse_device, parse_to_args
 from funcgrad.tensors.dtypes import (
     FLOATING,
+    REFUSES_COMPLEX,
     REFUSES_INTEGERS,
     SAME_DTYPE,
     default_float_dtype,
@@ -911,7 +912,8 @@ def _apply(fn, *args, **kwargs):
     else:
         # NOTE: PyTorch's type promotion. Tensors of one floating-point dtype with
         # Python numbers need none (NumPy keeps numbers weak, NEP 50): one check.
-        if mixed or dtype is None or dtype.kind not in "fc":
+        # (Complex ones are checked: PyTorch refuses some operations on them.)
+        if mixed or dtype is None or dtype.kind != "f":
             _promote_operands(fn, args, unwrapped, kwargs)
         if recorded and constants:
             for i in constants:
@@ -1015,6 +1017,12 @@ def _promote_operands(fn, args, unwrapped: list, kwargs) -> list:
         return unwrapped
     if name in SAME_DTYPE:
         _check_same_dtype(name, [v for v in operands if hasattr(v, "dtype")])
+    if target.kind == "c" and name in REFUSES_COMPLEX:
+        raise DtypeError(
+            f'funcgrad.{name}: "{REFUSES_COMPLEX[name]}" not implemented for '
+            f"'{torch_name(target)}', as in PyTorch; funcgrad.scipy.special.{name} computes "
+            f"it at complex points (functional API)"
+        )
     if target.kind in "biu":
         if name in FLOATING:
             target = default_float_dtype()

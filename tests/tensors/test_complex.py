@@ -172,3 +172,29 @@ def test_create_graph_second_order_matches_pytorch():
         (g.abs() ** 2).sum().backward()
         got.append(_np(z.grad))
     np.testing.assert_allclose(got[1], got[0], rtol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib, z: lib.digamma(z),
+        lambda lib, z: z.digamma(),
+        lambda lib, z: lib.special.psi(z),
+        lambda lib, z: lib.lgamma(z),
+        lambda lib, z: lib.special.gammaln(z),
+        lambda lib, z: lib.polygamma(0, z),
+        lambda lib, z: lib.polygamma(1, z),
+        lambda lib, z: z.polygamma(3),
+    ],
+)
+def test_gamma_family_refuses_complex_as_pytorch(call):
+    # PyTorch has no complex lgamma/digamma/polygamma kernels; funcgrad's Tensor layer
+    # refuses with PyTorch's kernel name (funcgrad.scipy.special computes them, as JAX)
+    for dtype in ("complex64", "complex128"):
+        messages = []
+        for lib in (torch, funcgrad):
+            z = lib.tensor([1.5 + 0.5j], dtype=getattr(lib, dtype), requires_grad=True)
+            with pytest.raises((NotImplementedError, TypeError)) as info:
+                call(lib, z)
+            messages.append(str(info.value).split("\n")[0])
+        assert messages[0] in messages[1], messages
