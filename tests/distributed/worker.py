@@ -250,17 +250,28 @@ def check_ddp():
     ddp = _train_and_compare(
         _mlp, (10,), 4, 3, lambda ps: fg.optim.Adam(ps, lr=0.01), bucket_cap_mb=0.0005
     )
-    assert len(ddp._buckets) > 1  # several buckets, started one by one
+    assert len(ddp._buckets) > 1 and ddp._tapping  # several buckets, started one by one
     assert all(ddp._whole)  # every gradient came whole through its tap
     _train_and_compare(
         LeNetish, (1, 10, 10), 5, 2, lambda ps: fg.optim.SGD(ps, lr=0.1, momentum=0.9), None
     )
 
 
+# Default buckets: the small models fit one, filled from .grad after the walk (no taps);
+# tiny buckets: several, each filled through its taps and started during the walk.
+CAPS = (None, 0.0005)
+
+
 def check_no_sync():
+    for cap in CAPS:
+        _no_sync(cap)
+
+
+def _no_sync(cap):
     fg.manual_seed(5)
     model = _mlp()
-    ddp = nn.parallel.DistributedDataParallel(model)
+    ddp = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=cap)
+    assert ddp._tapping == (cap is not None)
     ref = _mlp()
     ref.load_state_dict(model.state_dict())
     rng = np.random.default_rng(3)
@@ -296,8 +307,13 @@ class _TwoHeads(nn.Module):
 
 
 def check_unused():
+    for cap in CAPS:
+        _unused(cap)
+
+
+def _unused(cap):
     fg.manual_seed(9)
-    ddp = nn.parallel.DistributedDataParallel(_TwoHeads())
+    ddp = nn.parallel.DistributedDataParallel(_TwoHeads(), bucket_cap_mb=cap)
     x = fg.tensor(inputs(R, (2, 3)).astype(np.float32))
     try:
         ddp(x, False).sum().backward()
@@ -307,7 +323,7 @@ def check_unused():
         raise AssertionError("no error for an unused parameter")
     fg.manual_seed(9)
     model = _TwoHeads()
-    ddp = nn.parallel.DistributedDataParallel(model, find_unused_parameters=True)
+    ddp = nn.parallel.DistributedDataParallel(model, find_unused_parameters=True, bucket_cap_mb=cap)
     ref = _TwoHeads()
     ref.load_state_dict(model.state_dict())
     ddp(x, R == 0).sum().backward()  # spare: used on rank 0 only
@@ -322,10 +338,15 @@ def check_unused():
 
 
 def check_outside_use():
+    for cap in CAPS:
+        _outside_use(cap)
+
+
+def _outside_use(cap):
     # a penalty on a weight outside the module's forward: its whole gradient is averaged
     fg.manual_seed(11)
     model = _mlp()
-    ddp = nn.parallel.DistributedDataParallel(model)
+    ddp = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=cap)
     ref = _mlp()
     ref.load_state_dict(model.state_dict())
 
@@ -336,8 +357,10 @@ def check_outside_use():
     loss(model, ddp, R).backward()
     for r in range(N):
         (loss(ref, ref, r) / N).backward()
-    # only the penalized weight takes the extra all-reduce; the others stay in their buckets
-    assert ddp._whole == [False, True, True, True], ddp._whole
+    # with taps, only the penalized weight takes the extra all-reduce; the others stay in
+    # their buckets (without, .grad is whole: everything goes in the one bucket)
+    whole = [False, True, True, True] if cap is not None else [True] * 4
+    assert ddp._whole == whole, ddp._whole
     for p, q in zip(model.parameters(), ref.parameters(), strict=True):
         close(p.grad.numpy(), q.grad.numpy(), rtol=1e-5, atol=1e-6)
 

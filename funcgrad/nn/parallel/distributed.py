@@ -10,7 +10,9 @@ whose gradients are all in starts its non-blocking all-reduce while the
 walk goes on with the layers below (PyTorch's reducer does the same from
 its AccumulateGrad hooks). When the walk is over, the first
 post-accumulate hook waits for the buckets and writes the averages into
-the parameters' `.grad`.
+the parameters' `.grad`. A model whose gradients fit one bucket (the
+first is at most 1 MiB, as PyTorch's) has nothing to overlap: it gets no
+taps, and the first post-accumulate hook fills the bucket from `.grad`.
 """
 
 from __future__ import annotations
@@ -147,13 +149,20 @@ class DistributedDataParallel(Module):
         #: Timings of the last synchronized backward (seconds): `wait` blocked after the walk,
         #: `overlap` between the first bucket's start and the end of the walk.
         object.__setattr__(self, "comm_stats", {"wait": 0.0, "overlap": 0.0, "buckets": 0})
-        for sub in module.modules() if g.size > 1 else ():
+        # NOTE: with one bucket nothing can start before the walk is over, so there are no
+        # taps: the bucket is filled from the finished `.grad`s by the first post-accumulate
+        # hook (no identity per parameter and step, no hooks on the leaves, whose gradients
+        # the engine must then copy; `.grad` is the whole gradient, outside uses included).
+        tapping = g.size > 1 and len(self._buckets) > 1
+        object.__setattr__(self, "_tapping", tapping)
+        for sub in module.modules() if tapping else ():
             if any(id(p) in self._index for p in sub._parameters.values() if p is not None):
                 sub.register_forward_pre_hook(self._tap_parameters)
                 sub.register_forward_hook(self._untap_parameters, always_call=True)
         for i, p in enumerate(params):
-            if g.size > 1:  # a world of one has nothing to average: the bare module's speed
+            if tapping:
                 p.register_hook(self._leaf_hook_for(i))
+            if g.size > 1:  # a world of one has nothing to average: the bare module's speed
                 p.register_post_accumulate_grad_hook(self._finalize)
 
     # --- construction ------------------------------------------------------------------------
@@ -262,14 +271,14 @@ class DistributedDataParallel(Module):
 
         return hook
 
-    def _gradient_ready(self, i: int, value: Any) -> None:
+    def _gradient_ready(self, i: int, value: Any, add_grad: bool = True) -> None:
         if not self._armed or self._ready[i]:
             return
         self._ready[i] = True
         self._tap_grads[i] = id(value)
         b, k = self._bucket_of[i]
         bucket = self._buckets[b]
-        grad = self._params[i].grad
+        grad = self._params[i].grad if add_grad else None
         # the accumulated gradient (from no_sync steps) is averaged too, as PyTorch's
         if grad is not None:
             np.add(grad._value, value, out=bucket.views[k])
@@ -291,8 +300,12 @@ class DistributedDataParallel(Module):
         """After the walk (the first post-accumulate hook): finish every bucket, write `.grad`."""
         if not self._armed:
             return
-        object.__setattr__(self, "_armed", False)
         end_of_walk = time.perf_counter()
+        if not self._tapping:  # `.grad` is complete now: the one bucket starts
+            for i, p in enumerate(self._params):
+                if p.grad is not None:
+                    self._gradient_ready(i, p.grad._value, add_grad=False)
+        object.__setattr__(self, "_armed", False)
         missing = [i for i, r in enumerate(self._ready) if not r]
         used = None
         if missing and not self.find_unused_parameters:
