@@ -121,6 +121,9 @@ def freeze(value: Any) -> Any:
         with cupy.cuda.Device(value.device.id):
             return own(value.copy())  # NOTE: copy() lands on the current GPU
     if isinstance(value, _ndarray):  # a subclass: keep it a plain ndarray
+        keep = getattr(value, "__funcgrad_freeze__", None)  # funcgrad.jit's traced values
+        if keep is not None:
+            return keep()
         value = numpy.array(value)
     else:
         value = numpy.asarray(value)

@@ -33,6 +33,7 @@ from funcgrad.numpy._shape import concatenate, moveaxis, split, vstack
 from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import shape as _sh
 from funcgrad.ops._util import normalize_axis as _normalize_axis
+from funcgrad.ops._util import value_of as _value_of
 from funcgrad.ops.index import getitem as _getitem
 
 __all__ = [
@@ -325,7 +326,7 @@ def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable:
     """
     if not _is_node(a):
         return _np.sort(a, axis=axis, kind=kind, order=order, stable=stable)
-    order_ = _np.argsort(a.value, axis=axis, kind=kind, stable=stable)
+    order_ = _np.argsort(_value_of(a), axis=axis, kind=kind, stable=stable)  # jit follows it
     return take_along_axis(a, order_, axis=axis)
 
 

@@ -41,6 +41,7 @@ from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import reduce as _reduce
 from funcgrad.ops import shape as _sh
 from funcgrad.ops._util import normalize_axis as _normalize_axis
+from funcgrad.ops._util import value_of as _value_of
 from funcgrad.ops.index import getitem as _getitem
 from funcgrad.ops.index import scatter_add as _scatter_add
 from funcgrad.ops.linalg import matmul as _matmul
@@ -705,7 +706,7 @@ def partition(a: Any, kth: Any, axis: Any = -1, kind: str = "introselect", order
         return _numpy.partition(a, kth, axis=axis, kind=kind, order=order)
     if axis is None:
         a, axis = _flat(a), 0
-    picks = _numpy.argpartition(a.value, kth, axis=axis, kind=kind, order=order)
+    picks = _numpy.argpartition(_value_of(a), kth, axis=axis, kind=kind, order=order)
     return _take_along_axis(a, picks, axis=axis)
 
 

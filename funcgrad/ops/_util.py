@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import cmath
+import functools
 import math
 import operator
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy
@@ -38,6 +39,28 @@ def value_of(x: Any) -> Array:
             return box[0]
         return x.value
     return x
+
+
+def follows_values(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark `fn` as a pure function of its arguments' values, for `funcgrad.jit`.
+
+    A rule helper that computes from values with NumPy in place (indices,
+    masks) is one step of a jit plan: while a trace runs, a traced value
+    among its arguments (`value_of` in a trace) records the whole call.
+    Otherwise the call is `fn`'s own, after one truth test.
+    """
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if value_readers:  # funcgrad.jit is tracing
+            args = tuple(value_of(a) for a in args)
+            for a in args:
+                hook = getattr(type(a), "__funcgrad_value_call__", None)
+                if hook is not None:
+                    return hook(fn, args, kwargs)
+        return fn(*args, **kwargs)
+
+    return call
 
 
 def all_finite(v: Array) -> bool:

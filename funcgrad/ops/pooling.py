@@ -28,7 +28,7 @@ import numpy
 
 from funcgrad.backend import xp_of
 from funcgrad.graph.node import Array
-from funcgrad.ops._util import shape_of, value_of
+from funcgrad.ops._util import follows_values, shape_of, value_of
 from funcgrad.ops.conv import _pad, _taps
 from funcgrad.ops.index import getitem, index_update, normalize_index, scatter_add
 from funcgrad.ops.registry import (
@@ -89,6 +89,7 @@ def _max_pool_forward(xp: ModuleType, x: Array, *, kernel: Ints, stride: Ints, p
     return best
 
 
+@follows_values  # one step of a jit plan
 def max_pool_indices(x: Any, kernel: Ints, stride: Ints, padding: Pads, dilation: Ints) -> Any:
     """Where each window's maximum is: a flat index into `x`'s pooled axes (PyTorch's indices).
 
