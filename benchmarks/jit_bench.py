@@ -125,25 +125,6 @@ def _w4() -> tuple[dict, Callable[[], object]]:
     return impls, run
 
 
-def _w5() -> tuple[dict, Callable[[], object]]:
-    n, c, d = W5_STEPS, workloads.W5_MUL, workloads.W5_ADD
-
-    def f(x):
-        for _ in range(n):
-            x = x * c + d
-        return x
-
-    step = fg.jit(fg.value_and_grad(f))
-    x0 = np.float64(1.0)  # a NumPy scalar is dynamic (a Python float would be static)
-
-    def run():
-        value, g = step(x0)
-        return float(value), float(g)
-
-    impls = {"numpy": workloads.w5_impl("numpy", n), "fg_func": workloads.w5_impl("fg_func", n)}
-    return impls, run
-
-
 def _w6() -> tuple[dict, Callable[[], object]]:
     impls = workloads.build_hvp()
     rng = np.random.default_rng(6)  # the arrays of workloads.build_hvp, made the same way
@@ -158,6 +139,84 @@ def _w6() -> tuple[dict, Callable[[], object]]:
     return impls, lambda: (hvp(x0, v0),)
 
 
+def _train_step_of(loss: Callable, opt, params0: list) -> Callable[[], object]:
+    """A jitted functional training step (value_and_grad + `opt`'s update) from `params0`.
+
+    Each call trains on: it returns the loss and the gradients as the
+    workloads' steps do (so the first call's results agree).
+    """
+    vg = fg.value_and_grad(loss)
+
+    def step(ps, state):
+        value, grads = vg(ps)
+        updates, state = opt.update(grads, state, ps)
+        return value, grads, fg.optimizers.apply_updates(ps, updates), state
+
+    jstep = fg.jit(step)
+    ps = tuple(p.copy() for p in params0)
+    held = [ps, opt.init(ps)]
+
+    def run():
+        value, grads, held[0], held[1] = jstep(held[0], held[1])
+        return (value, *grads)
+
+    return run
+
+
+def _w7() -> tuple[dict, Callable[[], object]]:
+    import funcgrad.nn.functional as fF
+
+    impls = workloads.build_lenet()
+    X, labels, params0 = workloads.lenet_data()
+    fX, flab = fg.freeze(X.copy()), fg.freeze(labels.copy())
+
+    def loss(p):  # the loss of workloads.build_lenet's fg_func
+        return fF.cross_entropy(workloads._lenet_forward(fX, p, fF), flab)
+
+    return impls, _train_step_of(loss, fg.optimizers.sgd(workloads.LENET_LR), params0)
+
+
+def _w8() -> tuple[dict, Callable[[], object]]:
+    import funcgrad.nn.functional as fF
+
+    impls = workloads.build_adam_mlp()
+    X, labels, params0 = workloads.mlp8_data()
+    fX, flab = fg.freeze(X.copy()), fg.freeze(labels.copy())
+
+    def loss(p):  # the loss of workloads.build_adam_mlp's fg_func
+        h = fF.relu(fF.linear(fX, p[0], p[1]))
+        h = fF.relu(fF.linear(h, p[2], p[3]))
+        return fF.cross_entropy(fF.linear(h, p[4], p[5]), flab)
+
+    return impls, _train_step_of(loss, fg.optimizers.adam(workloads.ADAM_LR), params0)
+
+
+def w5_run(n: int) -> Callable[[], tuple[float, float]]:
+    """W5 with `n` steps, jitted and traced already: calls replay the plan (for run.py's W5)."""
+    c, d = workloads.W5_MUL, workloads.W5_ADD
+
+    def f(x):
+        for _ in range(n):
+            x = x * c + d
+        return x
+
+    step = fg.jit(fg.value_and_grad(f))
+    x0 = np.float64(1.0)  # a NumPy scalar is dynamic (a Python float would be static)
+
+    def run():
+        value, g = step(x0)
+        return float(value), float(g)
+
+    run()  # the trace
+    return run
+
+
+def _w5() -> tuple[dict, Callable[[], object]]:
+    n = W5_STEPS
+    impls = {"numpy": workloads.w5_impl("numpy", n), "fg_func": workloads.w5_impl("fg_func", n)}
+    return impls, w5_run(n)
+
+
 BUILDERS = {
     "W1": lambda: _w1_w2(np.random.default_rng(0).uniform(-1.0, 1.0, 16)),
     "W2": lambda: _w1_w2(np.asarray(0.3)),
@@ -165,6 +224,8 @@ BUILDERS = {
     "W4": _w4,
     "W5": _w5,
     "W6": _w6,
+    "W7": _w7,  # whole training steps: run.py's jit column (against its targets)
+    "W8": _w8,
 }
 
 
@@ -234,7 +295,7 @@ def _train_step(repeat: int) -> dict:
     }
 
 
-def jit_columns(ids: tuple[str, ...] = tuple(BUILDERS), repeat: int = 15) -> dict:
+def jit_columns(ids: tuple[str, ...] = tuple(TARGETS), repeat: int = 15) -> dict:
     """Measure jitted W1-W6 (as `ids` asks) against hand-written NumPy and eager funcgrad.
 
     Returns:
@@ -258,8 +319,8 @@ def jit_columns(ids: tuple[str, ...] = tuple(BUILDERS), repeat: int = 15) -> dic
             "jit_ms": statistics.median(samples["jit"]) * 1e3,
             "jit/numpy": ratio,
             "eager/numpy": _ratio(samples, "eager", "numpy"),
-            "target": TARGETS[wid],
-            "met": ratio <= TARGETS[wid],
+            "target": TARGETS.get(wid),  # W7, W8: run.py's targets (steps against PyTorch)
+            "met": ratio <= TARGETS[wid] if wid in TARGETS else None,
         }
     out["trace_ms_per_1000_nodes"] = _trace_cost()
     out["cache_hit_us"] = _cache_hit()
@@ -336,7 +397,7 @@ def _child(ids: str, helper: str, calls: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--only", default=",".join(BUILDERS), help="workloads, e.g. W1,W3")
+    parser.add_argument("--only", default=",".join(TARGETS), help="workloads, e.g. W1,W3")
     parser.add_argument("--repeat", type=int, default=15, help="interleaved rounds")
     parser.add_argument(
         "--instructions", action="store_true", help="only instruction counts (callgrind)"

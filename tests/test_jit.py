@@ -117,6 +117,10 @@ VALUE_READERS = {
     "prod/cumprod": lambda x, y: fnp.prod(x) + fnp.cumprod(x * y)[-1],
     "max/min reductions": lambda x, y: fnp.max(x * y) - fnp.min(x) + fnp.amax(fnp.abs(y)),
     "where": lambda x, y: fnp.where(x > y, x * x, y),
+    "max_pool (indices as a parameter)": lambda x, y: F.max_pool2d(
+        fnp.reshape(x * y, (1, 1, 2, 3)), 2, stride=1
+    ),
+    "sort": lambda x, y: fnp.sort(x - y)[:3] * y[:3],
 }
 
 

@@ -42,6 +42,7 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable, Hashable, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import numpy
@@ -127,6 +128,15 @@ class _Traced(numpy.ndarray):
 
     def __getitem__(self, key: Any) -> Any:
         return _derive(operator.getitem, (self, key), {})
+
+    def __funcgrad_freeze__(self) -> _Traced:
+        """`funcgrad.backend.freeze` keeps a traced value (it is read-only) and its recipe."""
+        return self
+
+    @staticmethod
+    def __funcgrad_value_call__(fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
+        """A rule helper marked `funcgrad.ops._util.follows_values`: one step of the plan."""
+        return _derive(fn, args, kwargs)
 
     def _read(self, kind: str) -> Any:
         result = _CONVERT[kind](self.view(_ndarray))
@@ -244,6 +254,7 @@ def _derive(op: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any])
     def replay(*values: Any) -> Any:
         return op(*fill(t_args, values), **{k: fill(v, values) for k, v in t_kwargs.items()})
 
+    replay.__name__ = getattr(op, "__name__", "replay")
     result = replay(*[t.view(_ndarray) for t in inputs])
     rec = next((t._rec for t in inputs if t._rec is not None), None)
     flat = all(type(a) not in (tuple, list) for a in (*t_args, *t_kwargs.values()))
@@ -278,26 +289,24 @@ class _TracedArguments:
         self.rec = rec
 
     def call(self, prim: Any, args: tuple[Any, ...], params: dict[str, Any], run: Any) -> Any:
-        if not any(isinstance(a, _Traced) for a in args):
+        in_params = _has_traced(tuple(params.values()))
+        if not in_params and not _has_traced(args):
             return run()
         if not any(type(a) is Node for a in args):  # all values: a recipe step itself
             return _derive(prim, args, params)
-        plain, back = [], {}
-        for a in args:
-            if isinstance(a, _Traced):
-                v = a.view(_ndarray)  # read-only, so the node keeps this very array
-                back[id(v)] = a
-                a = v
-            plain.append(a)
-        out = prim(*plain, **params)
+        back: dict[int, _Traced] = {}
+        plain = _swap(args, back)
+        out = prim(*plain, **{k: _swap(v, back) for k, v in params.items()})
         # The node holds the traced values themselves, so that its rules follow them too.
         for node in out if type(out) is tuple else (out,):
             if type(node) is Node:
-                held = [back.get(id(x), x) for x in node.inputs]
-                found = sum(x is not y for x, y in zip(held, node.inputs, strict=True))
-                if found < len(back) and self.rec.bad is None:
+                held = _swap(node.inputs, back, undo=True)
+                new_params = {k: _swap(v, back, undo=True) for k, v in node.params.items()}
+                if len(back) and self.rec.bad is None and not _has_traced((held, new_params)):
                     self.rec.bad = f"{prim.name} copied a value a derivative rule computed"
-                _set_inputs(node, tuple(held))
+                _set_inputs(node, held)
+                if in_params:
+                    _set_params(node, MappingProxyType(new_params))
         return out
 
     # The other observer methods: nothing to watch.
@@ -314,7 +323,33 @@ class _TracedArguments:
         pass
 
 
-_set_inputs = Node.__dict__["inputs"].__set__  # Node is frozen; only `_TracedArguments` sets
+# Node is frozen; only `_TracedArguments` sets these (a node made from a rule's traced values).
+_set_inputs = Node.__dict__["inputs"].__set__
+_set_params = Node.__dict__["params"].__set__
+
+
+def _has_traced(x: Any) -> bool:
+    if isinstance(x, _Traced):
+        return True
+    if type(x) is tuple or type(x) is list:
+        return any(_has_traced(v) for v in x)
+    if type(x) is dict:
+        return any(_has_traced(v) for v in x.values())
+    return False
+
+
+def _swap(x: Any, back: dict[int, Any], undo: bool = False) -> Any:
+    """Traced values in `x` (tuples, lists) as plain read-only views (`undo`: the other way)."""
+    if undo:
+        if type(x) is _ndarray:
+            return back.get(id(x), x)
+    elif isinstance(x, _Traced):
+        v = x.view(_ndarray)  # read-only, so freeze keeps this very array
+        back[id(v)] = x
+        return v
+    if type(x) is tuple or type(x) is list:
+        return type(x)(_swap(v, back, undo) for v in x)
+    return x
 
 
 def _roots(t: _Traced) -> list[Node]:
@@ -549,6 +584,15 @@ class _Builder:
                     return self.draw_names[j]
         return self.const(x)
 
+    def param(self, v: Any) -> str:
+        """The expression of a parameter holding traced values (an index tuple)."""
+        if isinstance(v, _Traced):
+            return self.traced(v)
+        if type(v) is tuple or type(v) is list:
+            items = "".join(self.param(x) + ", " for x in v)
+            return f"({items})" if type(v) is tuple else f"[{items}]"
+        return self.const(v)
+
     def traced(self, t: _Traced) -> str:
         """Compute a value a derivative rule derived from nodes' values (`_Traced`) in the plan."""
         name = self.traced_names.get(id(t))
@@ -614,7 +658,13 @@ class _Builder:
             self.names[id(node)] = self.const(node.value)
             return
         args = [self.operand(x) for x in node.inputs]
-        if not any(a in self.dynamic for a in args):  # folded: it is what the trace computed
+        params = dict(node.params)
+        traced_params = {k: self.param(v) for k, v in params.items() if _has_traced(v)}
+        if traced_params:  # an index a rule computed from values: computed by the plan
+            args += [f"{k}={v}" for k, v in traced_params.items()]
+            params = {k: v for k, v in params.items() if k not in traced_params}
+        live = any(n in self.dynamic for e in traced_params.values() for n in _VALUE.findall(e))
+        if not live and not any(a in self.dynamic for a in args):  # folded: as traced
             self.names[id(node)] = self.const(node.value)
             return
         if prim is _ew.identity:
@@ -624,7 +674,6 @@ class _Builder:
         if same is not None:  # x * 1, where(True, x, y): the plan uses x itself
             self.names[id(node)] = args[same]
             return
-        params = dict(node.params)
         try:
             key: Hashable = (prim, tuple(args), tuple(sorted(params.items())))
             hash(key)
@@ -636,7 +685,7 @@ class _Builder:
         k = len(self.names)
         name = f"v{k}"
         xp = _xp(node)
-        direct = _direct(prim.forward, xp, params)
+        direct = None if traced_params else _direct(prim.forward, xp, params)
         op = _OPERATORS.get(direct) if direct is not None and len(args) <= 2 else None
         if op is not None and (len(args) == 2) == (op != "-u"):
             # NOTE: Python's operator calls the same ufunc on arrays, and on NumPy scalars
