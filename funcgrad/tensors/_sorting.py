@@ -36,6 +36,7 @@ from funcgrad.tensors import return_types as _rt
 from funcgrad.tensors._adapters import one_dim as _one_dim
 from funcgrad.tensors._adapters import reduce_dims as _reduce_dims
 from funcgrad.tensors.tensor_class import Tensor, _apply, _new_like, _unwrap_value
+from funcgrad.transforms.batching import Batched
 
 __all__ = [
     "amax",
@@ -184,7 +185,7 @@ def _extremum(name, prim, elementwise, arg, result):
         values = _apply(picked, input, axis=along, keepdims=keep)
         v = _unwrap_value(input)
         idx = getattr(xp_of(v), arg)(v, axis=along, keepdims=keep) if v.ndim else v * 0
-        return result(values, _indices(xp_of(v).asarray(idx)))
+        return result(values, _indices(_array(xp_of(v), idx)))
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = (
@@ -206,6 +207,11 @@ max = _extremum("max", _rd.max_, _ew.maximum, "argmax", _rt.max)  # noqa: A001
 min = _extremum("min", _rd.min_, _ew.minimum, "argmin", _rt.min)  # noqa: A001
 
 
+def _array(xp, a):
+    """`a` as an array (a batched value under vmap stays one: it batches)."""
+    return a if type(a) is Batched else xp.asarray(a)
+
+
 def _arg(name):
     def f(input, dim=None, keepdim=False):  # noqa: A002
         v = _value(input)
@@ -218,13 +224,13 @@ def _arg(name):
                     f"input.numel() == 0."
                 )
             idx = getattr(xp, name)(v.reshape(-1))
-            out = xp.asarray(idx).reshape((1,) * v.ndim if keepdim else ())
+            out = _array(xp, idx).reshape((1,) * v.ndim if keepdim else ())
             return _indices(out)
         axis = _one_dim(input, dim, name)
         _nonempty(v, axis, name)
         if v.ndim == 0:
             return _indices(xp.zeros((), dtype=np.int64))
-        return _indices(xp.asarray(getattr(xp, name)(v, axis=axis, keepdims=keepdim)))
+        return _indices(_array(xp, getattr(xp, name)(v, axis=axis, keepdims=keepdim)))
 
     f.__name__ = f.__qualname__ = name
     which = "maximum" if name == "argmax" else "minimum"

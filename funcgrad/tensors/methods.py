@@ -42,6 +42,7 @@ from funcgrad.tensors.inplace import (
 )
 from funcgrad.tensors.random import RandomMethods
 from funcgrad.tensors.tensor_class import Tensor, _apply, _new_like, _unwrap_value
+from funcgrad.transforms.batching import check_write
 
 
 def _new_value(value: Any) -> Tensor:
@@ -112,6 +113,7 @@ def _copy_from(self: Tensor, src: Any, name: str) -> Tensor:
     """
     if not isinstance(src, Tensor):
         src = _new_value(to_device(src, device_of(self._value)))
+    check_write(self._value, src._value)  # (vmap: a batched src into a captured tensor)
     shape = tuple(self._value.shape)
     if tuple(src.shape) != shape and not broadcasts_to(tuple(src.shape), shape):
         raise broadcast_error(name, shape, tuple(src.shape))

@@ -63,6 +63,7 @@ from funcgrad.tensors.base import _new_like
 from funcgrad.tensors.devices import device_of
 from funcgrad.tensors.engine import track
 from funcgrad.tensors.tensor_class import Tensor, _apply
+from funcgrad.transforms.batching import Batched, check_write, vmapping
 
 _ndarray = np.ndarray
 
@@ -130,6 +131,8 @@ def _check_overlap(t: Tensor, name: str, index: tuple[Any, ...] | None = None) -
     `index`: only the part of `t` that `t[index] = ...` writes.
     """
     value = t._value if index is None else t._value[index]
+    if type(value) is Batched:  # under vmap: no memory of its own to overlap
+        return
     strides = getattr(value, "strides", None)
     overlap = (
         bool(strides)
@@ -193,6 +196,9 @@ def write(
     recording = not value_only and grad_mode.is_grad_enabled()
     if recorded is None:
         recorded = not callable(result) and result._node is not None
+    if vmapping():  # batched values cannot go into a tensor captured from outside the vmap
+        result = _resolve(result)
+        check_write(memory, result._value)
     if (
         root._node is None
         and type(memory) is _ndarray

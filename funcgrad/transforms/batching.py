@@ -1897,6 +1897,37 @@ def lifted_call(rebuild: Callable[[Any, int], Callable[..., Any]], args: tuple[A
     return tree_unflatten(out_def, [_batched(o, 0, level) for o in leaves_out])
 
 
+def vmapping() -> bool:
+    """Whether a vmap runs in this thread."""
+    return bool(_state.frames)
+
+
+def check_write(memory: Any, value: Any) -> None:
+    """Refuse, as torch.func.vmap does, an in-place write of batched values into a tensor
+    that is not batched as deeply (one the vmapped function captured): its one array
+    cannot hold a value per example.
+
+    Args:
+        memory: The written tensor's (root's) value.
+        value: The value written (a node's value is looked through).
+    """
+    if not _state.frames:
+        return
+    if type(value) is Node:
+        value = value.value
+    if type(value) is not Batched:
+        return
+    if type(memory) is not Batched or memory.level < value.level:
+        raise BatchingError(
+            "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists "
+            "a Tensor `other` in extra_args that has more elements than `self`. This happened "
+            "due to `other` being vmapped over but `self` not being vmapped over in a vmap. "
+            "Please try to use out-of-place operators instead of inplace arithmetic. "
+            "(funcgrad.func.vmap: write into a tensor made inside the vmapped function, or "
+            "clone() the captured one there)"
+        )
+
+
 def front_of(v: Any, size: int) -> Any:
     """`v`, the same for every example, broadcast to a batch on axis 0."""
     return _table.front(v, None, size)
@@ -1925,4 +1956,12 @@ def looped_primitives() -> dict[str, str]:
     return dict(_looped)
 
 
-__all__ = ["Batched", "BatchingWarning", "fallback_primitives", "looped_primitives", "vmap"]
+__all__ = [
+    "Batched",
+    "BatchingWarning",
+    "check_write",
+    "vmapping",
+    "fallback_primitives",
+    "looped_primitives",
+    "vmap",
+]

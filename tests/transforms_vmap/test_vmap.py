@@ -445,6 +445,41 @@ def test_torch_func_vmap_matches_pytorch():
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, atol=1e-12)
 
 
+def _in_place(mod, x):
+    y = x * 2.0  # made inside the function: batched, so in-place writes batch
+    y.add_(1.0)
+    y[1:3].mul_(0.5)  # through a view
+    y[0] = x[0] * 3.0
+    return y, x.argmax(), mod.argmin(x, dim=0), x.max(dim=0)[1], mod.max(x, dim=0).values
+
+
+def test_torch_func_vmap_argmax_and_in_place_writes_match_pytorch():
+    from tests.references import requires
+
+    xs = fg.tensor(RNG.standard_normal((4, 5)))
+    ours = func.vmap(lambda x: _in_place(fg, x))(xs)
+    loop = [_in_place(fg, x) for x in xs]
+    for k, got in enumerate(ours):
+        _close(got.numpy(), np.stack([out[k].numpy() for out in loop]))
+    captured = fg.zeros(5)
+    for write in (
+        lambda c, x: c.mul_(x),
+        lambda c, x: c.add_(x),
+        lambda c, x: c.__setitem__(0, x[0]),
+        lambda c, x: c.copy_(x),
+    ):
+        with pytest.raises(RuntimeError, match=r"vmap: inplace arithmetic\(self, \*extra_args\)"):
+            func.vmap(lambda x, w=write: w(captured, x))(xs)
+    assert not captured.numpy().any()
+    torch = requires("torch")
+    theirs = torch.func.vmap(lambda x: _in_place(torch, x))(torch.tensor(xs.numpy()))
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12, atol=1e-12)
+    t_captured = torch.zeros(5)  # (PyTorch's add_ words it otherwise; mul_ as here)
+    with pytest.raises(RuntimeError, match=r"vmap: inplace arithmetic\(self, \*extra_args\)"):
+        torch.func.vmap(lambda x: t_captured.mul_(x))(torch.tensor(xs.numpy()))
+
+
 # --- compositions, each against the same computation one example at a time ----------------------
 
 _FUNCTIONS = {
