@@ -313,6 +313,15 @@ NN_CASES = {
         for nd in dims
     },
     "interpolate area": lambda F, T, v: F.interpolate(v.image, size=(2, 2), mode="area"),
+    "multi_margin_loss": lambda F, T, v: F.multi_margin_loss(v.rows, T.tensor([0, 4, 1, 2])),
+    "multi_margin_loss p=2 weight none": lambda F, T, v: F.multi_margin_loss(
+        v.rows, T.tensor([0, 4, 1, 2]), p=2, weight=v.row_w.detach(), reduction="none"
+    ),
+    "multi_margin_loss 1-d": lambda F, T, v: F.multi_margin_loss(v.rows[1], T.tensor(3)),
+    "pairwise_distance": lambda F, T, v: F.pairwise_distance(v.rows, v.rows.detach() * 0.5),
+    "pairwise_distance p=1 keepdim": lambda F, T, v: F.pairwise_distance(
+        v.image, v.row_b, p=1.0, keepdim=True
+    ),
 }
 NN_VALUES = {
     "image": np.linspace(-1.0, 1.0, 120).reshape(2, 3, 4, 5),

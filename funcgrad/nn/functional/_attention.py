@@ -123,7 +123,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return sum_(multiply(divide(x1, n1), divide(x2, n2)), axis=dim, keepdims=False)
 
 
-@takes_tensors
+@takes_tensors(grad_fn="NormBackward1")
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """Return the `p`-norm of `x1 - x2 + eps` along the last axis (`F.pairwise_distance`).
 

@@ -30,6 +30,7 @@ from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import loss as _lp
 from funcgrad.ops import nn as _nn
 from funcgrad.ops._util import value_of
+from funcgrad.ops.named import named
 from funcgrad.tensors.dtypes import torch_name
 from funcgrad.tensors.tensor_class import Tensor, _apply
 
@@ -1201,7 +1202,7 @@ def _multi_margin_impl(x, w, *, target, p, margin, reduction):
     else:
         squeeze = False
     n_classes = _shape(x)[1]
-    idx = target.reshape(-1, 1)
+    idx = np.reshape(target, (-1, 1))  # a 0-d target reaches here as a Python int
     x_y = fnp.take_along_axis(x, idx, axis=1)
     z = margin - x_y + x
     h = fnp.where(value_of(z) > 0, z, 0.0)
@@ -1213,7 +1214,8 @@ def _multi_margin_impl(x, w, *, target, p, margin, reduction):
     loss = fnp.sum(h, axis=1) / n_classes
     if squeeze and reduction == "none":
         loss = fnp.reshape(loss, ())
-    return _reduce(loss, reduction)
+    out = _reduce(loss, reduction)  # PyTorch's one kernel: its grad_fn name
+    return named(out, grad_fn="MultiMarginLossBackward0") if type(out) is Node else out
 
 
 def multi_margin_loss(
