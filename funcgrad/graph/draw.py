@@ -23,8 +23,9 @@ from funcgrad.graph.order import toposort
 
 __all__ = ["to_dot", "to_mermaid"]
 
-# Colours shared by both renderers. The backward red reads at WCAG AA on white (5.6:1) and on
-# the pale red that the docs' dark palette gives edge labels (4.9:1; docs/assets/stylesheets).
+# Colours shared by both renderers. The backward red reads at WCAG AA on white (5.6:1), where
+# Graphviz writes labels in it; on the docs site, Material colours the text of labels and boxes
+# itself (docs/assets/stylesheets/extra.css sets it dark on these light fills in dark mode).
 _BACKWARD_COLOR = "#c62828"
 _LEAF_FILL = "#e8f1fb"
 _CONST_FILL = "#f4f4f4"
