@@ -380,6 +380,11 @@ def uniform(
     )
 
 
+def _array(v: Any) -> Any:
+    """A draw as an array (one batched by `funcgrad.vmap`, which applies its own ops, as it is)."""
+    return v if hasattr(type(v), "__funcgrad_apply__") else numpy.asarray(v)
+
+
 def integers(
     low: int,
     high: int,
@@ -402,7 +407,7 @@ def integers(
     return _draw(
         device,
         source,
-        lambda g: numpy.asarray(g.integers(low, high, size=shape, dtype=wide)).astype(dtype),
+        lambda g: _array(g.integers(low, high, size=shape, dtype=wide)).astype(dtype),
         lambda g: g.randint(low, high, size=shape, dtype=wide).astype(dtype, copy=False),
     )
 
@@ -430,7 +435,7 @@ def sample(
     return _draw(
         device,
         source,
-        lambda g: numpy.asarray(getattr(g, method)(*params, size=shape)).astype(dtype),
+        lambda g: _array(getattr(g, method)(*params, size=shape)).astype(dtype),
         lambda g: getattr(g, method)(*params, size=shape).astype(dtype, copy=False),
     )
 

@@ -1284,25 +1284,26 @@ class _BatchedDraws:
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self._raw, name)
         frames = _state.frames
-        if not frames or not callable(attr) or name not in _DRAWS:
+        if not frames or not callable(attr) or (name not in _DRAWS and name not in _UNBATCHED):
             return attr
         active = [f for f in frames[: _state.body] if f.randomness == "different"]
         if not active:
             return attr
-        caller = sys._getframe(1)
-        if (
-            caller.f_globals.get("__name__") == "funcgrad.backend.rng"
-            and caller.f_code.co_name == "<lambda>"
-        ):
-            outer = caller.f_back.f_back if caller.f_back is not None else None
-            if outer is not None and outer.f_code.co_name in ("integers", "sample"):
-                raise BatchingError(
-                    f"funcgrad.vmap: this random function ({outer.f_code.co_name} draws: "
-                    f"randint, poisson, exponential_ ...) does not batch yet with "
-                    f"randomness='different'; draw the numbers outside vmap and pass them in "
-                    f"with in_axes"
-                )
+        if name in _UNBATCHED:
+            raise BatchingError(
+                f"funcgrad.vmap: the draw {name!r} (randperm, choice, multinomial, dirichlet "
+                f"...) does not batch with randomness='different'; draw the numbers outside "
+                f"vmap and pass them in with in_axes"
+            )
         return functools.partial(_draw_batched, attr, name, active)
+
+
+# NumPy Generator methods with no batched form here (their size is not a leading batch)
+_UNBATCHED = frozenset(
+    "permutation permuted shuffle choice multinomial multivariate_normal dirichlet "
+    "hypergeometric multivariate_hypergeometric logseries zipf noncentral_chisquare "
+    "noncentral_f".split()
+)
 
 
 def _draw_batched(method: Any, name: str, frames: list[_Frame], *given: Any, **kwargs: Any) -> Any:

@@ -331,6 +331,34 @@ def test_randomness_error_different_same():
     assert not (masks == masks[0]).all()
 
 
+def test_randomness_different_batches_integer_and_other_draws():
+    fg.manual_seed(0)
+    zeros = fg.zeros(6, 3)
+    draws = {
+        "randint": lambda x: x + fg.randint(0, 1000, (3,)),
+        "poisson": lambda x: fg.poisson(x + 3.0),
+        "exponential_": lambda x: (x + 1.0).exponential_(),
+        "fnp.randint": lambda x: x + fnp.random.randint(0, 1000, size=3),
+        "fnp.poisson": lambda x: x + fnp.random.poisson(3.0, size=3),
+    }
+    for name, draw in draws.items():
+        got = func.vmap(draw, randomness="different")(zeros).numpy()
+        assert got.shape == (6, 3) and not (got == got[0]).all(), name
+        if "poisson" not in name and "_" not in name:  # (no batched parameters)
+            same = func.vmap(draw, randomness="same")(zeros).numpy()
+            assert (same == same[0]).all(), name
+    # the same numbers as the draws of one (6, 3) call: the batch is a leading axis
+    fg.manual_seed(1)
+    batched = func.vmap(lambda x: fg.randint(0, 1000, (3,)), randomness="different")(zeros)
+    fg.manual_seed(1)
+    assert np.array_equal(batched.numpy(), fg.randint(0, 1000, (6, 3)).numpy())
+    with pytest.raises(fg.BatchingError, match="'permutation'"):
+        func.vmap(lambda x: x + fg.randperm(3), randomness="different")(zeros)
+    own = fg.Generator().manual_seed(1)
+    with pytest.raises(fg.BatchingError, match="generator of your own"):
+        func.vmap(lambda x: x + fg.randn(3, generator=own), randomness="different")(zeros)
+
+
 # --- errors ----------------------------------------------------------------------------------------
 
 
