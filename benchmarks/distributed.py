@@ -11,7 +11,13 @@ and the share of the communication hidden behind the walk
 (OMP_NUM_THREADS=1), so n processes want n free cores: on a loaded
 machine the figures are "under load", and oversubscribed runs say so.
 
-    python benchmarks/distributed.py [--procs 2] [--steps 40] [--repeat 2] [--json out.json]
+Runs alternate funcgrad and PyTorch. With --paired, each run has both
+in the same processes, their steps alternating, and reports the median of
+the per-step ratios funcgrad / PyTorch: the comparison that a loaded
+machine disturbs least.
+
+    python benchmarks/distributed.py [--procs 2] [--steps 40] [--repeat 2] [--paired]
+                                     [--json out.json]
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 BATCH, SIZES = 128, (784, 256, 128, 10)
@@ -40,87 +47,112 @@ def _data(rank: int, steps: int):
     return x, y
 
 
-def _funcgrad(steps: int) -> dict:
-    import numpy as np
-
+def _funcgrad_step(rank: int, steps: int):
+    """funcgrad's DDP model and one training step of it (for step s)."""
     import funcgrad as fg
     import funcgrad.distributed as dist
     from funcgrad import nn
 
-    dist.init_process_group("mpi", timeout=120)
-    rank, size = dist.get_rank(), dist.get_world_size()
+    if not dist.is_initialized():
+        dist.init_process_group("mpi", timeout=120)
     layers = []
     for a, b in zip(SIZES[:-1], SIZES[1:], strict=False):
         layers += [nn.Linear(a, b), nn.ReLU()]
     model = nn.parallel.DistributedDataParallel(nn.Sequential(*layers[:-1]))
     opt = fg.optim.Adam(model.parameters(), lr=1e-3)
     x, y = _data(rank, steps + WARMUP)
-    times, waits, overlaps = [], [], []
-    for s in range(steps + WARMUP):
-        dist.barrier()
-        start = time.perf_counter()
+
+    def step(s: int) -> None:
         opt.zero_grad()
         loss = nn.functional.cross_entropy(model(fg.tensor(x[s])), fg.tensor(y[s]))
         loss.backward()
         opt.step()
-        if s >= WARMUP:
-            times.append(time.perf_counter() - start)
-            waits.append(model.comm_stats["wait"])
-            overlaps.append(model.comm_stats["overlap"])
-    # the same all-reduces alone, blocking, as the buckets hold them
-    bufs = [b.buf.copy() for b in model._buckets]
-    comm = []
-    for _ in range(steps):
-        dist.barrier()
-        start = time.perf_counter()
-        for buf in bufs:
-            dist.all_reduce(buf)
-        comm.append(time.perf_counter() - start)
-    out = {
-        "step_ms": 1e3 * statistics.median(times),
-        "comm_ms": 1e3 * statistics.median(comm) if size > 1 else 0.0,
-        "wait_ms": 1e3 * statistics.median(waits) if size > 1 else 0.0,
-        "buckets": len(model._buckets),
-        "params": sum(int(np.prod(p.shape)) for p in model.parameters()),
-    }
-    out["hidden"] = max(0.0, 1 - out["wait_ms"] / out["comm_ms"]) if out["comm_ms"] else None
-    return out
+
+    return model, step
 
 
-def _torch(steps: int) -> dict:
+def _torch_step(rank: int, steps: int):
+    """PyTorch's DDP (gloo) model and one training step of it (for step s)."""
     import torch
     import torch.distributed as tdist
 
     torch.set_num_threads(1)
-    tdist.init_process_group("gloo")
-    rank = tdist.get_rank()
+    if not tdist.is_initialized():
+        tdist.init_process_group("gloo")
     layers: list = []
     for a, b in zip(SIZES[:-1], SIZES[1:], strict=False):
         layers += [torch.nn.Linear(a, b), torch.nn.ReLU()]
     model = torch.nn.parallel.DistributedDataParallel(torch.nn.Sequential(*layers[:-1]))
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     x, y = _data(rank, steps + WARMUP)
-    times = []
-    for s in range(steps + WARMUP):
-        tdist.barrier()
-        start = time.perf_counter()
+
+    def step(s: int) -> None:
         opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(
-            model(torch.from_numpy(x[s])), torch.from_numpy(y[s])
-        )
-        loss.backward()
+        out = model(torch.from_numpy(x[s]))
+        torch.nn.functional.cross_entropy(out, torch.from_numpy(y[s])).backward()
         opt.step()
-        if s >= WARMUP:
-            times.append(time.perf_counter() - start)
-    tdist.destroy_process_group()
-    return {"step_ms": 1e3 * statistics.median(times)}
+
+    return step
+
+
+def _comm_ms(model: Any, steps: int) -> float:
+    """A blocking all-reduce of the buckets alone, as they are (MPI itself: no checks)."""
+    from mpi4py import MPI
+
+    bufs = [b.buf.copy() for b in model._buckets]
+    comm = []
+    for _ in range(steps):
+        MPI.COMM_WORLD.Barrier()
+        start = time.perf_counter()
+        for buf in bufs:
+            MPI.COMM_WORLD.Allreduce(MPI.IN_PLACE, buf)
+        comm.append(time.perf_counter() - start)
+    return 1e3 * statistics.median(comm)
 
 
 def worker(kind: str, steps: int) -> None:
-    """One rank of a run: train, then rank 0 prints its figures as one JSON line."""
-    result = _funcgrad(steps) if kind == "funcgrad" else _torch(steps)
-    if int(os.environ.get("PMI_RANK", "0")) == 0:
-        print("RESULT " + json.dumps(result), flush=True)
+    """One rank of a run: train, then rank 0 prints its figures as one JSON line.
+
+    `kind` "paired": funcgrad's and PyTorch's steps alternate in the same
+    processes, so that both see the machine's load of the same moment; the
+    ratio is the median of the per-step ratios.
+    """
+    from mpi4py import MPI
+
+    world = MPI.COMM_WORLD
+    rank, size = world.Get_rank(), world.Get_size()
+    steppers: dict[str, Any] = {}
+    model = None
+    if kind in ("funcgrad", "paired"):
+        model, steppers["funcgrad"] = _funcgrad_step(rank, steps)
+    if kind in ("torch", "paired"):
+        steppers["torch"] = _torch_step(rank, steps)
+    times: dict[str, list[float]] = {k: [] for k in steppers}
+    waits = []
+    for s in range(steps + WARMUP):
+        for name, step in steppers.items():
+            world.Barrier()
+            start = time.perf_counter()
+            step(s)
+            if s >= WARMUP:
+                times[name].append(time.perf_counter() - start)
+                if name == "funcgrad":
+                    waits.append(model.comm_stats["wait"])
+    result: dict[str, Any] = {k: {"step_ms": 1e3 * statistics.median(v)} for k, v in times.items()}
+    if model is not None:
+        comm = _comm_ms(model, steps) if size > 1 else 0.0
+        wait = 1e3 * statistics.median(waits) if size > 1 else 0.0
+        result["funcgrad"].update(
+            comm_ms=comm,
+            wait_ms=wait,
+            buckets=len(model._buckets),
+            hidden=max(0.0, 1 - wait / comm) if comm else None,
+        )
+    if kind == "paired":
+        ratios = [a / b for a, b in zip(times["funcgrad"], times["torch"], strict=True)]
+        result["ratio"] = statistics.median(ratios)
+    if rank == 0:
+        print("RESULT " + json.dumps(result if kind == "paired" else result[kind]), flush=True)
 
 
 def _launch(kind: str, n: int, steps: int) -> dict | None:
@@ -131,7 +163,7 @@ def _launch(kind: str, n: int, steps: int) -> dict | None:
         "MKL_NUM_THREADS": "1",
     }
     env["PYTHONPATH"] = str(ROOT)
-    if kind == "torch":  # gloo's rendezvous, from MPICH's rank variables
+    if kind != "funcgrad":  # gloo's rendezvous, from MPICH's rank variables
         env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(29500 + n))
         command = ["sh", "-c", 'RANK=$PMI_RANK WORLD_SIZE=$PMI_SIZE exec "$@"', "sh"]
     else:
@@ -156,6 +188,11 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--repeat", type=int, default=2, help="runs of each; the best is kept")
     parser.add_argument("--json", default=None)
+    parser.add_argument(
+        "--paired",
+        action="store_true",
+        help="funcgrad's and PyTorch's steps alternate in the same processes (needs PyTorch)",
+    )
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     ns = parser.parse_args()
     if ns.worker:
@@ -169,18 +206,27 @@ def main() -> None:
         kinds = ["funcgrad"]
         print("PyTorch is not installed: its DDP (gloo) is skipped")
     cores = os.cpu_count() or 1
+    if ns.paired:
+        _main_paired(ns, cores)
+        return
     results: dict = {k: {} for k in kinds}
-    for _ in range(ns.repeat):
+    loads = [os.getloadavg()[0]]
+    for run in range(ns.repeat):
         for n in range(1, ns.procs + 1):
             for kind in kinds:  # interleaved, so that a change in the machine's load hits both
                 r = _launch(kind, n, ns.steps)
+                loads.append(os.getloadavg()[0])
+                got = "failed" if r is None else f"{r['step_ms']:.2f} ms/step"
+                print(f"run {run + 1}: {kind} on {n}: {got} (load {loads[-1]:.2f})", flush=True)
                 best = results[kind].get(n)
                 if best is None or (r is not None and r["step_ms"] < best["step_ms"]):
                     results[kind][n] = r
+    quiet = max(loads) < 0.5
     print(
         f"W8 MLP {'-'.join(map(str, SIZES))}, float32, Adam, per-rank batch {BATCH}, "
-        f"{ns.steps} steps; {cores} cores; timings under load: the median step of the best "
-        f"of {ns.repeat} runs"
+        f"{ns.steps} steps; {cores} cores; load average {min(loads):.2f} to {max(loads):.2f}"
+        f"{'' if quiet else ' (timings under load)'}: the median step of the best of "
+        f"{ns.repeat} runs"
     )
     print(
         f"{'':>10} {'procs':>5} {'ms/step':>8} {'effic.':>7} {'comm ms':>8} {'wait ms':>8} {'hidden':>7}"
@@ -199,7 +245,67 @@ def main() -> None:
             over = " (more processes than cores)" if n > cores else ""
             print(f"{kind:>10} {n:>5} {r['step_ms']:>8.2f} {eff:>7}{extra}{over}")
     if ns.json:
-        Path(ns.json).write_text(json.dumps({"cores": cores, "results": results}, indent=1))
+        Path(ns.json).write_text(
+            json.dumps({"cores": cores, "loads": loads, "results": results}, indent=1)
+        )
+
+
+def _main_paired(ns: argparse.Namespace, cores: int) -> None:
+    """Paired runs: per run and number of processes, both step times and their ratio."""
+    runs: dict[int, list[dict]] = {n: [] for n in range(1, ns.procs + 1)}
+    loads = [os.getloadavg()[0]]
+    for run in range(ns.repeat):
+        for n in runs:
+            r = _launch("paired", n, ns.steps)
+            loads.append(os.getloadavg()[0])
+            if r is None:
+                continue
+            runs[n].append(r)
+            f, t = r["funcgrad"], r["torch"]
+            print(
+                f"run {run + 1}, {n} procs: funcgrad {f['step_ms']:.2f} ms, torch "
+                f"{t['step_ms']:.2f} ms, ratio {r['ratio']:.2f} (load {loads[-1]:.2f})",
+                flush=True,
+            )
+    quiet = max(loads) < 0.5
+    print(
+        f"W8 MLP, per-rank batch {BATCH}, {ns.steps} steps, funcgrad's and PyTorch's steps "
+        f"alternating in the same processes; {cores} cores; load average {min(loads):.2f} to "
+        f"{max(loads):.2f}{'' if quiet else ' (timings under load)'}; medians over "
+        f"{ns.repeat} runs"
+    )
+    print(
+        f"{'procs':>5} {'funcgrad':>9} {'torch':>7} {'ratio':>6} {'eff fg':>7} {'eff torch':>9}"
+        f" {'comm ms':>8} {'wait ms':>8} {'hidden':>7}"
+    )
+    med = statistics.median
+    table = {}
+    for n, rs in runs.items():
+        if not rs:
+            print(f"{n:>5} failed")
+            continue
+        table[n] = {
+            "funcgrad": med(r["funcgrad"]["step_ms"] for r in rs),
+            "torch": med(r["torch"]["step_ms"] for r in rs),
+            "ratio": med(r["ratio"] for r in rs),
+            "comm": med(r["funcgrad"]["comm_ms"] for r in rs),
+            "wait": med(r["funcgrad"]["wait_ms"] for r in rs),
+        }
+        row, base = table[n], table.get(1)
+        eff = (
+            f"{base['funcgrad'] / row['funcgrad']:>7.2f} {base['torch'] / row['torch']:>9.2f}"
+            if base
+            else f"{'?':>7} {'?':>9}"
+        )
+        hidden = f"{100 * max(0.0, 1 - row['wait'] / row['comm']):.0f}%" if row["comm"] else "-"
+        print(
+            f"{n:>5} {row['funcgrad']:>9.2f} {row['torch']:>7.2f} {row['ratio']:>6.2f} {eff}"
+            f" {row['comm']:>8.2f} {row['wait']:>8.2f} {hidden:>7}"
+        )
+    if ns.json:
+        Path(ns.json).write_text(
+            json.dumps({"cores": cores, "loads": loads, "runs": runs, "table": table}, indent=1)
+        )
 
 
 if __name__ == "__main__":
