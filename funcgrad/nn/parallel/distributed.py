@@ -263,8 +263,9 @@ class DistributedDataParallel(Module):
         # NOTE: the walk hands a leaf whose only consumer is its tap the tap's own
         # cotangent array (identity's rule passes it through); any other use of the
         # parameter makes the leaf's gradient a new sum, made while the tap's array was
-        # alive, so its id differs (the id is kept, not the array). The test is structural, so every
-        # rank (running the same program) decides alike, and the collectives stay matched.
+        # alive, so its id differs (the id is kept, not the array). The test is structural,
+        # so every rank (running the same program) decides alike, and the collectives stay
+        # matched.
         def hook(grad: Any) -> None:
             if self._armed:
                 self._whole[i] = id(grad._value) == self._tap_grads[i]
