@@ -16,6 +16,9 @@ For every case (a public name in one keyword form) and every check:
 funcgrad runs in the drawn dtype (float32 stays float32: checked); autograd
 in float64. Allowed differences and known funcgrad bugs are in
 `functional_differences.py`.
+
+funcgrad.scipy against autograd.scipy: one case per shared name (values and
+gradients at random points), and a test that every name both provide has one.
 """
 
 from __future__ import annotations
@@ -345,3 +348,281 @@ CHECK_FUNCTIONS = {
     "hvp": _check_hvp,
     "hessian": _check_hessian,
 }
+
+
+# --- funcgrad.scipy against autograd.scipy ----------------------------------------------
+#
+# One case per name that both `autograd.scipy.<module>` and `funcgrad.scipy.<module>`
+# provide (SciPy's public names; a distribution's methods one by one), so that a name both
+# libraries have cannot go untested (`test_every_shared_scipy_name_has_a_case`). A case
+# draws float64 arguments from a generator and returns them with a call through `s`, a
+# namespace with `special`, `stats`, `linalg`, `signal`, `integrate` and `np` (funcgrad's
+# or autograd's), and the argument positions differentiated (both libraries have rules
+# for them). Values and `grad` of `sum(f * w)` are compared at SCIPY_DRAWS random points.
+
+SCIPY_MODULES = ("special", "stats", "linalg", "signal", "integrate")
+SCIPY_DRAWS = 3
+
+
+def _namespace(np_module, package):
+    import importlib
+
+    mods = {m: importlib.import_module(f"{package}.{m}") for m in SCIPY_MODULES}
+    return type("Scipy", (), {"np": np_module, **mods})
+
+
+def _spd(r, n=3):
+    a = r.normal(size=(n, n))
+    return a @ a.T + n * np.eye(n)
+
+
+def _u(r, low, high, shape=(4,)):
+    return r.uniform(low, high, size=shape)
+
+
+# name -> draw(r) -> (args, call(s, *args), argnums)
+def _unary(name, low, high):
+    return lambda r: ((_u(r, low, high),), lambda s, x: getattr(s.special, name)(x), (0,))
+
+
+SCIPY_CASES = {
+    **{
+        f"special.{n}": _unary(n, lo, hi)
+        for n, lo, hi in [
+            ("gammaln", 0.1, 5.0), ("gamma", 0.2, 4.0), ("rgamma", 0.2, 4.0),
+            ("digamma", 0.2, 5.0), ("psi", 0.2, 5.0), ("erf", -2.5, 2.5), ("erfc", -2.5, 2.5),
+            ("erfinv", -0.9, 0.9), ("erfcinv", 0.1, 1.9), ("expit", -5.0, 5.0),
+            ("logit", 0.05, 0.95), ("i0", -3.0, 3.0), ("i1", -3.0, 3.0), ("j0", -5.0, 5.0),
+            ("j1", -5.0, 5.0), ("y0", 0.3, 5.0), ("y1", 0.3, 5.0),
+        ]
+    },  # fmt: skip
+    "special.beta": lambda r: (
+        (_u(r, 0.3, 4.0), _u(r, 0.3, 4.0)), lambda s, a, b: s.special.beta(a, b), (0, 1)
+    ),
+    "special.betaln": lambda r: (
+        (_u(r, 0.3, 4.0), _u(r, 0.3, 4.0)), lambda s, a, b: s.special.betaln(a, b), (0, 1)
+    ),
+    "special.betainc": lambda r: (
+        (_u(r, 0.05, 0.95),), lambda s, x: s.special.betainc(2.0, 3.5, x), (0,)
+    ),
+    "special.gammainc": lambda r: (
+        (_u(r, 0.1, 5.0),), lambda s, x: s.special.gammainc(2.5, x), (0,)
+    ),
+    "special.gammaincc": lambda r: (
+        (_u(r, 0.1, 5.0),), lambda s, x: s.special.gammaincc(0.7, x), (0,)
+    ),
+    "special.polygamma": lambda r: (
+        (_u(r, 0.3, 5.0),), lambda s, x: s.special.polygamma(2, x), (0,)
+    ),
+    "special.multigammaln": lambda r: (
+        (_u(r, 2.0, 5.0, ()),), lambda s, a: s.special.multigammaln(a, 3), (0,)
+    ),
+    "special.jn": lambda r: ((_u(r, -4.0, 4.0),), lambda s, x: s.special.jn(2, x), (0,)),
+    "special.yn": lambda r: ((_u(r, 0.5, 4.0),), lambda s, x: s.special.yn(2, x), (0,)),
+    "special.iv": lambda r: ((_u(r, 0.2, 4.0),), lambda s, x: s.special.iv(1.5, x), (0,)),
+    "special.ive": lambda r: ((_u(r, 0.2, 4.0),), lambda s, x: s.special.ive(1.5, x), (0,)),
+    "special.logsumexp": lambda r: (
+        (r.normal(size=(3, 4)),), lambda s, x: s.special.logsumexp(x, axis=1), (0,)
+    ),
+    # distributions: every method both provide, gradients in what both differentiate
+    **{
+        f"stats.norm.{m}": (
+            lambda r, m=m: (
+                (r.normal(size=4), r.normal(size=4), _u(r, 0.5, 2.0)),
+                lambda s, x, loc, scale: getattr(s.stats.norm, m)(x, loc, scale),
+                (0, 1, 2),
+            )
+        )
+        for m in ("pdf", "logpdf", "cdf", "logcdf", "sf", "logsf")
+    },
+    **{
+        f"stats.t.{m}": (
+            lambda r, m=m: (
+                (r.normal(size=4), _u(r, 1.5, 6.0), r.normal(size=4), _u(r, 0.5, 2.0)),
+                lambda s, x, df, loc, scale: getattr(s.stats.t, m)(x, df, loc, scale),
+                (0, 1, 2, 3) if m in ("pdf", "logpdf") else (),  # autograd: no cdf rules
+            )
+        )
+        for m in ("pdf", "logpdf", "cdf", "logcdf")
+    },
+    **{
+        f"stats.beta.{m}": (
+            lambda r, m=m: (
+                (_u(r, 0.05, 0.95), _u(r, 0.5, 4.0), _u(r, 0.5, 4.0)),
+                lambda s, x, a, b: getattr(s.stats.beta, m)(x, a, b),
+                (0, 1, 2) if m != "cdf" else (0,),
+            )
+        )
+        for m in ("pdf", "logpdf", "cdf")
+    },
+    **{
+        f"stats.gamma.{m}": (
+            lambda r, m=m: (
+                (_u(r, 0.2, 5.0), _u(r, 0.5, 4.0)),
+                lambda s, x, a: getattr(s.stats.gamma, m)(x, a),
+                (0, 1) if m != "cdf" else (0,),
+            )
+        )
+        for m in ("pdf", "logpdf", "cdf")
+    },
+    **{
+        f"stats.chi2.{m}": (  # autograd's rule in x is 0 unless df is an integer; none in df
+            lambda r, m=m: (
+                (_u(r, 0.2, 5.0),),
+                lambda s, x: getattr(s.stats.chi2, m)(x, np.array([1.0, 2.0, 3.0, 5.0])),
+                (0,),
+            )
+        )
+        for m in ("pdf", "logpdf", "cdf")
+    },
+    **{
+        f"stats.poisson.{m}": (
+            lambda r, m=m: (
+                (_u(r, 0.5, 6.0),),
+                lambda s, mu: getattr(s.stats.poisson, m)(np.array([0, 1, 3, 7]), mu),
+                (0,),
+            )
+        )
+        for m in ("pmf", "logpmf", "cdf")
+    },
+    **{
+        f"stats.dirichlet.{m}": (
+            lambda r, m=m: (
+                (r.dirichlet(np.ones(3)), _u(r, 0.5, 3.0, (3,))),
+                lambda s, x, alpha: getattr(s.stats.dirichlet, m)(x, alpha),
+                (0, 1),
+            )
+        )
+        for m in ("pdf", "logpdf")
+    },
+    **{
+        f"stats.multivariate_normal.{m}": (
+            lambda r, m=m: (
+                (r.normal(size=(2, 3)), r.normal(size=3), r.normal(size=(3, 3))),
+                lambda s, x, mean, a: getattr(s.stats.multivariate_normal, m)(
+                    x, mean, s.np.dot(a, a.T) + 3.0 * np.eye(3)
+                ),
+                (0, 1, 2),
+            )
+        )
+        for m in ("pdf", "logpdf")
+    },
+    "stats.multivariate_normal.entropy": lambda r: (
+        (r.normal(size=3), r.normal(size=(3, 3))),
+        lambda s, mean, a: s.stats.multivariate_normal.entropy(
+            mean, s.np.dot(a, a.T) + 3.0 * np.eye(3)
+        ),
+        (1,),
+    ),
+    # linear algebra (matrices built inside the call, so both see the same function);
+    # autograd.scipy.linalg wraps SciPy's det, inv, cholesky, expm, solve, eigh, svd and qr
+    # without rules: values only here (their gradients: funcgrad.numpy.linalg's cases)
+    "linalg.sqrtm": lambda r: ((r.normal(size=(3, 3)),), lambda s, a: s.linalg.sqrtm(
+        s.np.dot(a, a.T) + 3.0 * np.eye(3)), (0,)),
+    "linalg.solve_triangular": lambda r: (
+        (r.normal(size=(3, 3)) + 4.0 * np.eye(3), r.normal(size=(3, 2))),
+        lambda s, a, b: s.linalg.solve_triangular(a, b, lower=True),
+        (0, 1),
+    ),
+    "linalg.solve_sylvester": lambda r: (
+        (_spd(r), _spd(r), r.normal(size=(3, 3))),
+        lambda s, a, b, q: s.linalg.solve_sylvester(a, b, q),
+        (0, 1, 2),
+    ),
+    **{
+        f"linalg.{n}": (
+            lambda r, n=n: ((_spd(r),), lambda s, a: getattr(s.linalg, n)(a), ())
+        )
+        for n in ("det", "inv", "cholesky", "expm")
+    },
+    "linalg.solve": lambda r: (
+        (_spd(r), r.normal(size=3)), lambda s, a, b: s.linalg.solve(a, b), ()
+    ),
+    "linalg.eigh": lambda r: ((_spd(r),), lambda s, a: s.linalg.eigh(a)[0], ()),
+    "linalg.svd": lambda r: (
+        (r.normal(size=(3, 2)),), lambda s, a: s.linalg.svd(a, compute_uv=False), ()
+    ),
+    "linalg.qr": lambda r: (
+        (r.normal(size=(3, 3)) + 3.0 * np.eye(3),),
+        lambda s, a: s.np.abs(s.linalg.qr(a)[1]),
+        (),
+    ),
+    "signal.convolve": lambda r: (
+        (r.normal(size=(4, 3)), r.normal(size=(2, 2))),
+        lambda s, a, b: s.signal.convolve(a, b, mode="full"),
+        (0, 1),
+    ),
+    "integrate.odeint": lambda r: (
+        (_u(r, 0.5, 1.5, (2,)), _u(r, -0.5, 0.5, ())),
+        lambda s, y0, k: s.integrate.odeint(  # JAX's *args; autograd's one tuple `args`
+            lambda y, t, k: s.np.array([y[1], -k * y[0] - 0.1 * y[1]]), y0,
+            np.array([0.0, 0.5, 1.0]), *((k,) if s.np is fnp else ((k,),)),
+            rtol=1e-10, atol=1e-10,
+        ),
+        (0,),  # autograd differentiates `args` only as one tuple: tests/scipy/test_integrate.py
+    ),
+}  # fmt: skip
+
+# Names both provide that are not compared here, each with the reason.
+SCIPY_EXEMPT = {
+    "linalg.LinAlgError": "an exception class (funcgrad's is NumPy's LinAlgError and a RuntimeError)",
+    "linalg.logm": "autograd has no rule for logm (it wraps SciPy's without one); funcgrad's "
+    "is checked against central differences in tests/scipy/test_linalg.py",
+    "linalg.cho_factor": "autograd has no rule for cho_factor; funcgrad's (with cho_solve) is "
+    "checked against central differences in tests/scipy/test_linalg.py",
+    "linalg.cho_solve": "autograd has no rule for cho_solve of a factor; see cho_factor",
+    "linalg.lu_factor": "autograd has no rule for lu_factor; funcgrad's (with lu_solve) is "
+    "checked against central differences in tests/scipy/test_linalg.py",
+    "linalg.lu_solve": "autograd has no rule for lu_solve of a factor; see lu_factor",
+}
+
+
+def _scipy_shared():
+    """`module.name` (a distribution's methods: `stats.norm.cdf`) that both libraries provide."""
+    import importlib
+
+    shared = set()
+    for m in SCIPY_MODULES:
+        theirs = importlib.import_module(f"autograd.scipy.{m}")
+        ours = importlib.import_module(f"funcgrad.scipy.{m}")
+        scipys = importlib.import_module(f"scipy.{m}")
+        for n in dir(theirs):
+            if n.startswith("_") or not hasattr(ours, n) or not hasattr(scipys, n):
+                continue
+            if m == "stats":
+                methods = set(dir(getattr(theirs, n))) & set(dir(getattr(ours, n)))
+                shared |= {f"stats.{n}.{k}" for k in methods if k in _DIST_METHODS}
+            elif callable(getattr(theirs, n)):
+                shared.add(f"{m}.{n}")
+    return shared
+
+
+_DIST_METHODS = {"pdf", "logpdf", "pmf", "logpmf", "cdf", "logcdf", "sf", "logsf", "entropy"}
+
+
+def test_every_shared_scipy_name_has_a_case():
+    requires("scipy")
+    missing = sorted(_scipy_shared() - set(SCIPY_CASES) - set(SCIPY_EXEMPT))
+    assert not missing, (
+        f"names both funcgrad.scipy and autograd.scipy have, with no case: {missing}"
+    )
+    stale = sorted((set(SCIPY_CASES) | set(SCIPY_EXEMPT)) - _scipy_shared())
+    assert not stale, f"cases for names that are not shared: {stale}"
+
+
+@pytest.mark.parametrize("name", sorted(SCIPY_CASES))
+def test_scipy_against_autograd(name):
+    requires("scipy")
+    ours = _namespace(fnp, "funcgrad.scipy")
+    theirs = _namespace(anp, "autograd.scipy")
+    rng = np.random.default_rng(sorted(SCIPY_CASES).index(name))
+    for _ in range(SCIPY_DRAWS):
+        args, call, argnums = SCIPY_CASES[name](rng)
+        expected = np.asarray(call(theirs, *args))
+        got = call(ours, *args)
+        np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12, err_msg=name)
+        w = rng.normal(size=expected.shape)
+        for i in argnums:
+            g = fg.grad(lambda *a, c=call, w=w: fnp.sum(c(ours, *a) * w), argnums=i)(*args)
+            want = autograd.grad(lambda *a, c=call, w=w: anp.sum(c(theirs, *a) * w), i)(*args)
+            np.testing.assert_allclose(g, want, rtol=1e-7, atol=1e-10, err_msg=f"{name} d/d{i}")

@@ -1,6 +1,6 @@
 """The multivariate normal distribution, `scipy.stats.multivariate_normal`.
 
-`logpdf` and `pdf` are differentiable in `x`, `mean` and `cov`; `cdf` is
+`logpdf`, `pdf` and `entropy` are differentiable in `x`, `mean` and `cov`; `cdf` is
 value-only (SciPy's numerical integration) and refuses to be differentiated.
 """
 
@@ -17,7 +17,7 @@ from funcgrad.ops import shape as _shape
 from funcgrad.scipy.stats._common import promote as _promote
 from funcgrad.scipy.stats._common import value as _value
 
-__all__ = ["cdf", "logpdf", "pdf"]
+__all__ = ["cdf", "entropy", "logpdf", "pdf"]
 
 _LOG_2PI = _math.log(2.0 * _math.pi)
 
@@ -69,6 +69,31 @@ def logpdf(x, mean=None, cov=1, allow_singular=False):
 def pdf(x, mean=None, cov=1, allow_singular=False):
     """Return the multivariate normal density at `x` (see `logpdf`)."""
     return _ew.exp(logpdf(x, mean, cov, allow_singular))
+
+
+def entropy(mean=None, cov=1):
+    """Return the differential entropy `(d log(2 pi e) + log det(cov)) / 2`, as SciPy's.
+
+    Differentiable in `cov` (through `slogdet`; not symmetrized, as `logpdf`);
+    it does not depend on `mean`.
+
+    Args:
+        mean: The mean, shape `(d,)` (only its length is read); None: from `cov`.
+        cov: The covariance matrix `(d, d)`, or a number (then `d` is `mean`'s length, or 1).
+
+    Examples:
+        >>> import numpy as np
+        >>> from funcgrad.scipy.stats import multivariate_normal
+        >>> float(multivariate_normal.entropy(cov=np.eye(2)))
+        2.8378770664093453
+    """
+    cov_v = _value(cov)
+    if cov_v.ndim < 2:
+        d = 1 if mean is None else max(_np.size(_value(mean)), 1)
+        cov = _ew.multiply(cov, _np.eye(d, dtype=_np.result_type(cov_v, 1.0)))
+    d = _value(cov).shape[-1]
+    logdet = _linalg.slogdet(cov).logabsdet
+    return _ew.multiply(0.5, _ew.add(logdet, d * (_LOG_2PI + 1.0)))
 
 
 def cdf(x, mean=None, cov=1, allow_singular=False, **kwargs):
