@@ -41,7 +41,10 @@ from __future__ import annotations
 
 import base64
 import doctest
+import hashlib
 import html
+import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -61,6 +64,7 @@ PRIMITIVES_TABLE = re.compile(r"^<!--\s*primitives-table\s*-->[ \t]*$", re.MULTI
 NAMES_TABLE = re.compile(r"^<!--\s*names-table\s*-->[ \t]*$", re.MULTILINE)
 TORCH_NAMES_TABLE = re.compile(r"^<!--\s*torch-names-table\s*-->[ \t]*$", re.MULTILINE)
 DOCTEST_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+RUNS = "FUNCGRAD_DOCS_RUNS"  # a folder where run_document keeps what pages gave (see there)
 # Drawn diagrams keep each label on one line (Mermaid wraps at 200 px otherwise).
 MERMAID_CONFIG = "---\nconfig:\n  flowchart:\n    wrappingWidth: 1000\n---"
 # Served by the site itself (scripts/fetch_doc_assets.sh updates them), relative to docs/.
@@ -161,12 +165,26 @@ def run_document(path: Path) -> list[str]:
     Its plots (SVG text, or None where matplotlib is missing) are in
     `PLOTS[str(path)]`, in page order.
 
+    Where the environment names a folder in `FUNCGRAD_DOCS_RUNS` (tests/docs/conftest.py
+    does, for one test session), the results are kept there by the page's code, and a
+    page whose code already ran without failing is not run again: the site build (a
+    separate process) and the doc tests then run each page once between them.
+
     Raises:
         AssertionError: naming the page and line of the first example that
             fails (with the exception or the doctest difference).
     """
     document = make_sybil().parse(Path(path))
-    for example in document.examples():
+    examples = list(document.examples())
+    runs = os.environ.get(RUNS)
+    if runs:  # a page with this code already ran in this test session
+        code = "\0".join(str(example.parsed) for example in examples)
+        saved = Path(runs) / (hashlib.sha256(code.encode()).hexdigest() + ".json")
+        if saved.is_file():
+            result = json.loads(saved.read_text(encoding="utf-8"))
+            PLOTS[str(path)] = result["plots"]
+            return result["diagrams"]
+    for example in examples:
         try:
             example.evaluate()
         except Exception as e:
@@ -176,7 +194,12 @@ def run_document(path: Path) -> list[str]:
     diagrams = document.namespace.get("__diagrams__", {})
     plots = document.namespace.get("__plots__", {})
     PLOTS[str(path)] = [plots[k] for k in sorted(plots)]
-    return [diagrams[k] for k in sorted(diagrams)]
+    result = {"diagrams": [diagrams[k] for k in sorted(diagrams)], "plots": PLOTS[str(path)]}
+    if runs:
+        partial = saved.with_suffix(f".{os.getpid()}")
+        partial.write_text(json.dumps(result), encoding="utf-8")
+        partial.replace(saved)
+    return result["diagrams"]
 
 
 PLOTS: dict[str, list[str | None]] = {}

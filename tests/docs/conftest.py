@@ -1,5 +1,6 @@
 """The documentation site, built once per test session (the strict build is slow)."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -7,6 +8,23 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _pages_run_once(tmp_path_factory):
+    """The site build and test_docs.py share what each page's code gave, so it runs once.
+
+    The build runs the pages that draw a diagram or a plot, test_docs.py every page;
+    docs/_hooks/funcgrad_docs.py's `run_document` keeps results in this folder by the
+    page's code, and skips a page whose code already ran without failing.
+    """
+    old = os.environ.get("FUNCGRAD_DOCS_RUNS")
+    os.environ["FUNCGRAD_DOCS_RUNS"] = str(tmp_path_factory.mktemp("page-runs"))
+    yield
+    if old is None:
+        del os.environ["FUNCGRAD_DOCS_RUNS"]
+    else:
+        os.environ["FUNCGRAD_DOCS_RUNS"] = old
 
 
 @pytest.fixture(scope="session")

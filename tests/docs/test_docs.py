@@ -239,3 +239,29 @@ def test_blocks_in_tabs_and_admonitions_run_and_failures_name_the_line(tmp_path)
     )
     with pytest.raises(AssertionError, match=r"page.md, line 20: the example failed"):
         hooks.run_document(page)
+
+
+def test_a_page_runs_once_per_session_and_a_failure_is_not_kept(tmp_path, monkeypatch):
+    """conftest.py's FUNCGRAD_DOCS_RUNS lets the build and these tests share a page's run."""
+    monkeypatch.setenv("FUNCGRAD_DOCS_RUNS", str(tmp_path / "runs"))
+    (tmp_path / "runs").mkdir()
+    runs = tmp_path / "count"
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```python\n"
+        f"count = open({str(runs)!r}, 'a').write('x')\n"
+        "import funcgrad as fg\n"
+        "y = fg.leaf(2.0) * 3.0\n"
+        "```\n"
+        "\n"
+        "<!-- draw: fg.to_mermaid(y) -->\n",
+        encoding="utf-8",
+    )
+    first = hooks.run_document(page)
+    assert first == hooks.run_document(page) and first[0].startswith("flowchart LR")
+    assert runs.read_text() == "x"
+    page.write_text(page.read_text().replace("* 3.0", "* 3.0\nassert False"), encoding="utf-8")
+    for _ in range(2):  # new code runs; its failure is reported each time
+        with pytest.raises(AssertionError, match="page.md, line 1: the example failed"):
+            hooks.run_document(page)
+    assert runs.read_text() == "xxx"

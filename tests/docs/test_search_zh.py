@@ -186,7 +186,7 @@ def test_section_anchors_are_the_built_pages_ids(built_site):
     for page in DOCS.rglob("*.md"):
         if page.name.endswith(".zh.md") or "vendor" in page.parts:
             continue
-        ids = [a.split("#", 1)[1] for a in _anchors(page)]
+        ids = [a.split(" #", 1)[1] for a in _anchors(page)]
         for html in (built_site / _location(page), built_site / "zh" / _location(page)):
             text = (html / "index.html").read_text(encoding="utf-8")
             missing = [i for i in ids if f'id="{i}"' not in text]
