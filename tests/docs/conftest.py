@@ -18,8 +18,13 @@ def _pages_run_once(tmp_path_factory):
     docs/_hooks/funcgrad_docs.py's `run_document` keeps results in this folder by the
     page's code, and skips a page whose code already ran without failing.
     """
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # one folder for all workers of this run
+        runs = tmp_path_factory.getbasetemp().parent / "page-runs"
+        runs.mkdir(exist_ok=True)
+    else:
+        runs = tmp_path_factory.mktemp("page-runs")
     old = os.environ.get("FUNCGRAD_DOCS_RUNS")
-    os.environ["FUNCGRAD_DOCS_RUNS"] = str(tmp_path_factory.mktemp("page-runs"))
+    os.environ["FUNCGRAD_DOCS_RUNS"] = str(runs)
     yield
     if old is None:
         del os.environ["FUNCGRAD_DOCS_RUNS"]

@@ -139,14 +139,19 @@ def _pages(site: Path) -> list[str]:
     return pages
 
 
-def test_pages_render_offline_in_both_palettes(request):
+@pytest.fixture(scope="session")
+def chromium_here() -> None:
+    """Skip, with the reason, where Playwright or a Chromium is missing."""
     if async_playwright is None:
         pytest.skip("Playwright is not installed (python -m pip install playwright)")
-    # skips before the (slow) build when there is no browser
     reason = asyncio.run(_no_browser())
     if reason:
         pytest.skip(reason)
-    failures = asyncio.run(check_pages(request.getfixturevalue("built_site")))
+
+
+def test_pages_render_offline_in_both_palettes(chromium_here, built_site):
+    # chromium_here comes first: no browser, no (slow) build for this test
+    failures = asyncio.run(check_pages(built_site))
     assert not failures, "\n".join(failures[:40])
 
 
