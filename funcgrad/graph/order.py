@@ -35,17 +35,14 @@ def toposort(*roots: Node) -> list[Node]:
         ['leaf', 'sin', 'multiply']
     """
     nodes = list(dict.fromkeys(roots))
-    seen = {id(n) for n in nodes}
-    stack = list(nodes)
-    # Collect: each node is pushed once, when first seen.
-    while stack:
-        for inp in stack.pop().inputs:
-            if type(inp) is Node:
-                key = id(inp)
-                if key not in seen:
-                    seen.add(key)
-                    stack.append(inp)
-                    nodes.append(inp)
+    seen = set(nodes)  # nodes hash by identity, in C
+    add, keep = seen.add, nodes.append
+    # Collect, breadth first: the loop visits the nodes it appends (each once, when first seen).
+    for node in nodes:
+        for inp in node.inputs:
+            if type(inp) is Node and inp not in seen:
+                add(inp)
+                keep(inp)
     nodes.sort(key=_creation_order)
     return nodes
 

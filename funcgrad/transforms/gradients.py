@@ -33,6 +33,7 @@ from funcgrad.errors import DtypeError, NonScalarOutputError, ShapeError
 from funcgrad.graph import Node, leaf
 from funcgrad.graph.node import Array
 from funcgrad.ops import astype, identity
+from funcgrad.ops.registry import _PLAIN
 from funcgrad.transforms import _trace
 from funcgrad.transforms.pytree import (
     TreeDef,
@@ -44,6 +45,10 @@ from funcgrad.transforms.pytree import (
 from funcgrad.transforms.reverse import GradMap, check_cotangent_dtype, walk
 
 _ndarray = numpy.ndarray
+# NOTE: the protocol's attributes are looked up on the type of every primal, output and
+# gradient; on NumPy's types the lookup misses, which costs about as much as a small NumPy
+# call (the AttributeError is made and dropped), so the plain types are tested first.
+_NOT_LAYERED = _PLAIN | {Node}
 
 # Per differentiated argument: its fresh variables and the primal leaves they stand for.
 Variables = list[tuple[list[Node], list[Any]]]
@@ -88,20 +93,23 @@ def _as_output(g: Any, primal: Any, nested: bool, seen: set[int]) -> Any:
         return complex(g)
     else:
         g = _owned(g, seen)
-    wrap = getattr(type(primal), "__funcgrad_wrap__", None)
+    t = type(primal)
+    wrap = None if t in _NOT_LAYERED else getattr(t, "__funcgrad_wrap__", None)
     return g if wrap is None else wrap(g)
 
 
 def _wrap_like(value: Any, like: Any) -> Any:
     """`value` (a node or an array) as a value of `like`'s type if that is a layer above's."""
-    wrap = getattr(type(like), "__funcgrad_wrap__", None)
+    t = type(like)
+    wrap = None if t in _NOT_LAYERED else getattr(t, "__funcgrad_wrap__", None)
     return value if wrap is None else wrap(value)
 
 
 def _recording(values: Iterable[Any]) -> Any:
     """The context manager under which the layers of `values` record (`__funcgrad_recording__`)."""
     for v in values:
-        recording = getattr(type(v), "__funcgrad_recording__", None)
+        t = type(v)
+        recording = None if t in _NOT_LAYERED else getattr(t, "__funcgrad_recording__", None)
         if recording is not None:
             return recording()
     return contextlib.nullcontext()
@@ -131,9 +139,10 @@ def graph_output(x: Any) -> Any:
     A node as it is; a value of a layer above (a `funcgrad.Tensor`) as the
     node it holds (`__funcgrad_node__`), or its plain value if it has none.
     """
-    if type(x) is Node:
+    t = type(x)
+    if t is Node or t in _PLAIN:
         return x
-    if hasattr(type(x), "__funcgrad_node__"):
+    if hasattr(t, "__funcgrad_node__"):
         node = x.__funcgrad_node__
         return node if node is not None else as_value(x)
     return x
@@ -158,7 +167,7 @@ def _trace_call(
         given = []
         for v in leaves:
             t = type(v)
-            if t is not Node and hasattr(t, "__funcgrad_wrap__"):
+            if t not in _NOT_LAYERED and hasattr(t, "__funcgrad_wrap__"):
                 node = v.__funcgrad_node__
                 x = _variable(node if node is not None else as_value(v), op, f"argument {i}")
                 nested = nested or node is not None  # a tensor's graph is an outer one
@@ -292,7 +301,8 @@ def hvp_of_values(
     flat = [tree_flatten(p) for p in primals]  # each pytree flattened once (a few us each)
     t_leaves = tree_flatten(tuple(tangents))[0]
     for v in (*(v for leaves, _ in flat for v in leaves), *t_leaves):
-        if type(v) is Node or hasattr(type(v), "__funcgrad_node__"):
+        t = type(v)
+        if t is Node or (t not in _PLAIN and hasattr(t, "__funcgrad_node__")):
             return None
     args = list(primals)
     variables: Variables = []

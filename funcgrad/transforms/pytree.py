@@ -136,22 +136,42 @@ def tree_flatten(
         >>> tree_unflatten(treedef, [10, 20, 30])
         {'a': (10, None), 'b': [20, 30]}
     """
+    # NOTE: every transform flattens its arguments and results, so this is a hot path: the
+    # handler lookup is inlined, and a tuple or list is split without calling its handler.
     leaves = []
     nodes: list[_TreeNode] = []
     stack = [tree]
+    handlers = _HANDLERS
     # Pre-order: a node, then its children from left to right.
     while stack:
         x = stack.pop()
-        h = None if is_leaf is not None and is_leaf(x) else _handler(x)
+        t = type(x)
+        if is_leaf is not None and is_leaf(x):
+            h = None
+        else:
+            h = handlers.get(t)
+            if h is None and issubclass(t, tuple) and hasattr(t, "_fields"):  # namedtuple
+                h = _namedtuple_handler(t)
         if h is None:
-            nodes.append((_LEAF, None, 0))
+            nodes.append(_LEAF_NODE)
             leaves.append(x)
+            continue
+        if t is tuple or t is list:
+            nodes.append((t, None, len(x)))
+            stack.extend(x[::-1])
             continue
         children, aux = h.flatten(x)
         children = list(children)
-        nodes.append((type(x), aux, len(children)))
+        nodes.append((t, aux, len(children)))
         stack.extend(reversed(children))
-    return leaves, TreeDef(tuple(nodes))
+    treedef = _new_treedef(TreeDef)
+    treedef.nodes = tuple(nodes)
+    treedef.num_leaves = len(leaves)
+    return leaves, treedef
+
+
+_LEAF_NODE: _TreeNode = (_LEAF, None, 0)
+_new_treedef = object.__new__
 
 
 def tree_unflatten(treedef: TreeDef, leaves: Iterable[Any]) -> Any:

@@ -24,6 +24,8 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import compress
+from operator import attrgetter, not_
 from typing import Any, NoReturn
 
 import numpy
@@ -269,24 +271,23 @@ def walk(
     """
     if order is None:
         order = toposort(*roots)
-    wanted = None if wrt is None else {id(n) for n in wrt}
-    needed = None if wanted is None else _needed_if_pruning(order, wrt, wanted)  # type: ignore[arg-type]  # wrt is not None when wanted is not
+    wanted = None if wrt is None else set(wrt)
+    needed = None if wanted is None else _needed_if_pruning(order, wanted)
     hooked = _hook_table(hooks) if hooks else None
     scopes: set[int] = set()  # the with_hooks tables already applied
     observers = observe.current()
     check = write_checker()  # CuPy debug mode: values unchanged since recorded
 
-    # Cotangents received so far, keyed by id(node); each is popped when its
-    # node is visited, so memory holds only the "frontier" of the walk.
-    cts: dict[int, object] = {}
+    # Cotangents received so far, keyed by node (nodes hash by identity); each is popped
+    # when its node is visited, so memory holds only the "frontier" of the walk.
+    cts: dict[Node, object] = {}
     for root, ct in zip(roots, cotangents, strict=True):
-        key = id(root)
-        cts[key] = cts[key] + ct if key in cts else ct
+        cts[root] = cts[root] + ct if root in cts else ct
     pop = cts.pop
     grads: dict[Node, object] = {}
 
     for node in reversed(order):
-        ct = pop(id(node), None)
+        ct = pop(node, None)
         if ct is None:
             continue  # nothing reached this node (or only zeros did)
         # 1. The node's cotangent is complete: hooks see (and may replace) it.
@@ -298,7 +299,7 @@ def walk(
         if wanted is None:
             if prim is None:
                 grads[node] = ct
-        elif id(node) in wanted:
+        elif node in wanted:
             grads[node] = ct
         if prim is None:
             continue
@@ -335,7 +336,7 @@ def walk(
             i += 1
             if type(inp) is not Node:
                 continue  # a constant
-            if needed is not None and id(inp) not in needed:
+            if needed is not None and inp not in needed:
                 continue  # no path from here to anything in wrt
             if per_input:
                 rule = rules[i]
@@ -370,9 +371,8 @@ def walk(
                     c = real(c)
                 if c.dtype != value.dtype:
                     c = astype(c, dtype=value.dtype)
-            key = id(inp)
-            prev = pop(key, None)
-            cts[key] = c if prev is None else prev + c
+            prev = pop(inp, None)
+            cts[inp] = c if prev is None else prev + c
             if observers:
                 for ob in observers:
                     ob.cotangent(node, i, c)
@@ -436,30 +436,40 @@ def _enter_scope(
     return _hook_table(table, hooked), scopes | {id(table)}
 
 
-def _needed_if_pruning(order: list[Node], wrt: Sequence[Node], wanted: set[int]) -> set[int] | None:
-    """The nodes that lead to `wrt`, or None when every node reached does anyway.
+def _needed_if_pruning(order: list[Node], wanted: set[Node]) -> set[Node] | None:
+    """The nodes that lead to `wanted`, or None when every node reached does anyway.
 
     Pruning pays off when the walk would otherwise visit leaves (or inner
     nodes) that do not lead to anything asked for.
     """
-    if any(n.prim is None and id(n) not in wanted for n in order) or any(
-        n.prim is not None for n in wrt
-    ):
-        return _needed(order, wanted)
+    if any(n.prim is not None for n in wanted):
+        return _reaching(order, wanted)
+    # NOTE: the leaves of `order` picked out in C (a generator over a long chain costs
+    # more than the test): prune unless every one of them is wanted.
+    leaves = list(compress(order, map(not_, map(_prim_of, order))))
+    if len(leaves) > len(wanted) or not wanted.issuperset(leaves):
+        return _reaching(order, wanted)
     return None
 
 
+_prim_of = attrgetter("prim")
+
+
 def _needed(order: list[Node], wanted: set[int]) -> set[int]:
-    """Return the ids of the nodes from which some node in `wanted` can be reached."""
+    """Return the ids of the nodes from which a node whose id is in `wanted` can be reached."""
+    return {id(n) for n in _reaching(order, {n for n in order if id(n) in wanted})}
+
+
+def _reaching(order: list[Node], wanted: set[Node]) -> set[Node]:
+    """Return the nodes from which some node in `wanted` can be reached."""
     needed = set()
     for node in order:  # inputs come first, so one forward sweep suffices
-        key = id(node)
-        if key in wanted:
-            needed.add(key)
+        if node in wanted:
+            needed.add(node)
             continue
         for inp in node.inputs:
-            if type(inp) is Node and id(inp) in needed:
-                needed.add(key)
+            if type(inp) is Node and inp in needed:
+                needed.add(node)
                 break
     return needed
 
