@@ -567,6 +567,38 @@ def _conv_windows(x, k):
     )
 
 
+def relu_mlp_numpy(x, labels, params, input_grad: bool = True):
+    """Linear layers with ReLU between them, then softmax cross-entropy: forward and backward by hand.
+
+    `params` is (W1, b1, W2, b2, ...), each W of shape (out, in) as torch's.
+    Returns the mean loss, the gradients of `params` in their order, and the
+    gradient of `x` (W7 continues into its convolutions with it), or None
+    without `input_grad` (W8: one GEMM less).
+    """
+    n = x.shape[0]
+    weights, biases = params[::2], params[1::2]
+    hs, zs = [x], []
+    for w, b in zip(weights, biases, strict=True):
+        if zs:
+            hs.append(np.maximum(zs[-1], 0))
+        zs.append(hs[-1] @ w.T + b)
+    z = zs[-1]
+    zmax = z.max(axis=1, keepdims=True)
+    e = np.exp(z - zmax)
+    s = e.sum(axis=1, keepdims=True)
+    rows = np.arange(n)
+    loss = np.mean(np.log(s[:, 0]) + zmax[:, 0] - z[rows, labels])
+    d = e / s
+    d[rows, labels] -= 1
+    d /= n
+    grads: list = []
+    for i in range(len(weights) - 1, -1, -1):
+        grads[:0] = [d.T @ hs[i], d.sum(axis=0)]
+        if i:
+            d = (d @ weights[i]) * (zs[i - 1] > 0)
+    return loss, grads, d @ weights[0] if input_grad else None
+
+
 def lenet_numpy_step(X, labels, params, lr: float = LENET_LR):
     """LeNet forward, backward and SGD update written by hand with NumPy (updates `params` in place).
 
@@ -602,26 +634,10 @@ def lenet_numpy_step(X, labels, params, lr: float = LENET_LR):
     z2, cols2 = conv(p1, c2w, c2b)  # (64, 16, 10, 10)
     a2 = np.maximum(z2, 0)
     p2, m2 = pool(a2)  # (64, 16, 5, 5)
-    h0 = p2.reshape(n, -1)
-    z3 = h0 @ f1w.T + f1b
-    h1 = np.maximum(z3, 0)
-    z4 = h1 @ f2w.T + f2b
-    h2 = np.maximum(z4, 0)
-    z5 = h2 @ f3w.T + f3b
-    zmax = z5.max(axis=1, keepdims=True)
-    e = np.exp(z5 - zmax)
-    s = e.sum(axis=1, keepdims=True)
-    rows = np.arange(n)
-    loss = np.mean(np.log(s[:, 0]) + zmax[:, 0] - z5[rows, labels])
-    dz5 = e / s
-    dz5[rows, labels] -= 1
-    dz5 /= n
-    g_f3w, g_f3b = dz5.T @ h2, dz5.sum(axis=0)
-    dz4 = (dz5 @ f3w) * (z4 > 0)
-    g_f2w, g_f2b = dz4.T @ h1, dz4.sum(axis=0)
-    dz3 = (dz4 @ f2w) * (z3 > 0)
-    g_f1w, g_f1b = dz3.T @ h0, dz3.sum(axis=0)
-    dp2 = (dz3 @ f1w).reshape(p2.shape)
+    loss, (g_f1w, g_f1b, g_f2w, g_f2b, g_f3w, g_f3b), dh0 = relu_mlp_numpy(
+        p2.reshape(n, -1), labels, (f1w, f1b, f2w, f2b, f3w, f3b)
+    )
+    dp2 = dh0.reshape(p2.shape)
     dz2 = unpool(dp2, m2) * (z2 > 0)  # (64, 16, 10, 10)
     d2 = dz2.transpose(0, 2, 3, 1).reshape(-1, dz2.shape[1])  # (N*Ho*Wo, 16)
     g_c2w, g_c2b = (d2.T @ cols2).reshape(c2w.shape), d2.sum(axis=0)
@@ -788,25 +804,8 @@ class _NumpyAdam:
 
 def mlp8_numpy_grads(X, labels, params):
     """The MLP's loss (ReLU, cross-entropy) and gradients by hand."""
-    W1, b1, W2, b2, W3, b3 = params
-    n = X.shape[0]
-    z1 = X @ W1.T + b1
-    h1 = np.maximum(z1, 0)
-    z2 = h1 @ W2.T + b2
-    h2 = np.maximum(z2, 0)
-    z3 = h2 @ W3.T + b3
-    zmax = z3.max(axis=1, keepdims=True)
-    e = np.exp(z3 - zmax)
-    s = e.sum(axis=1, keepdims=True)
-    rows = np.arange(n)
-    loss = np.mean(np.log(s[:, 0]) + zmax[:, 0] - z3[rows, labels])
-    d3 = e / s
-    d3[rows, labels] -= 1
-    d3 /= n
-    d2 = (d3 @ W3) * (z2 > 0)
-    d1 = (d2 @ W2) * (z1 > 0)
-    grads = (d1.T @ X, d1.sum(0), d2.T @ h1, d2.sum(0), d3.T @ h2, d3.sum(0))
-    return loss, grads
+    loss, grads, _ = relu_mlp_numpy(X, labels, params, input_grad=False)
+    return loss, tuple(grads)
 
 
 def _mlp8_module(nn):
