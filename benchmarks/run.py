@@ -461,10 +461,23 @@ def _maxrss_bytes() -> int:
     return kib if sys.platform == "darwin" else kib * 1024  # macOS: bytes, Linux: KiB
 
 
+def w5_names() -> tuple[str, ...]:
+    """W5's implementations, with funcgrad.jit's (`jit`) when jit_bench provides `w5_run`."""
+    module, _ = _optional("jit_bench")
+    return (*W5_NAMES, "jit") if hasattr(module, "w5_run") else W5_NAMES
+
+
+def _w5_impl(name: str, n: int):
+    if name == "jit":  # traced when built: the timed call replays the plan
+        module, _ = _optional("jit_bench")
+        return module.w5_run(n)
+    return workloads.w5_impl(name, n)
+
+
 def w5_child(name: str, n: int) -> int:
     """Run W5 once in this (fresh) process; print one JSON line: seconds, bytes above baseline."""
-    workloads.w5_impl(name, 1000)()  # warm-up: lazy imports, caches, first allocations
-    run = workloads.w5_impl(name, n)
+    _w5_impl(name, 1000)()  # warm-up: lazy imports, caches, first allocations
+    run = _w5_impl(name, n)
     gc.collect()
     base = _maxrss_bytes()
     t0 = _perf()
@@ -489,7 +502,7 @@ def w5_child(name: str, n: int) -> int:
 
 def measure_w5(n: int, rounds: int) -> dict:
     """Run each W5 implementation `rounds` times, each in a fresh process, taking turns."""
-    names = [m for m in W5_NAMES if m not in peers.PEERS or peers.load(m)[0] is not None]
+    names = [m for m in w5_names() if m not in peers.PEERS or peers.load(m)[0] is not None]
     runs: dict = {m: [] for m in names}
     failures = {}
     for r in range(rounds):

@@ -142,3 +142,8 @@ def test_table_rows_and_the_readme_table(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("| id | workload (unit) | funcgrad path | funcgrad | torch |")
     assert lines[2].split(" | ")[-2:] == ["not a verdict (met)", "0.50x [0.50, 0.50] |"]
+
+
+def test_w5_jit_column_replays_the_chain():
+    assert "jit" in run.w5_names()
+    assert run._w5_impl("jit", 200)() == workloads.w5_impl("numpy", 200)()

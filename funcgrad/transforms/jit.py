@@ -530,6 +530,7 @@ class _Builder:
         self.consumed: set[int] = set()
         self.draw_names: list[str] = []
         self.traced_names: dict[int, str] = {}
+        self.fresh: dict[str, tuple[str, Any, list[str], bool]] = {}
 
     def const(self, value: Any) -> str:
         t = type(value)
@@ -692,6 +693,7 @@ class _Builder:
             # does the same IEEE operation without the ufunc's overhead (W2, W5)
             expr = f"-{args[0]}" if op == "-u" else f"{args[0]} {op} {args[1]}"
             self.lines.append(f"{name} = {expr}  # {prim.name}")
+            self.fresh_array(node, name, direct, args, op != "@")
             self.n_steps += 1
             self.names[id(node)] = name
             self.dynamic.add(name)
@@ -710,11 +712,21 @@ class _Builder:
                 self.ns[f"P{k}"] = params
                 call += f", **P{k}"
         self.lines.append(f"{name} = {call})  # {prim.name}")
+        if direct is not None and not params and isinstance(direct, numpy.ufunc):
+            self.fresh_array(node, name, direct, args, True)
         self.n_steps += 1
         self.names[id(node)] = name
         self.dynamic.add(name)
         if key is not None:
             self.cse[key] = name
+
+    def fresh_array(
+        self, node: Node, name: str, ufunc: Any, args: list[str], elementwise: bool
+    ) -> None:
+        """Note a step whose result is a new NumPy array (for `_reuse_buffers`)."""
+        if type(node.value) is _ndarray and node.value.ndim and isinstance(ufunc, numpy.ufunc):
+            self.ns[f"U{ufunc.__name__}"] = ufunc
+            self.fresh[name] = (ufunc.__name__, (node.shape, node.dtype), args, elementwise)
 
     def guard(self, read: tuple[Node, str, Any, Any, str]) -> None:
         node, kind, result, other, line = read
@@ -920,7 +932,10 @@ def build_plan(
     if wrap:
         body = "(" + "".join(e + ", " for e in exprs) + ")"
     args = ", ".join(b.args)
-    lines = _free_dead_values(b.lines, body)  # type: ignore[arg-type]
+    lines = b.lines
+    if REUSE_BUFFERS:
+        lines = _reuse_buffers(lines, b.fresh, body)  # type: ignore[arg-type]
+    lines = _free_dead_values(lines, body)  # type: ignore[arg-type]
     src = "\n".join(
         [f"def plan({args}):", *("    " + line for line in lines), f"    return {body}", ""]
     )
@@ -936,6 +951,56 @@ def build_plan(
 
 
 _VALUE = re.compile(r"\b[vmdt]\d+\b")
+
+
+# Whether plans write elementwise results into the buffers of dead values (`out=`).
+REUSE_BUFFERS = True
+
+
+def _reuse_buffers(
+    lines: list[str], fresh: dict[str, tuple[str, Any, list[str], bool]], body: str
+) -> list[str]:
+    """Write elementwise steps into the arrays of values dead before them (`ufunc(..., out=)`).
+
+    A buffer is reused only when a ufunc step made it (a new array of its
+    own), every step that read it was an elementwise ufunc step or a
+    matmul (so no view of it is alive), it is not an output, and its last
+    read came before the step that takes it: the replay computes the same
+    numbers in the same memory a fresh result would have taken.
+    """
+    used: dict[str, list[int]] = collections.defaultdict(list)
+    defined: dict[str, int] = {}
+    for i, line in enumerate(lines):
+        code = line.split("  #", 1)[0]
+        target, _, rhs = code.partition(" = ") if " = " in code else ("", "", code)
+        for n in _VALUE.findall(rhs):
+            used[n].append(i)
+        if target:
+            defined[target] = i
+    escaped = set(_VALUE.findall(body))
+    for n, at in used.items():
+        for i in at:
+            code = lines[i].split("  #", 1)[0]
+            target = code.partition(" = ")[0] if " = " in code else ""
+            if target not in fresh:  # read by a step that may keep a view of it
+                escaped.add(n)
+    free: dict[Any, list[str]] = collections.defaultdict(list)
+    out = list(lines)
+    dead_at: dict[int, list[str]] = collections.defaultdict(list)
+    for n in fresh:
+        if n not in escaped and used.get(n):
+            dead_at[used[n][-1]].append(n)
+    for i, line in enumerate(lines):
+        code, _, label = line.partition("  # ")
+        target = code.partition(" = ")[0]
+        info = fresh.get(target)
+        if info is not None and info[3] and free[info[1]]:
+            buf = free[info[1]].pop()
+            ufunc, _, args, _ = info
+            out[i] = f"{target} = U{ufunc}({', '.join(args)}, out={buf})  # {label}, into {buf}"
+        for n in dead_at.get(i, ()):
+            free[fresh[n][1]].append(n)
+    return out
 
 
 def _free_dead_values(lines: list[str], body: str) -> list[str]:
@@ -1167,6 +1232,14 @@ class Jitted:
         """Run `f` on fresh leaves for the dynamic arguments; return the plan, why not, f's result."""
         import time
 
+        if any(hasattr(v, "__cuda_array_interface__") for v in leaves):
+            # NOTE: plans were never replayed on a GPU (no CuPy fusion, no CUDA graphs yet,
+            # and guards read values with bool()): a CuPy signature runs eagerly, with a warning.
+            reason = (
+                "an argument is a CuPy array, and funcgrad.jit builds plans for NumPy arrays "
+                "only (CuPy fusion and CUDA graphs are not implemented)"
+            )
+            return None, reason, self.fn(*args, **kwargs)
         start = time.perf_counter()
         inputs: list[Node] = []
         traced = []
