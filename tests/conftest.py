@@ -7,7 +7,9 @@ Test references (torch, autograd, ...) are asked for with
 
 import importlib.metadata
 import os
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 from tests.references import in_ci
@@ -44,3 +46,21 @@ def pytest_report_header(config):
         f"hypothesis profile: {settings.get_current_profile_name()}",
         f"references ({mode} when missing): {found}",
     ]
+
+
+_DISTRIBUTED = Path(__file__).parent / "distributed"
+
+
+def pytest_collection_modifyitems(config, items):
+    """Keep tests that share an expensive resource on one pytest-xdist worker.
+
+    `scripts/check.sh` runs the suite with `-n auto --dist loadgroup`: every test
+    that uses the built site (one strict `mkdocs build` per worker that asks for
+    it) goes to one worker, and the multi-process MPI jobs run one at a time so
+    they never oversubscribe the cores together. Without `-n` the marks do nothing.
+    """
+    for item in items:
+        if "built_site" in item.fixturenames:
+            item.add_marker(pytest.mark.xdist_group("site"))
+        elif _DISTRIBUTED in Path(str(item.path)).parents:
+            item.add_marker(pytest.mark.xdist_group("mpi"))
