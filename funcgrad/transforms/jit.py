@@ -1129,8 +1129,11 @@ class Jitted:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # The fast path: positional NumPy arrays only, keyed by type, shape and dtype.
         if not kwargs:
+            key: tuple[Any, ...] = ()
             try:
-                entry = self._fast.get(tuple([(type(a), a.shape, a.dtype) for a in args]))
+                for a in args:  # NOTE: a flat tuple: cheaper to build and hash than nested ones
+                    key += (type(a), a.shape, a.dtype)
+                entry = self._fast.get(key)
             except AttributeError:  # an argument that is not an array
                 entry = None
             if entry is not None:
@@ -1204,8 +1207,8 @@ class Jitted:
                     self._fast = {k: e for k, e in self._fast.items() if e is not dropped}
                 if not kwargs and not self.static_argnums and len(dyn) == len(args):
                     # every argument is a dynamic NumPy array (or scalar): the fast path's key
-                    fast = tuple([(type(a), a.shape, a.dtype) for a in args])
-                    if all(t is _ndarray or issubclass(t, _generic) for t, _, _ in fast):
+                    if all(type(a) is _ndarray or isinstance(a, _generic) for a in args):
+                        fast = tuple(v for a in args for v in (type(a), a.shape, a.dtype))
                         self._fast[fast] = entry
             else:
                 entry.retraces += 1
