@@ -51,6 +51,7 @@ __all__ = [
     "intersect1d",
     "load",
     "matvec",
+    "real_if_close",
     "require",
     "save",
     "savez",
@@ -464,3 +465,28 @@ def savez(file: Any, *args: Any, allow_pickle: bool = True, **kwds: Any) -> None
         allow_pickle=allow_pickle,
         **{k: _value(v) for k, v in kwds.items()},
     )
+
+
+def real_if_close(a: Any, tol: float = 100) -> Any:
+    """Return the real part of `a` if all its imaginary parts are close to 0, else `a` (NumPy's).
+
+    Close means below `tol` machine epsilons of `a`'s dtype (`tol` itself
+    when it is at most 1). Which of the two is returned is read from the
+    values; either is differentiable: `real(a)` (the gradient of the real
+    part) or `a` unchanged. A real `a` is returned as it is.
+
+    Examples:
+        >>> import funcgrad.numpy as fnp
+        >>> fnp.real_if_close([2.1 + 4e-15j, 5.2 + 3e-15j])
+        array([2.1, 5.2])
+    """
+    if type(a) is not _Node:
+        a = _np.asanyarray(a)
+    v = a.value if type(a) is _Node else a
+    if v.dtype.kind != "c":
+        return a
+    if tol > 1:
+        tol = _np.finfo(v.dtype).eps * tol
+    if not bool(_np.all(_np.absolute(v.imag) < tol)):
+        return a
+    return _ew.real(a) if type(a) is _Node else v.real

@@ -32,7 +32,6 @@ import numpy as _np
 from funcgrad.errors import AxisError as _AxisError
 from funcgrad.errors import OpError as _OpError
 from funcgrad.graph import Node as _Node
-from funcgrad.numpy import _kinds
 from funcgrad.numpy._adapters import axes as _as_axes
 from funcgrad.numpy._compose import average as _average
 from funcgrad.numpy._compose import take_along_axis as _take_along_axis
@@ -710,19 +709,29 @@ def partition(a: Any, kth: Any, axis: Any = -1, kind: str = "introselect", order
     return _take_along_axis(a, picks, axis=axis)
 
 
-@_kinds.value_only
 def sort_complex(a: Any):
-    """Return `a` sorted as complex numbers, by real then imaginary part (value only).
+    """Return `a` sorted as complex numbers, by real then imaginary part, along the last axis.
 
-    Complex values cannot enter a recorded operation yet (issue #13), so the
-    result is a plain complex array, without a gradient.
+    A composition: `a` as complex (complex64 from float32 and smaller, else
+    complex128, as NumPy), then `take_along_axis` of NumPy's order of those
+    values, so the gradient follows the entries as `sort`'s does.
 
     Examples:
         >>> import funcgrad.numpy as fnp
         >>> fnp.sort_complex([2.0, 1.0])
         array([1.+0.j, 2.+0.j])
     """
-    return _np.sort_complex(_value(a))
+    a = _arr(a)
+    v = _values(a)
+    dtype = _np.sort_complex(_np.zeros(0, dtype=v.dtype)).dtype
+    z = _ew.astype(a, dtype=dtype) if _is_node(a) else v.astype(dtype)
+    if _ndim(z) == 0:
+        raise _AxisError(
+            "funcgrad.numpy.sort_complex: axis -1 is out of bounds for array of dimension 0 "
+            "(it sorts along the last axis)"
+        )
+    order = _np.argsort(_np.asarray(v, dtype=dtype), axis=-1, kind="stable")
+    return _take_along_axis(z, order, axis=-1)
 
 
 # --- covariance ----------------------------------------------------------------------------

@@ -16,8 +16,10 @@ import math as _math
 
 import numpy as _np
 
+from funcgrad.backend import xp_of as _xp_of
 from funcgrad.graph import Node as _Node
 from funcgrad.numpy._adapters import axes as _as_axes
+from funcgrad.numpy._kinds import zero_gradient as _zero_gradient
 from funcgrad.ops import elementwise as _elementwise
 from funcgrad.ops import nn as _nn
 from funcgrad.ops import reduce as _reduce
@@ -29,6 +31,7 @@ from funcgrad.scipy._generated_special import __all__ as _generated_all
 __all__ = [
     *_generated_all,
     "expit",
+    "gammasgn",
     "log_softmax",
     "logsumexp",
     "multigammaln",
@@ -57,6 +60,29 @@ def expit(x):
         array([0.        , 0.5       , 0.88079708])
     """
     return _elementwise.sigmoid(x)
+
+
+@_zero_gradient
+def gammasgn(x):
+    """Return the sign of the gamma function (SciPy's `gammasgn`): piecewise constant.
+
+    Its derivative is zero wherever it has one, so on a graph node the
+    result is a plain array (nothing flows back), as HIPS autograd's.
+
+    Args:
+        x: An array, a number, or a graph node (real).
+
+    Returns:
+        An array of `x`'s floating-point dtype: 1, -1 (or NaN at the poles,
+        as SciPy's).
+
+    Examples:
+        >>> import numpy as np, funcgrad.scipy.special as fsp
+        >>> fsp.gammasgn(np.array([0.5, -0.5, -1.5]))
+        array([ 1., -1.,  1.])
+    """
+    v = _value(x)
+    return _special._call(_xp_of(v), "gammasgn", v)
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):

@@ -61,3 +61,15 @@ def _conj_complex(g):
 def _abs_complex(g):
     a, b = _parts(g, 0.3, 2.0)  # away from 0, where |z| has no derivative
     return Example((a, b), lambda m, a, b: m.abs(m.exp(a + 1j * b) + (a + 1j * b) ** 2))
+
+
+@case("real_if_close", "complex")
+def _real_if_close(g):
+    # imaginary parts of 0 (the real part comes back) or not (z itself, its real part taken)
+    a, b = _parts(g)
+    small = g.boolean()
+    return Example(
+        (a, b),
+        lambda m, a, b: m.real(m.real_if_close(a * (1 + 0j) + 1j * (0 * b if small else b))),
+        f"small={small}",
+    )

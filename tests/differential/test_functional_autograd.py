@@ -417,6 +417,9 @@ SCIPY_CASES = {
     "special.multigammaln": lambda r: (
         (_u(r, 2.0, 5.0, ()),), lambda s, a: s.special.multigammaln(a, 3), (0,)
     ),
+    "special.gammasgn": lambda r: (  # piecewise constant: values only
+        (_u(r, -3.0, 3.0),), lambda s, x: s.special.gammasgn(x), ()
+    ),
     "special.jn": lambda r: ((_u(r, -4.0, 4.0),), lambda s, x: s.special.jn(2, x), (0,)),
     "special.yn": lambda r: ((_u(r, 0.5, 4.0),), lambda s, x: s.special.yn(2, x), (0,)),
     "special.iv": lambda r: ((_u(r, 0.2, 4.0),), lambda s, x: s.special.iv(1.5, x), (0,)),

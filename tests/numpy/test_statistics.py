@@ -17,7 +17,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.errors import FuncgradError
+from funcgrad.errors import AxisError, FuncgradError
 from tests.references import requires
 
 RNG = np.random.default_rng(1234)
@@ -464,3 +464,23 @@ def test_sort_and_partition_gradients_follow_the_entries():
         want = np.zeros_like(x)
         np.put_along_axis(want, picks, c, axis=1)  # output position k came from entry picks[k]
         np.testing.assert_array_equal(fg.grad(lambda x: fnp.sum(f(x) * c))(x), want)
+
+
+def test_sort_complex_and_real_if_close_are_differentiable():
+    # sort_complex moves entries (its gradient follows them, as sort's); real_if_close is
+    # real(z) or z, read from the values: both checked by central differences (complex
+    # directions: real and imaginary parts), values and dtypes as NumPy's
+    z = np.array([[2 + 1j, 1 - 1j, 1.5 + 0.5j], [0.2 - 2j, -1 + 0j, 0.3 + 1j]])
+    for a in (z, z.real.astype(np.float32), np.array([3, 1, 2])):
+        assert_like_numpy(fnp.sort_complex(a), np.sort_complex(a))
+    w = np.arange(1.0, 4.0)
+    fg.check_grads(lambda z: fnp.abs(fnp.sort_complex(z) * w) ** 2, (z,), order=2)
+    fg.check_grads(lambda x: fnp.real(fnp.sort_complex(x) * (1 + 2j)), (z.real,), order=2)
+    with pytest.raises(AxisError, match="sort_complex"):
+        fnp.sort_complex(np.array(1.0))
+    for a, tol in ((z, 100), (z.real + 1e-15j, 100), (z.real + 1e-9j, 1e-8), (z.real, 100)):
+        assert_like_numpy(fnp.real_if_close(a, tol=tol), np.real_if_close(a, tol=tol))
+    near = z.real + 1e-15j
+    g = fg.grad(lambda y: fnp.sum(fnp.real_if_close(y) * w))(near)
+    np.testing.assert_array_equal(g, np.broadcast_to(w, z.shape))  # d Re(y) = the real part
+    fg.check_grads(lambda y: fnp.abs(fnp.real_if_close(y)) ** 2, (z,), order=2)

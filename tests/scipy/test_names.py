@@ -12,12 +12,13 @@ gammaln gamma digamma psi polygamma multigammaln beta betaln betainc gammainc ga
 erf erfc erfinv erfcinv expit logit logsumexp softmax log_softmax xlogy xlog1py entr
 i0 i1 i0e i1e j0 j1 y0 y1 jn yn rgamma ndtr ndtri log_ndtr
 """.split()
-# Provided beyond the list (used by the rules of the ones above).
-SPECIAL_EXTRA = ["iv", "ive"]
+# Provided beyond the list: used by the rules of the ones above (iv, ive); what HIPS
+# autograd also has (gammasgn); the complex log gamma (loggamma).
+SPECIAL_EXTRA = ["iv", "ive", "gammasgn", "loggamma"]
 STATS = {
     "norm": "logpdf pdf cdf logcdf sf logsf ppf",
     "t": "logpdf pdf cdf logcdf sf logsf",
-    "multivariate_normal": "logpdf pdf cdf",
+    "multivariate_normal": "logpdf pdf cdf entropy",
     "gamma": "logpdf pdf cdf logcdf sf logsf",
     "beta": "logpdf pdf cdf logcdf sf logsf",
     "dirichlet": "logpdf pdf",
