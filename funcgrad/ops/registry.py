@@ -28,6 +28,7 @@ and both engines apply `funcgrad.ops.guard`.
 from __future__ import annotations
 
 import dis
+import operator
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
@@ -246,6 +247,9 @@ class Primitive:
     # frame fewer per application; else None and -1
     direct: Callable[..., Any] | None = attrs.field(init=False, default=None, repr=False)
     direct_arity: int = attrs.field(init=False, default=-1, repr=False)
+    # what `bind` calls instead: the same, or Python's operator for `+`, `-` and negation
+    # (see `_OPERATORS`)
+    bind_direct: Callable[..., Any] | None = attrs.field(init=False, default=None, repr=False)
 
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "takes_complex", self.sample is not None and self.sample.complex)
@@ -253,6 +257,7 @@ class Primitive:
         if direct is not None:
             object.__setattr__(self, "direct", direct[0])
             object.__setattr__(self, "direct_arity", direct[1])
+            object.__setattr__(self, "bind_direct", _OPERATORS.get(direct[0], direct[0]))
 
     def __call__(self, *args: Any, **params: Any) -> Any:
         if _observe.active:  # some thread has a profile or anomaly mode open
@@ -304,7 +309,7 @@ class Primitive:
         xp = _numpy if _modules.get("cupy") is None else xp_for(self.name, values)
         try:
             if xp is _numpy and len(values) == self.direct_arity and not params:
-                out = self.direct(*values)  # type: ignore[misc]  # not None when the arity is set
+                out = self.bind_direct(*values)  # type: ignore[misc]  # set with the arity
             else:
                 out = self.forward(xp, *values, **params)
         except FuncgradError:
@@ -336,6 +341,17 @@ class Primitive:
         return f"<primitive {self.name}>"
 
 
+# NOTE: on 0-d values (NumPy scalars) `x + 0.1` runs NumPy's scalar arithmetic, several times
+# faster than the ufunc call `np.add(x, 0.1)`; on arrays the operator calls that ufunc. The
+# results are equal bit for bit: these operations are exactly rounded (IEEE 754), also for
+# complex numbers (componentwise), and NumPy promotes the same way in both. Not `*`: NumPy's
+# scalar complex product rounds differently from its ufunc loop (checked). Only `bind` uses
+# them: its values are NumPy arrays or scalars or Python numbers, never lists.
+_OPERATORS: dict[Any, Callable[..., Any]] = {
+    _numpy.add: operator.add,
+    _numpy.subtract: operator.sub,
+    _numpy.negative: operator.neg,
+}
 _SKIPPED_OPS = frozenset({"RESUME", "NOP", "PRECALL", "PUSH_NULL", "CACHE"})
 
 
