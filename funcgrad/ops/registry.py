@@ -303,7 +303,7 @@ class Primitive:
                 elif t is float or t is int or t is complex:
                     values.append(a)  # kept weak: float32 * 2.0 stays float32 (NEP 50)
                 else:
-                    args = tuple(x if type(x) is Node else _constant(x) for x in args)
+                    args = tuple([x if type(x) is Node else _constant(x) for x in args])
                     values = [x.value if type(x) is Node else x for x in args]
                     break
         xp = _numpy if _modules.get("cupy") is None else xp_for(self.name, values)

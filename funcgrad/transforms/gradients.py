@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy
 
-from funcgrad.backend import as_value, is_inexact, xp_of
+from funcgrad.backend import as_value, freeze_result, is_inexact, xp_of
 from funcgrad.errors import DtypeError, NonScalarOutputError, ShapeError
 from funcgrad.graph import Node, leaf
 from funcgrad.graph.node import Array
@@ -322,7 +322,7 @@ def hvp_of_values(
                 f"(dtype {out.dtype}); hvp differentiates a scalar function twice"
             )
         _check_grad_dtypes(out, variables, False, op)
-        seed = xp_of(out.value).ones((), dtype=out.dtype)
+        seed = freeze_result(xp_of(out.value).ones((), dtype=out.dtype))  # rules take it as is
         first = walk((out,), (seed,), wrt, create_graph=True)
         roots, cts = [], []
         for v, t in zip(wrt, t_leaves, strict=True):
