@@ -25,10 +25,12 @@ from funcgrad.graph import Node
 from funcgrad.graph.node import _report
 from funcgrad.graph.node import value_readers as _value_readers
 from funcgrad.ops import astype
+from funcgrad.ops import observe as _observe
 from funcgrad.ops._util import index_of, normalize_axis
 from funcgrad.ops.device import move as _move_op
 from funcgrad.ops.elementwise import imag as _imag
 from funcgrad.ops.elementwise import real as _real
+from funcgrad.ops.registry import Primitive
 from funcgrad.ops.shape import copy as _copy
 from funcgrad.tensors import grad_mode
 from funcgrad.tensors.aliases import (
@@ -920,11 +922,14 @@ def _apply(fn, *args, **kwargs):
                 v = unwrapped[i]
                 if type(v) is np.ndarray and v.flags.writeable:
                     unwrapped[i] = _graph_constant(unwrapped, i)
-        result = (
-            fn(*unwrapped, **{k: _unwrap(v, record) for k, v in kwargs.items()})
-            if kwargs
-            else fn(*unwrapped)
-        )
+        if kwargs:
+            result = fn(*unwrapped, **{k: _unwrap(v, record) for k, v in kwargs.items()})
+        elif recorded and type(fn) is Primitive and not _observe.active:
+            # NOTE: what `Primitive.__call__` does when an argument is a node
+            # (`unwrapped` holds no Tensor), without its dispatch loop
+            result = fn.bind(tuple(unwrapped), {})
+        else:
+            result = fn(*unwrapped)
         if type(result) is Node:
             t = object.__new__(cls)
             _init(t, result.value, result)
