@@ -117,13 +117,15 @@ class _Traced(numpy.ndarray):
         self._rec = getattr(obj, "_rec", None)
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        if "out" in kwargs:
-            return _untraceable(self, f"numpy.{ufunc.__name__}(..., out=...)")
+        if "out" in kwargs or method == "at":  # writes into an array: computed, not followed
+            _untraceable(self, f"numpy.{ufunc.__name__}.{method}(..., out=...)")
+            return getattr(ufunc, method)(*_swap(inputs, {}), **kwargs)
         return _derive(ufunc if method == "__call__" else getattr(ufunc, method), inputs, kwargs)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        if "out" in kwargs and kwargs["out"] is not None:
-            return _untraceable(self, f"numpy.{func.__name__}(..., out=...)")
+        if kwargs.get("out") is not None:
+            _untraceable(self, f"numpy.{func.__name__}(..., out=...)")
+            return func(*_swap(tuple(args), {}), **kwargs)
         return _derive(func, args, kwargs)
 
     def __getitem__(self, key: Any) -> Any:
