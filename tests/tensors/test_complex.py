@@ -198,3 +198,28 @@ def test_gamma_family_refuses_complex_as_pytorch(call):
                 call(lib, z)
             messages.append(str(info.value).split("\n")[0])
         assert messages[0] in messages[1], messages
+
+
+def test_phase_dependent_svd_loss_refused_by_pytorch_is_differentiated_in_the_gauge():
+    # PyTorch refuses a loss that depends on the phase of complex singular vectors (LAPACK's
+    # are arbitrary); funcgrad's are gauged (docs/concepts/complex.md), so the Tensor layer
+    # gives the gradient of the gauged U, in PyTorch's convention: dL/dRe + i dL/dIm
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
+    t = torch.tensor(a, requires_grad=True)
+    with pytest.raises(RuntimeError, match="depends on this phase"):
+        torch.linalg.svd(t)[0][0, 1].real.backward()
+    z = funcgrad.tensor(a, requires_grad=True)
+    funcgrad.linalg.svd(z)[0][0, 1].real.backward()
+
+    def loss(y):
+        return np.real(fnp.linalg.svd(y)[0][0, 1])
+
+    eps = 1e-6
+    numeric = np.zeros(a.shape, dtype=complex)
+    for i in np.ndindex(a.shape):
+        for step in (1.0, 1j):
+            d = np.zeros(a.shape, dtype=complex)
+            d[i] = step * eps
+            numeric[i] += step * (loss(a + d) - loss(a - d)) / (2 * eps)
+    np.testing.assert_allclose(_np(z.grad), numeric, atol=1e-7)
