@@ -5,13 +5,16 @@
     python benchmarks/compare.py --instructions    # and instruction counts under callgrind (+2 to 4 min)
     python benchmarks/compare.py --old REV --new REV --only W3,W6 --rounds 15
     python benchmarks/compare.py --quick --json raw.json   # the per-round figures as JSON too
+    python benchmarks/compare.py --old REV --only W8,OPT-SGD,OPT-ADAM --instructions  # training, optimizer
 
 The OLD tree is a git worktree of `--old` (default e3cdb71, main before issue
 11's refactor) made in the temp folder (`fg-compare-<sha>`; reused when it is
 there, removed at the end when this run made it, unless `--keep`). The NEW tree
 is the checkout this script lives in, uncommitted changes included, or a
 worktree of `--new REV`. Both run the same workloads: `workloads.py` beside
-this script (W1-W4, W6 through `build_*`, W5 through `w5_impl`), which use only
+this script (W1-W4, W6 through `build_*`, W5 through `w5_impl`; on request
+W7 and W8, the training steps, and OPT-SGD/OPT-ADAM, `optimizer.step()`
+alone, which has only the imperative path), which use only
 public names (`funcgrad.value_and_grad`, `hvp`, `funcgrad.numpy`, `tensor`,
 `Tensor.backward`, `funcgrad.autograd.grad`, ...), present in both trees. The
 children replace the module `peers` by a stub that reports PyTorch and HIPS
@@ -90,6 +93,8 @@ DEFAULT_OLD = "e3cdb71"
 PATHS = ("fg_func", "fg_imp")
 TARGET = 1.03
 ALL = ("W1", "W2", "W3", "W4", "W5", "W6")
+# Measured only when named in --only: the training steps and the optimizer step alone.
+EXTRA = ("W7", "W8", "OPT-SGD", "OPT-ADAM")
 TITLES = {
     "W1": "2,000-op elementwise chain, (16,) f64",
     "W2": "2,000-op elementwise chain, 0-d f64",
@@ -97,6 +102,10 @@ TITLES = {
     "W4": "sum(tanh(X @ W1) @ W2), 512x1024x1024x256, f32",
     "W5": "scalar chain x = x*c + d",
     "W6": "Hessian-vector product, A 256x256 f64",
+    "W7": "LeNet SGD training step, batch 64, f32",
+    "W8": "MLP 784-256-128-10 Adam training step, batch 128, f32",
+    "OPT-SGD": "SGD (momentum) step alone, 16 tensors of W7 and W8",
+    "OPT-ADAM": "Adam step alone, 16 tensors of W7 and W8",
 }
 # Timing per child: (blocks, calls per block); full and --quick. W5: its steps.
 CALLS = {
@@ -106,14 +115,26 @@ CALLS = {
     "W4": ((3, 1), (2, 1)),
     "W5": ((1, 1), (1, 1)),
     "W6": ((9, 30), (5, 20)),
+    "W7": ((5, 3), (3, 2)),
+    "W8": ((5, 5), (3, 3)),
+    "OPT-SGD": ((5, 10), (3, 5)),
+    "OPT-ADAM": ((5, 10), (3, 5)),
 }
 W5_STEPS = (100_000, 25_000)
 ROUNDS = (9, 3)
 # Under callgrind: calls per workload and path (after one warm-up call), W5 steps.
 INSTR_CALLS = {"W1": 2, "W2": 2, "W3": 20, "W4": 20, "W5": 1, "W6": 20}
+INSTR_CALLS.update({"W7": 1, "W8": 3, "OPT-SGD": 5, "OPT-ADAM": 5})
 INSTR_W5_STEPS = 10_000
 UNITS = {"W1": ("ms", 1e3), "W2": ("ms", 1e3), "W3": ("ms", 1e3), "W4": ("ms", 1e3)}
 UNITS.update({"W5": ("s", 1.0), "W6": ("ms", 1e3)})
+UNITS.update({w: ("ms", 1e3) for w in EXTRA})
+
+
+def paths_of(wid: str) -> tuple:
+    """The funcgrad paths of a workload: the optimizer step has no functional one."""
+    return ("fg_imp",) if wid.startswith("OPT") else PATHS
+
 
 _CG_HELPER = r"""
 #include <valgrind/callgrind.h>
@@ -203,11 +224,17 @@ def _impls(workloads, wid: str, w5_steps: int) -> dict:
         built = workloads.build_mlp()
     elif wid == "W4":
         built = workloads.build_matmul(with_details=False)
-    else:
+    elif wid == "W6":
         built = workloads.build_hvp()
-    impls = {p: built[p] for p in PATHS}
+    elif wid == "W7":
+        built = workloads.build_lenet()
+    elif wid == "W8":
+        built = workloads.build_adam_mlp()
+    else:  # the first step's parameters, the same in every implementation
+        built = workloads.build_optimizer_step(wid.split("-")[1].lower())
+    impls = {p: built[p] for p in paths_of(wid)}
     impls["ref"] = built["numpy"]
-    impls["warm"] = {p: built[p] for p in PATHS}
+    impls["warm"] = dict(impls)
     return impls
 
 
@@ -233,16 +260,17 @@ def child_time(tree: str, wid: str, quick: bool) -> dict:
     impls = _impls(workloads, wid, W5_STEPS[1 if quick else 0])
     ref = impls["ref"]()
     out: dict = {"time": {}, "check": {}}
-    for p in PATHS:
+    paths = paths_of(wid)
+    for p in paths:
         got = impls["warm"][p]()
         if wid != "W5":
             out["check"][p] = _rel_diff(got, ref)
             for _ in range(2 if inner > 1 else 0):
                 impls[p]()
-    times: dict = {p: [] for p in PATHS}
+    times: dict = {p: [] for p in paths}
     gc.collect()
     for b in range(blocks):
-        for p in PATHS[b % 2 :] + PATHS[: b % 2]:
+        for p in paths[b % 2 :] + paths[: b % 2]:
             fn = impls[p]
             t0 = time.perf_counter()
             for _ in range(inner):
@@ -263,7 +291,7 @@ def child_instructions(tree: str, helper: str, selection: list) -> int:
     workloads = _load_workloads(tree)
     for wid in selection:
         impls = _w4_small() if wid == "W4" else _impls(workloads, wid, INSTR_W5_STEPS)
-        for p in PATHS:
+        for p in paths_of(wid):
             impls["warm"][p]()
             if wid == "W5":
                 impls[p]()  # a first full-size call: the heap grows once, outside the count
@@ -405,7 +433,7 @@ def timing_table(selection, results, quick: bool, verdict: bool) -> list:
     over = []
     for wid in selection:
         unit, scale = UNITS[wid]
-        for p in PATHS:
+        for p in paths_of(wid):
             old = [r["old"][wid]["time"][p] for r in results]
             new = [r["new"][wid]["time"][p] for r in results]
             ratios = [n / o for n, o in zip(new, old, strict=True)]
@@ -502,7 +530,7 @@ def instruction_table(selection, counts) -> list:
     print("|---|---|---|---|---|---|")
     over = []
     for wid in selection:
-        for p in PATHS:
+        for p in paths_of(wid):
             old, new = counts["old"].get((wid, p)), counts["new"].get((wid, p))
             if old is None or new is None:
                 print(f"| {wid} | {p} | | missing | missing | |")
@@ -529,12 +557,12 @@ def parse_only(values) -> list:
     for value in values or [",".join(ALL)]:
         for item in value.split(","):
             item = item.strip().upper()
-            if item not in ALL:
+            if item not in ALL + EXTRA:
                 raise SystemExit(
-                    f"--only: unknown workload {item!r} (choose from {', '.join(ALL)})"
+                    f"--only: unknown workload {item!r} (choose from {', '.join(ALL + EXTRA)})"
                 )
             chosen.add(item)
-    return [w for w in ALL if w in chosen]
+    return [w for w in ALL + EXTRA if w in chosen]
 
 
 def main(argv=None) -> int:
@@ -545,7 +573,12 @@ def main(argv=None) -> int:
         "--quick", action="store_true", help="3 rounds, fewer calls, W5 25,000 steps"
     )
     parser.add_argument("--rounds", type=int, default=None, help="rounds (default 9, --quick 3)")
-    parser.add_argument("--only", action="append", metavar="W1,W3", help="a selection of W1-W6")
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="W1,W3",
+        help="a selection of W1-W6 (default all six), W7, W8, OPT-SGD, OPT-ADAM",
+    )
     parser.add_argument(
         "--instructions", action="store_true", help="also count instructions (callgrind)"
     )
@@ -622,7 +655,9 @@ def main(argv=None) -> int:
         print(f"\n## Time ({rounds} rounds, {elapsed:.0f} s), fresh process per measurement\n")
         over = timing_table(selection, results, args.quick, verdict)
         worst = {
-            side: max(res[side][w]["check"][p] for res in results for w in selection for p in PATHS)
+            side: max(
+                res[side][w]["check"][p] for res in results for w in selection for p in paths_of(w)
+            )
             for side in trees
         }
         print(
