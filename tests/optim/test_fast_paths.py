@@ -1,0 +1,96 @@
+"""The optimizers' fast paths give the numbers of their general paths, bit for bit, and PyTorch's.
+
+SGD runs one of two paths per group (one flat array per list for small
+parameters, one call per term per tensor for large ones:
+`funcgrad.optim._tensors.FLAT_MEAN_SIZE`); Adam writes its terms into arrays
+the step made (`adam._fused`) where the arrays allow it and falls back to
+the general formulas otherwise. Both must be the same numbers, and the
+large-parameter paths (which tests/optim/test_against_torch.py's small
+shapes do not reach) must be PyTorch's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+from funcgrad.optim import _tensors
+from funcgrad.optim import adam as adam_module
+from tests.references import requires
+
+SHAPES = [(40, 30), (3,), (600,), ()]  # mean size above FLAT_MEAN_SIZE: one call per tensor
+
+SGD_OPTIONS = [
+    {"momentum": 0.9},
+    {"momentum": 0.9, "dampening": 0.3, "weight_decay": 0.1},
+    {"momentum": 0.9, "nesterov": True, "maximize": True},
+    {},
+]
+ADAM_OPTIONS = [
+    {"betas": (0.9, 0.99)},
+    {"betas": (0.3, 0.9), "weight_decay": 0.1, "maximize": True},
+    {"weight_decay": 0.1, "decoupled_weight_decay": True},
+]
+
+
+def _run(make, dtype, steps: int = 4) -> list:
+    """Parameters and state after `steps` steps of fixed random gradients."""
+    rng = np.random.default_rng(5)
+    ps = [fg.tensor(rng.standard_normal(s).astype(dtype), requires_grad=True) for s in SHAPES]
+    opt = make(ps)
+    for _ in range(steps):
+        for p in ps:
+            p.grad = fg.tensor(rng.standard_normal(p.shape).astype(dtype))
+        opt.step()
+    state = [v.numpy().copy() for s in opt.state.values() for v in s.values()]
+    return [p.detach().numpy().copy() for p in ps] + state
+
+
+def _same(a: list, b: list) -> bool:
+    return all(x.dtype == y.dtype and np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("options", SGD_OPTIONS, ids=str)
+def test_sgd_flat_and_per_tensor_paths_agree_bit_for_bit(options, dtype, monkeypatch):
+    def make(ps):
+        return fg.optim.SGD(ps, lr=0.05, **options)
+
+    per_tensor = _run(make, dtype)
+    monkeypatch.setattr(_tensors, "FLAT_MEAN_SIZE", 10**9)
+    assert _same(_run(make, dtype), per_tensor)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("options", ADAM_OPTIONS, ids=str)
+def test_adam_fused_and_general_paths_agree_bit_for_bit(options, dtype, monkeypatch):
+    def make(ps):
+        return fg.optim.Adam(ps, lr=0.05, **options)
+
+    fused = _run(make, dtype)
+    monkeypatch.setattr(adam_module, "_fused", lambda *args: False)
+    assert _same(_run(make, dtype), fused)
+
+
+@pytest.mark.parametrize(
+    "name, options",
+    [("SGD", SGD_OPTIONS[1]), ("SGD", SGD_OPTIONS[2]), ("Adam", ADAM_OPTIONS[1])],
+    ids=str,
+)
+def test_large_parameter_paths_are_pytorchs(name, options):
+    torch = requires("torch")
+    rng = np.random.default_rng(6)
+    arrays = [rng.standard_normal(s) for s in SHAPES]
+    ours = [fg.tensor(a, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    opt_ours = getattr(fg.optim, name)(ours, lr=0.05, **options)
+    opt_theirs = getattr(torch.optim, name)(theirs, lr=0.05, **options)
+    for _ in range(5):
+        for p, q in zip(ours, theirs, strict=True):
+            g = rng.standard_normal(p.shape)
+            p.grad, q.grad = fg.tensor(g), torch.tensor(g)
+        opt_ours.step()
+        opt_theirs.step()
+    for p, q in zip(ours, theirs, strict=True):
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-12, atol=1e-14)
