@@ -27,9 +27,9 @@ from funcgrad.tensors.engine import torch_convention as _conj
 from funcgrad.tensors.grad_mode import enable_grad as _enable_grad
 from funcgrad.tensors.missing import missing as _missing
 from funcgrad.tensors.tensor_class import Tensor as _Tensor
-from funcgrad.transforms.batching import Batched as _Batched
 from funcgrad.transforms.batching import _vmapped
 from funcgrad.transforms.gradients import graph_output as _graph_output
+from funcgrad.transforms.pytree import _handler
 from funcgrad.transforms.pytree import tree_map as _tree_map
 
 __all__ = [
@@ -46,27 +46,45 @@ __all__ = [
 ]
 
 
+def _map(fn: Callable[[Any], Any], tree: Any) -> Any:
+    """`tree_map(fn, tree)`, with tuples, lists and None walked here (the common trees:
+    a call's arguments; this runs for every call of a transformed function)."""
+    t = type(tree)
+    if t is tuple:
+        return tuple([_map(fn, v) for v in tree])
+    if t is list:
+        return [_map(fn, v) for v in tree]
+    if tree is None:
+        return None
+    if _handler(tree) is not None:  # a dict, a namedtuple, a registered container
+        return _tree_map(fn, tree)
+    return fn(tree)
+
+
+def _wrap(v: Any) -> Any:
+    if isinstance(v, _Tensor) or not (hasattr(v, "shape") and hasattr(v, "dtype")):
+        return v
+    return _Tensor.__funcgrad_wrap__(v)
+
+
+def _unwrap(v: Any) -> Any:
+    return _core_value(v) if isinstance(v, _Tensor) else v
+
+
 def _tensors(tree: Any) -> Any:
     """Every array or graph node of `tree` as a tensor (tensors and other leaves as they are)."""
-
-    def wrap(v: Any) -> Any:
-        if isinstance(v, _Tensor) or not (hasattr(v, "shape") and hasattr(v, "dtype")):
-            return v
-        return _Tensor.__funcgrad_wrap__(v)
-
-    return _tree_map(wrap, tree)
+    return _map(_wrap, tree)
 
 
 def _graph(tree: Any) -> Any:
     """Every tensor of `tree` as what the functional core differentiates: its node, or its array."""
-    return _tree_map(lambda v: _core_value(v) if isinstance(v, _Tensor) else v, tree)
+    return _map(_unwrap, tree)
 
 
 def _core_value(t: _Tensor) -> Any:
     """A tensor's node, or its value: an array, or the batched value inside `vmap`."""
-    value = t._value
-    if t._node is None and type(value) is _Batched:
-        return value
+    if t._node is None:  # its array (or the batched value inside `vmap`)
+        return t._value
     return _graph_output(t)
 
 
@@ -90,7 +108,7 @@ def _lowered(func: Callable[..., Any]) -> Callable[..., Any]:
 
 def _torch_gradients(tree: Any) -> Any:
     """Gradients as tensors, complex ones in PyTorch's convention (real ones unchanged)."""
-    return _tensors(_tree_map(_conj, tree))
+    return _tensors(_map(_conj, tree))
 
 
 def grad(func: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False):
@@ -161,7 +179,7 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False):
     out, pullback = result[0], result[1]
 
     def vjp_fn(cotangents: Any, *, retain_graph: bool = True, create_graph: bool = False) -> Any:
-        return tuple(_torch_gradients(pullback(_tree_map(_conj, _graph(cotangents)))))
+        return tuple(_torch_gradients(pullback(_map(_conj, _graph(cotangents)))))
 
     if has_aux:
         return _tensors(out), vjp_fn, _tensors(result[2])

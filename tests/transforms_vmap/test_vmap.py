@@ -473,6 +473,16 @@ def test_torch_func_vmap_matches_pytorch():
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, atol=1e-12)
 
 
+def test_torch_func_vmap_checks_every_examples_labels():
+    logits, labels = fg.tensor(RNG.standard_normal((3, 4))), fg.tensor(np.array([0, 3, 9]))
+    loss = lambda z, y: fg.nn.functional.cross_entropy(z[None], y[None])  # noqa: E731
+    with pytest.raises(IndexError, match="Target 9 is out of bounds"):
+        func.vmap(loss)(logits, labels)
+    ok = fg.tensor(np.array([0, 3, 1]))
+    want = [loss(z, y).item() for z, y in zip(logits, ok, strict=True)]
+    _close(func.vmap(loss)(logits, ok).numpy(), np.array(want))
+
+
 def _in_place(mod, x):
     y = x * 2.0  # made inside the function: batched, so in-place writes batch
     y.add_(1.0)

@@ -33,6 +33,7 @@ from funcgrad.ops._util import value_of
 from funcgrad.ops.named import named
 from funcgrad.tensors.dtypes import torch_name
 from funcgrad.tensors.tensor_class import Tensor, _apply
+from funcgrad.transforms.batching import Batched
 
 __all__ = [
     "binary_cross_entropy",
@@ -195,6 +196,8 @@ def _class_indices(name: str, target, input_shape, class_dim: int | None) -> np.
 
 
 def _check_bounds(name: str, idx: np.ndarray, n_classes: int, ignore_index: int | None) -> None:
+    while type(idx) is Batched:  # under vmap: every example's labels at once, as one array
+        idx = value_of(idx.val)
     valid = idx if ignore_index is None else idx[idx != ignore_index]
     bad = valid[(valid < 0) | (valid >= n_classes)]
     if bad.size:
