@@ -177,7 +177,17 @@ REFUSES_INTEGERS = {
 
 # The primitives PyTorch refuses complex inputs to: the name of its kernel in the message.
 # (funcgrad.scipy.special computes them at complex points, as JAX's convention has it.)
-REFUSES_COMPLEX = {"digamma": "digamma", "gammaln": "lgamma_vml_cpu", "polygamma": "polygamma"}
+REFUSES_COMPLEX = {
+    "digamma": "digamma",
+    "gammaln": "lgamma_vml_cpu",
+    "polygamma": "polygamma",
+    "erf": "erf_vml_cpu",
+    "erfc": "erfc_vml_cpu",
+    "ndtr": "erf_vml_cpu",
+    "log_ndtr": "log_ndtr_cpu",
+    "xlogy": "xlogy_cpu",
+    "xlog1py": "xlog1py_cpu",
+}
 
 # The operations that PyTorch does not promote: their tensors must have one dtype.
 SAME_DTYPE = frozenset({"matmul", "dot"})

@@ -185,11 +185,17 @@ def test_create_graph_second_order_matches_pytorch():
         lambda lib, z: lib.polygamma(0, z),
         lambda lib, z: lib.polygamma(1, z),
         lambda lib, z: z.polygamma(3),
+        lambda lib, z: lib.erf(z),
+        lambda lib, z: lib.special.erfc(z),
+        lambda lib, z: lib.special.ndtr(z),
+        lambda lib, z: lib.special.log_ndtr(z),
+        lambda lib, z: lib.xlogy(z, z),
+        lambda lib, z: lib.special.xlog1py(z, z),
     ],
 )
 def test_gamma_family_refuses_complex_as_pytorch(call):
-    # PyTorch has no complex lgamma/digamma/polygamma kernels; funcgrad's Tensor layer
-    # refuses with PyTorch's kernel name (funcgrad.scipy.special computes them, as JAX)
+    # PyTorch has no complex lgamma/digamma/polygamma/erf/ndtr/xlogy kernels; funcgrad's
+    # Tensor layer refuses with PyTorch's kernel name (funcgrad.scipy.special computes them)
     for dtype in ("complex64", "complex128"):
         messages = []
         for lib in (torch, funcgrad):
