@@ -1229,9 +1229,10 @@ def _on_draw(draw: Any, out: Any) -> None:
     if "different" in kinds and type(out) is not Batched:
         raise BatchingError(
             "funcgrad.vmap: with randomness='different', draw from funcgrad's default "
-            "generator (funcgrad.randn, funcgrad.rand, funcgrad.numpy.random's functions, "
-            "dropout); a generator of your own (a funcgrad.Generator or default_rng(seed)) "
-            "draws one value for the whole batch: draw outside vmap and pass the numbers in"
+            "generator or a funcgrad.Generator (funcgrad.randn, funcgrad.rand, "
+            "funcgrad.numpy.random's functions, dropout); a NumPy-style generator of your "
+            "own (funcgrad.numpy.random.default_rng(seed)) draws one value for the whole "
+            "batch: draw outside vmap and pass the numbers in"
         )
 
 
@@ -1350,7 +1351,12 @@ def _draw_batched(method: Any, name: str, frames: list[_Frame], *given: Any, **k
 
 
 def _install_draws(randomness: str) -> None:
-    """Watch funcgrad's draws while a vmap runs; for `"different"`, batch the default CPU ones."""
+    """Watch funcgrad's draws while a vmap runs; for `"different"`, batch the CPU ones.
+
+    For `"different"`, `Source.raw` (the NumPy generator every CPU draw uses, of the
+    default source or of a `funcgrad.Generator`) hands out a `_BatchedDraws` while such a
+    vmap runs in some thread; the generator's state stays its own.
+    """
     with _draw_lock:
         _installed[0] += 1
         if _installed[0] == 1:
@@ -1358,9 +1364,16 @@ def _install_draws(randomness: str) -> None:
         if randomness == "different":
             _installed[1] += 1
             if _installed[1] == 1:
-                source = rng.default("cpu")
-                _proxies[id(source)] = source.raw
-                source._raw = _BatchedDraws(source.raw)
+                plain = rng.Source.raw
+                _proxies[0] = plain
+                rng.Source.raw = property(  # type: ignore[method-assign,assignment]
+                    lambda self: _batched_raw(self, plain)
+                )
+
+
+def _batched_raw(source: Any, plain: Any) -> Any:
+    raw = plain.fget(source)
+    return _BatchedDraws(raw) if source.device == "cpu" else raw
 
 
 def _uninstall_draws(randomness: str) -> None:
@@ -1371,10 +1384,7 @@ def _uninstall_draws(randomness: str) -> None:
         if randomness == "different":
             _installed[1] -= 1
             if _installed[1] == 0:
-                source = rng.default("cpu")
-                raw = _proxies.pop(id(source), None)
-                if isinstance(source._raw, _BatchedDraws):  # (manual_seed inside put a new one)
-                    source._raw = raw if raw is not None else source._raw._raw
+                rng.Source.raw = _proxies.pop(0)  # type: ignore[method-assign]
 
 
 # --- vmap ------------------------------------------------------------------------------------------

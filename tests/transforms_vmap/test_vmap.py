@@ -354,9 +354,13 @@ def test_randomness_different_batches_integer_and_other_draws():
     assert np.array_equal(batched.numpy(), fg.randint(0, 1000, (6, 3)).numpy())
     with pytest.raises(fg.BatchingError, match="'permutation'"):
         func.vmap(lambda x: x + fg.randperm(3), randomness="different")(zeros)
-    own = fg.Generator().manual_seed(1)
-    with pytest.raises(fg.BatchingError, match="generator of your own"):
-        func.vmap(lambda x: x + fg.randn(3, generator=own), randomness="different")(zeros)
+    own = fg.Generator().manual_seed(1)  # a generator of one's own batches too (as PyTorch's)
+    got = func.vmap(lambda x: x + fg.randn(3, generator=own), randomness="different")(zeros)
+    assert not (got.numpy() == got.numpy()[0]).all()
+    assert np.array_equal(got.numpy(), fg.randn(6, 3, generator=fg.Generator().manual_seed(1)))
+    numpy_style = fnp.random.default_rng(1)
+    with pytest.raises(fg.BatchingError, match="NumPy-style generator"):
+        fg.vmap(lambda x: x + numpy_style.standard_normal(3), randomness="different")(X)
 
 
 # --- errors ----------------------------------------------------------------------------------------
