@@ -1290,6 +1290,8 @@ class _BatchedDraws:
         active = [f for f in frames[: _state.body] if f.randomness == "different"]
         if not active:
             return attr
+        if name == "permutation":
+            return functools.partial(_permutation_batched, self._raw, active)
         if name in _UNBATCHED:
             raise BatchingError(
                 f"funcgrad.vmap: the draw {name!r} (randperm, choice, multinomial, dirichlet "
@@ -1297,6 +1299,20 @@ class _BatchedDraws:
                 f"vmap and pass them in with in_axes"
             )
         return functools.partial(_draw_batched, attr, name, active)
+
+
+def _permutation_batched(raw: Any, frames: list[_Frame], n: Any) -> Any:
+    """`randperm(n)` for every example: the order of `n` uniform numbers of each (a uniformly
+    random permutation)."""
+    if not isinstance(n, (int, numpy.integer)):
+        raise BatchingError(
+            "funcgrad.vmap: the draw 'permutation' of an array does not batch with "
+            "randomness='different'; permute by an index (randperm(n)) instead"
+        )
+    out = raw.random((*[f.size for f in frames], int(n))).argsort(axis=-1, kind="stable")
+    for f in frames:
+        out = _batched(out, 0, f.level)
+    return out
 
 
 # NumPy Generator methods with no batched form here (their size is not a leading batch)

@@ -352,8 +352,10 @@ def test_randomness_different_batches_integer_and_other_draws():
     batched = func.vmap(lambda x: fg.randint(0, 1000, (3,)), randomness="different")(zeros)
     fg.manual_seed(1)
     assert np.array_equal(batched.numpy(), fg.randint(0, 1000, (6, 3)).numpy())
-    with pytest.raises(fg.BatchingError, match="'permutation'"):
-        func.vmap(lambda x: x + fg.randperm(3), randomness="different")(zeros)
+    perms = func.vmap(lambda x: x + fg.randperm(3), randomness="different")(zeros).numpy()
+    assert (np.sort(perms, axis=1) == [0, 1, 2]).all() and not (perms == perms[0]).all()
+    with pytest.raises(fg.BatchingError, match="'choice'"):
+        fg.vmap(lambda x: x + fnp.random.choice(3, size=3), randomness="different")(X)
     own = fg.Generator().manual_seed(1)  # a generator of one's own batches too (as PyTorch's)
     got = func.vmap(lambda x: x + fg.randn(3, generator=own), randomness="different")(zeros)
     assert not (got.numpy() == got.numpy()[0]).all()
