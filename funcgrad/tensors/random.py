@@ -29,12 +29,14 @@ import numpy as np
 from funcgrad import numpy as fnp
 from funcgrad.backend import rng, to_device, xp_of
 from funcgrad.errors import ArgumentTypeError, DeviceError, DtypeError, OpError
+from funcgrad.ops._util import value_of
 from funcgrad.tensors import grad_mode
 from funcgrad.tensors.creation import _device, _size
 from funcgrad.tensors.devices import device as _device_class
 from funcgrad.tensors.dtypes import default_float_dtype, result_dtype, to_dtype, torch_name
 from funcgrad.tensors.inplace import inplace
 from funcgrad.tensors.tensor_class import Tensor, _apply, _fresh_leaf, _new_like
+from funcgrad.transforms.batching import Batched
 
 __all__ = [
     "Generator",
@@ -627,6 +629,8 @@ def _check_std(std, op: str) -> None:
 
 
 def _check_probabilities(p, op: str) -> None:
+    while type(p) is Batched:  # under vmap: every example's probabilities, as one array
+        p = value_of(p.val)
     v = np.asarray(p.get() if hasattr(p, "get") else p)
     if not ((v >= 0) & (v <= 1)).all():
         raise OpError(
@@ -664,7 +668,8 @@ def _bernoulli_value(like: Tensor, probs, generator, op: str):
     where = str(like.device)
     u = rng.uniform(tuple(like.shape), np.float64, source=_source(generator, where, op))
     xp = xp_of(like._value)
-    return (_on(u, where) < xp.asarray(probs, np.float64)).astype(like.dtype)
+    probs = probs.astype(np.float64) if type(probs) is Batched else xp.asarray(probs, np.float64)
+    return (_on(u, where) < probs).astype(like.dtype)
 
 
 def multinomial(input, num_samples, replacement: bool = False, *, generator=None) -> Tensor:  # noqa: A002

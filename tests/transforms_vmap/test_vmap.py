@@ -338,6 +338,7 @@ def test_randomness_different_batches_integer_and_other_draws():
         "randint": lambda x: x + fg.randint(0, 1000, (3,)),
         "poisson": lambda x: fg.poisson(x + 3.0),
         "exponential_": lambda x: (x + 1.0).exponential_(),
+        "bernoulli_p": lambda x: fg.bernoulli(x + 0.5),  # batched probabilities
         "fnp.randint": lambda x: x + fnp.random.randint(0, 1000, size=3),
         "fnp.poisson": lambda x: x + fnp.random.poisson(3.0, size=3),
     }
