@@ -9,6 +9,7 @@ from funcgrad.ops import special as _special
 __all__ = [
     "gammaln",
     "gamma",
+    "loggamma",
     "rgamma",
     "digamma",
     "psi",
@@ -78,6 +79,23 @@ def gamma(x):
     return _special.gamma(x)
 
 
+def loggamma(x):
+    """Return the principal branch of the log of the gamma function (complex x; real x > 0, NaN for real x < 0).
+
+    Args:
+        x: An array, a number, or a graph node.
+
+    Returns:
+        An array, or a node if `x` is a node.
+
+    Examples:
+        >>> import numpy as np, funcgrad.scipy.special as fsp
+        >>> fsp.loggamma(np.array([1.4, 3.1]))
+        array([-0.11961291,  0.78737508])
+    """
+    return _special.loggamma(x)
+
+
 def rgamma(x):
     """Return the reciprocal of the gamma function, 1 / gamma(x).
 
@@ -96,7 +114,7 @@ def rgamma(x):
 
 
 def digamma(x):
-    """Return the digamma function, the derivative of gammaln.
+    """Return the digamma function, the derivative of gammaln (and of loggamma).
 
     Args:
         x: An array, a number, or a graph node.

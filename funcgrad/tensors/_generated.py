@@ -618,7 +618,7 @@ def lgamma(input: Tensor) -> Tensor:
 
 
 def digamma(input: Tensor) -> Tensor:
-    """Return the digamma function, the derivative of gammaln.
+    """Return the digamma function, the derivative of gammaln (and of loggamma).
 
     Args:
         input: A tensor (`x` above).
