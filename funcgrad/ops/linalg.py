@@ -21,7 +21,7 @@ import numpy as np
 
 from funcgrad.backend import as_value, xp_of
 from funcgrad.errors import DeviceError, NotDifferentiableError, OpError
-from funcgrad.graph.node import Array
+from funcgrad.graph.node import Array, Node
 from funcgrad.ops._util import attach, describe, failure, op_error, shape_of, value_of
 from funcgrad.ops.elementwise import conjugate, imag, multiply, real
 from funcgrad.ops.index import getitem, normalize_index
@@ -168,7 +168,22 @@ def _matmul_vjp_y(ct: Array, out: Array, x: Array, y: Array) -> Array:
             return matmul(ct, x)
         row = reshape(ct, shape=(*c_shape[:-1], 1, c_shape[-1]))
         return reshape(matmul(row, x), shape=(*c_shape[:-1], shape_of(y)[0]))
+    if x_nd == 2 and y_nd == 2 and _column_major(y):
+        # y is a transposed view (linear's weight.T): give its cotangent the same
+        # layout, as PyTorch's mm backward does, so the transpose's VJP hands the
+        # weight a row-major gradient (copying a transposed one costs ~10x more)
+        return _mT(matmul(_mT(ct), x))
     return matmul(_mT(x), ct)
+
+
+def _column_major(y: Array) -> bool:
+    """Whether `y`'s value is a column-major (Fortran-ordered, not C-ordered) NumPy matrix.
+
+    A layout, not a value (jit records the branch its trace took; vmap's batched
+    values and CuPy arrays take the row-major one).
+    """
+    v = y.value if type(y) is Node else y
+    return type(v) is np.ndarray and v.flags.f_contiguous and not v.flags.c_contiguous
 
 
 def _matmul_forward(xp: ModuleType, x: Array, y: Array) -> Array:
