@@ -194,6 +194,7 @@ def _complex_polygamma(xp: ModuleType, n: int, z: Array) -> Array:
     left = z.real < 0
     w = xp.where(left, 1.0 - z, z)
     steps = xp.maximum(xp.ceil(_ASYMPTOTIC_FROM - w.real), 0.0)
+    steps = xp.where(xp.isfinite(steps), steps, 0.0)  # NaN in, NaN out (not an error)
     near = xp.zeros_like(w)
     for j in range(int(steps.max()) if steps.size else 0):
         near = near + xp.where(j < steps, 1.0 / (w + j) ** (n + 1), 0.0)

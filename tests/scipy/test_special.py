@@ -205,6 +205,9 @@ def test_complex_polygamma_matches_mpmath(n):
     np.testing.assert_allclose(fsp.polygamma(n, x + 0j).real, sp.polygamma(n, x), rtol=1e-12)
     assert fsp.polygamma(n, z.astype(np.complex64)).dtype == np.complex64
     np.testing.assert_allclose(fsp.polygamma(0, z), sp.psi(z), rtol=1e-14)
+    # a NaN entry gives NaN there and leaves the others alone (as SciPy's psi does)
+    mixed = fsp.polygamma(n, np.array([complex(np.nan, 0.0), z[0]]))
+    assert np.isnan(mixed[0]) and mixed[1] == fsp.polygamma(n, z[:1])[0]
 
 
 @pytest.mark.parametrize(
