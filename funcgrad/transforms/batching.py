@@ -46,6 +46,7 @@ every example agrees on.
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 import sys
 import threading
@@ -529,7 +530,45 @@ def _numpy_function(func: Any, args: Any, kwargs: Any) -> Any:
             f"shape (as jax.vmap and torch.func.vmap refuse it); compute it outside the "
             f"vmapped function, or use a fixed-size form (fnp.nonzero(x, size=n), fnp.where)"
         )
+    if func not in _BY_EXAMPLE:
+        raise BatchingError(
+            f"funcgrad.vmap: numpy.{name} was called on a batched value, and vmap runs only "
+            f"NumPy functions known to write nothing once per example; use the funcgrad.numpy "
+            f"function (fnp.{name}), which batches, or compute it outside the vmapped function"
+        )
+    try:
+        bound = inspect.signature(func).bind(*args, **kwargs).arguments
+    except (TypeError, ValueError):  # NumPy reports a wrong call itself, per example
+        bound = kwargs
+    if bound.get("out") is not None or bound.get("overwrite_input"):
+        raise BatchingError(
+            f"funcgrad.vmap: numpy.{name} was called on a batched value with "
+            f"{'out=' if bound.get('out') is not None else 'overwrite_input=True'}: it would "
+            f"write once per example, leaving the last example's values; use its result "
+            f"instead (y = numpy.{name}(x) without out= or overwrite_input)"
+        )
     return _by_example(func, name, args, kwargs)
+
+
+# The NumPy functions vmap runs once per example on the values: those funcgrad.numpy calls
+# on values (positions, counts, statistics of plain arrays), each computing a new result and
+# writing nothing (with out= or overwrite_input=True refused). Any other NumPy function on a
+# batched value raises: one that writes (numpy.copyto, put, place, putmask, fill_diagonal,
+# save) would, run per example, keep only the last example's writes.
+_BY_EXAMPLE = frozenset(
+    [
+        *(
+            getattr(numpy, n)
+            for n in (
+                "median nanmedian quantile nanquantile percentile nanpercentile interp "
+                "searchsorted digitize cov corrcoef convolve correlate histogram "
+                "histogram_bin_edges histogram2d histogramdd count_nonzero polyval stack "
+                "broadcast_to clip sort argsort partition argpartition lexsort"
+            ).split()
+        ),
+        numpy.linalg.slogdet,
+    ]
+)
 
 
 # NumPy functions whose result's shape depends on the values: no batched form

@@ -8,6 +8,7 @@ done one example at a time.
 
 from __future__ import annotations
 
+import io
 import warnings
 
 import numpy as np
@@ -635,3 +636,63 @@ def test_numpy_functions_with_value_dependent_shapes_refuse():
         fg.vmap(lambda x: fnp.histogram_bin_edges(x, bins="auto"))(spread)
     with pytest.raises(fg.BatchingError, match="derivative would be lost"):  # grad outside vmap
         fg.grad(lambda x: fnp.sum(fg.vmap(fnp.median)(x)))(X)
+
+
+# --- NumPy functions run per example: only those that write nothing -----------------------------
+
+
+def test_numpy_functions_that_write_are_refused_and_write_nothing():
+    xs = np.arange(6.0).reshape(3, 2)
+    dst = np.zeros(2)
+    writers = {
+        "copyto": lambda x: np.copyto(dst, x),
+        "put": lambda x: np.put(dst, [0, 1], x),
+        "place": lambda x: np.place(dst, [True, False], x),
+        "putmask": lambda x: np.putmask(dst, [True, False], x),
+        "fill_diagonal": lambda x: np.fill_diagonal(np.zeros((2, 2)) + x, 1.0),
+        "save": lambda x: np.save(io.BytesIO(), x),
+    }
+    for name, write in writers.items():
+        with pytest.raises(fg.BatchingError, match=f"numpy.{name} was called on a batched"):
+            fg.vmap(lambda x, write=write: (write(x), x * 1.0)[1])(xs)
+    np.testing.assert_array_equal(dst, np.zeros(2))  # no example wrote
+
+
+def test_numpy_functions_with_out_or_overwrite_input_are_refused():
+    xs = RNG.standard_normal((3, 5))
+    buf = np.zeros(5)
+    cases = {
+        "median": lambda x: np.median(x, out=buf[:1].reshape(())),
+        "percentile": lambda x: np.percentile(x, 30.0, None, buf[:1].reshape(())),  # positional
+        "clip": lambda x: np.clip(x, -1.0, 1.0, out=buf),
+        "stack": lambda x: np.stack([x], out=buf[None]),
+    }
+    for name, f in cases.items():
+        with pytest.raises(fg.BatchingError, match=f"numpy.{name} .*with out="):
+            fg.vmap(f)(xs)
+    with pytest.raises(fg.BatchingError, match="numpy.add was called .* with out"):  # a ufunc
+        fg.vmap(lambda x: np.add(x, 1.0, out=buf))(xs)
+    np.testing.assert_array_equal(buf, np.zeros(5))
+    with pytest.raises(fg.BatchingError, match="numpy.nanmedian .*overwrite_input=True"):
+        fg.vmap(lambda x: np.nanmedian(x, overwrite_input=True))(xs)
+    # out=None writes nothing: computed per example
+    _close(fg.vmap(lambda x: np.median(x, out=None))(xs), np.median(xs, axis=1))
+
+
+_PURE_NUMPY = {  # NumPy functions called directly on a batched value, each against a loop
+    "nanpercentile": lambda x: np.nanpercentile(x, [25.0, 60.0]),
+    "correlate": lambda x: np.correlate(x, np.array([1.0, -0.5]), mode="full"),
+    "clip": lambda x: np.clip(x, -0.5, 0.5),
+    "argsort": lambda x: np.argsort(np.abs(x)),
+    "lexsort": lambda x: np.lexsort((x, np.floor(x))),
+    "broadcast_to": lambda x: np.broadcast_to(x, (2, 5)),
+    "histogram2d": lambda x: np.histogram2d(x, x**2, bins=2, range=[[-2, 2], [0, 4]])[0],
+    "slogdet": lambda x: np.linalg.slogdet(fnp.outer(x[:2], x[:2]) + np.eye(2))[1],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_PURE_NUMPY))
+def test_allowlisted_numpy_functions_match_a_loop(name):
+    f = _PURE_NUMPY[name]
+    xs = RNG.standard_normal((3, 5))
+    _close(fg.vmap(f)(xs), _loop(f, xs), 1e-12)
