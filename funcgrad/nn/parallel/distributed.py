@@ -338,20 +338,22 @@ class DistributedDataParallel(Module):
         )
         size = self.process_group.size
         for bucket in self._buckets:
-            scale = bucket.dtype.type(1 / size)  # the average, folded into the copy-out
+            # the average, folded into the copy-out: a division (as PyTorch), so bit-equal to
+            # the sum / size (a product by 1 / size differs by an ulp for size 3)
+            divisor = bucket.dtype.type(size)
             for k, i in enumerate(bucket.indices):
                 if used is not None and not used[i] and not self._ready[i]:
                     continue  # unused on every rank: .grad stays as it was
                 p = self._params[i]
                 g = p.grad
-                value, factor = bucket.views[k], scale
+                value, by = bucket.views[k], divisor
                 if not self._whole[i]:  # used outside the forward too: average all of .grad
                     value = _api.all_reduce(g._value, ReduceOp.AVG, self.process_group)
-                    factor = value.dtype.type(1)
+                    by = value.dtype.type(1)
                 if g is not None and type(g._value) is np.ndarray and g._value.flags.writeable:
-                    np.multiply(value, factor, out=g._value)
+                    np.divide(value, by, out=g._value)
                 else:
-                    p.grad = _new_like(type(p.data), value * factor, None)
+                    p.grad = _new_like(type(p.data), value / by, None)
 
     # --- gradient accumulation -----------------------------------------------------------------
 
