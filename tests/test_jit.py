@@ -104,6 +104,7 @@ def test_random_programs_replay_bit_for_bit(steps, data):
 # --- rules that read values ---------------------------------------------------------------
 
 import funcgrad.nn.functional as F  # noqa: E402
+import funcgrad.scipy.linalg as fsl  # noqa: E402
 
 # Functions whose derivative rules read values (masks, signs, ties, zeros, Python tests):
 # under jit those reads are steps or guards of the plan, not a reason to run eagerly.
@@ -154,8 +155,11 @@ def _out_mask(v):
     return buf
 
 
-@pytest.mark.parametrize(("mask", "why"), [(_tolist_mask, "tolist"), (_out_mask, "out=")])
-def test_a_rule_value_read_that_cannot_be_followed_runs_eagerly(mask, why):
+def _asarray_mask(v):
+    return np.asarray(v) > 0  # a plain array: no recipe (linalg rules did this)
+
+
+def _custom_sign_rule(mask):
     from funcgrad.ops._util import value_of
 
     @fg.custom_vjp
@@ -169,11 +173,90 @@ def test_a_rule_value_read_that_cannot_be_followed_runs_eagerly(mask, why):
         return (ct * mask(value_of(x)),)
 
     f.defvjp(f_fwd, f_bwd)
-    df = fg.jit(fg.grad(lambda x: fnp.sum(f(x))))
+    return fg.jit(fg.grad(lambda x: fnp.sum(f(x)))), f_bwd
+
+
+@pytest.mark.parametrize("mask", [_asarray_mask, _tolist_mask])
+def test_a_value_read_the_trace_does_not_follow_runs_eagerly(mask):
+    # Following values is opt-in (jit's list of rules, `follows_values` helpers): a rule
+    # of one's own that reads a value runs eagerly, the warning naming the line.
+    df, _ = _custom_sign_rule(mask)
     x = np.array([1.0, -1.0])
-    with pytest.warns(JitWarning, match=f"runs eagerly.*{why}"):
+    with pytest.warns(JitWarning, match=r"runs eagerly.*test_jit\.py:\d+"):
         np.testing.assert_array_equal(df(x), [1.0, 0.0])  # the trace's own result: right
     np.testing.assert_array_equal(df(-x), [0.0, 1.0])  # eager from then on: still right
+
+
+@pytest.mark.parametrize(("mask", "why"), [(_tolist_mask, "tolist"), (_out_mask, "out=")])
+def test_a_followed_read_that_cannot_be_followed_runs_eagerly(mask, why, monkeypatch):
+    import funcgrad.transforms.jit as jit_module
+
+    df, f_bwd = _custom_sign_rule(mask)
+    follows = jit_module._follows_read
+    monkeypatch.setattr(jit_module, "_follows_read", lambda c: c is f_bwd.__code__ or follows(c))
+    x = np.array([1.0, -1.0])
+    with pytest.warns(JitWarning, match=f"runs eagerly.*{why}"):
+        np.testing.assert_array_equal(df(x), [1.0, 0.0])
+    np.testing.assert_array_equal(df(-x), [0.0, 1.0])
+
+
+def _complex_inputs(n, shape, seed):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(shape) + 1j * rng.standard_normal(shape) for _ in range(n)]
+
+
+def _leaves(out):
+    return out if isinstance(out, tuple) else (out,)
+
+
+def _max_diff(jf, f, argsets):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", JitWarning)
+        return max(
+            float(np.max(np.abs(np.asarray(a) - np.asarray(b))))
+            for args in argsets
+            for a, b in zip(_leaves(jf(*args)), _leaves(f(*args)), strict=True)
+        )
+
+
+def test_linalg_rules_that_read_values_do_not_bake_them_into_the_plan():
+    # svd's VJP (complex U's phases), lu_factor's JVP (the pivots) read values with
+    # np.asarray: not followed, so eager, never the first input's numbers again.
+    svd_u = fg.grad(lambda a: fnp.sum(fnp.real(fnp.linalg.svd(a)[0])))
+    assert _max_diff(fg.jit(svd_u), svd_u, [(a,) for a in _complex_inputs(4, (3, 3), 0)]) < 1e-9
+    lu = lambda a, t: fg.jvp(lambda z: fsl.lu_factor(z)[0], (a,), (t,))[1]  # noqa: E731
+    rng = np.random.default_rng(1)
+    ms = [rng.standard_normal((3, 3)) for _ in range(4)]
+    assert _max_diff(fg.jit(lu), lu, [(m, m.T.copy()) for m in ms]) < 1e-9
+
+
+def test_compositions_that_read_values_are_seen_by_jit():
+    rng = np.random.default_rng(2)
+    cases = {
+        "sort_complex": (lambda a: fnp.sort_complex(a) * 2, _complex_inputs(4, (5,), 3)),
+        "real_if_close": (
+            lambda a: fnp.real_if_close(a * 1.0) * 2,
+            [rng.standard_normal(4) + 1j * s for s in (0.0, 1.0, 0.0, 1e-3)],
+        ),
+    }
+    for f, inputs in cases.values():
+        assert _max_diff(fg.jit(f), f, [(a,) for a in inputs]) < 1e-12
+
+
+def test_no_buffer_reuse_after_a_primitive_whose_dtype_depends_on_values():
+    def f(a):
+        w = fnp.exp(fnp.diagonal(a)) * 2.0 + 1.0  # float64 buffers, dead before eigvals
+        return fnp.sin(fnp.linalg.eigvals(a) * 3.0) * w
+
+    rng = np.random.default_rng(1)
+    ms = [rng.standard_normal((3, 3)) for _ in range(6)]
+    kinds = [np.linalg.eigvals(m).dtype.kind for m in ms]
+    assert kinds[1] == "f" and "c" in kinds  # traced on real eigenvalues, then complex ones
+    jf = fg.jit(f)
+    for m in [ms[1], *ms]:
+        got, want = jf(m), f(m)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
 
 
 class _DeviceArray:

@@ -32,6 +32,7 @@ from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import reduce as _reduce
 from funcgrad.ops import shape as _sh
 from funcgrad.ops._util import describe as _describe
+from funcgrad.ops._util import value_of as _value_of
 from funcgrad.ops.index import getitem as _getitem
 from funcgrad.ops.linalg import matmul as _matmul
 
@@ -482,7 +483,7 @@ def real_if_close(a: Any, tol: float = 100) -> Any:
     """
     if type(a) is not _Node:
         a = _np.asanyarray(a)
-    v = a.value if type(a) is _Node else a
+    v = _value_of(a)  # under funcgrad.jit: a read the trace sees (eager if dynamic)
     if v.dtype.kind != "c":
         return a
     if tol > 1:

@@ -97,7 +97,7 @@ def _arr(a: Any) -> Any:
 
 
 def _value(a: Any) -> Any:
-    return a.value if type(a) is _Node else a
+    return _value_of(a)  # under funcgrad.jit: a read the trace sees (eager if dynamic)
 
 
 def _values(a: Any) -> Any:
@@ -1107,8 +1107,9 @@ def unwrap(p: Any, discont: Any = None, axis: int = -1, *, period: float = 2 * _
     """
     if not _is_node(p):
         return _np.unwrap(p, discont, axis, period=period)
-    unwrapped = _np.unwrap(p.value, discont, axis, period=period)
-    return p + (unwrapped - p.value).astype(p.dtype)
+    p_v = _value(p)
+    unwrapped = _np.unwrap(p_v, discont, axis, period=period)
+    return p + (unwrapped - p_v).astype(p.dtype)
 
 
 # --- convolution ---------------------------------------------------------------------------

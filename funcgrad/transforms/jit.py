@@ -373,11 +373,49 @@ def _user_line() -> str:
     return f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
+# The functions whose `value_of` reads a trace follows (by file under funcgrad/, then
+# `co_qualname`): derivative rules whose NumPy calls on the value are steps of the plan and
+# whose Python reads are guards, checked against eager on ties and zeros (tests/test_jit.py),
+# and `follows_values` helpers (one step each). Any other read of a dynamic node's value
+# (`np.asarray(value_of(x))` in a linalg rule, a composition's read) sends the signature to
+# eager with a JitWarning naming the line: following is opt-in, so nothing is baked silently.
+_FOLLOWED_READERS: dict[str, frozenset[str]] = {
+    "ops/_util.py": frozenset({"follows_values.<locals>.call.<locals>.<genexpr>"}),
+    "ops/elementwise.py": frozenset(
+        {"<lambda>", "_abs_vjp", "_clamp_masks", "_clip_vjp", "_sign_vjp", "_winner_vjp"}
+    ),
+    "ops/ufuncs.py": frozenset({"<lambda>", "_copysign_factor", "_hypot_rule", "_nan_winner_vjp"}),
+    "ops/loss.py": frozenset({"_huber_slope", "_smooth_l1_slope"}),
+    "ops/reduce.py": frozenset(
+        {"_cumprod_all_terms", "_cumprod_vjp", "_extremum_share", "_prod_others"}
+    ),
+    "ops/operators.py": frozenset({"_compare.<locals>.compare"}),
+    "numpy/_compose.py": frozenset({"sort"}),
+    "transforms/calls.py": frozenset({"record"}),  # a custom rule's outputs, as nodes
+    "transforms/jit.py": frozenset({"_passes_through"}),
+}
+
+
+def _follows_read(code: Any) -> bool:
+    """Whether the trace follows a `value_of` read made by the function of `code`."""
+    path = code.co_filename
+    if not path.startswith(_PACKAGE):
+        return False
+    names = _FOLLOWED_READERS.get(path[len(_PACKAGE) :].replace(os.sep, "/"))
+    return names is not None and code.co_qualname in names
+
+
 def _on_read(node: Node, kind: str, result: Any, other: Any) -> None:
     rec: _Recorder | None = getattr(_local, "rec", None)
     if rec is None:
         return
     if kind == "value":  # a derivative rule reads the value: hand it a traced view
+        # _on_read <- _report <- value_of <- the reader
+        reader = sys._getframe(3)
+        if not _follows_read(reader.f_code):  # eager if the node is dynamic
+            where = f"{reader.f_code.co_filename}:{reader.f_lineno}"
+            rec.reads.append((node, "value", None, None, f"{_user_line()} (in {where})"))
+            return
         v = result[0] if type(result) is list else None
         if type(v) is _ndarray or isinstance(v, _generic):
             if rec.observing is None:
@@ -533,6 +571,7 @@ class _Builder:
         self.draw_names: list[str] = []
         self.traced_names: dict[int, str] = {}
         self.fresh: dict[str, tuple[str, Any, list[str], bool]] = {}
+        self.value_dtyped: set[str] = set()  # values whose dtype the signature does not fix
 
     def const(self, value: Any) -> str:
         t = type(value)
@@ -629,6 +668,8 @@ class _Builder:
                 label = getattr(op, "__name__", None) or getattr(op, "name", "replay")
                 self.lines.append(f"{name} = R{name}({call}){pick}  # {label}, in a rule")
                 self.dynamic.add(name)
+                if any(a in self.value_dtyped for a in names):
+                    self.value_dtyped.add(name)
             else:
                 name = self.const(t.view(_ndarray))
         self.traced_names[id(t)] = name
@@ -687,6 +728,10 @@ class _Builder:
             return
         k = len(self.names)
         name = f"v{k}"
+        if prim.name in _VALUE_DTYPES or any(
+            n in self.value_dtyped for a in args for n in _VALUE.findall(a)
+        ):
+            self.value_dtyped.add(name)  # never a buffer, nor written into one
         xp = _xp(node)
         direct = None if traced_params else _direct(prim.forward, xp, params)
         op = _OPERATORS.get(direct) if direct is not None and len(args) <= 2 else None
@@ -726,6 +771,8 @@ class _Builder:
         self, node: Node, name: str, ufunc: Any, args: list[str], elementwise: bool
     ) -> None:
         """Note a step whose result is a new NumPy array (for `_reuse_buffers`)."""
+        if name in self.value_dtyped:
+            return
         if type(node.value) is _ndarray and node.value.ndim and isinstance(ufunc, numpy.ufunc):
             self.ns[f"U{ufunc.__name__}"] = ufunc
             self.fresh[name] = (ufunc.__name__, (node.shape, node.dtype), args, elementwise)
@@ -921,6 +968,13 @@ def build_plan(
         exprs.append(e)
     if rec.bad is not None:
         return None, f"{rec.bad}, so a replay could give a different result", out_def
+    for node, kind, _, _, line in rec.reads:
+        if kind == "value" and b.names[id(node)] in b.dynamic:
+            why = (
+                f"the value of a traced node is read at {line} by code the trace does not "
+                f"follow (funcgrad.ops._util.value_of), so a replay could give a different result"
+            )
+            return None, why, out_def
     unused = [j for j, used in enumerate(b.draw_used) if not used]
     if unused:
         why = (
@@ -957,6 +1011,10 @@ _VALUE = re.compile(r"\b[vmdt]\d+\b")
 
 # Whether plans write elementwise results into the buffers of dead values (`out=`).
 REUSE_BUFFERS = True
+
+# Primitives whose result dtype depends on the values (NumPy's eig: float64 or complex128):
+# their results, and what is computed from them, take no buffer and give none.
+_VALUE_DTYPES = frozenset({"eig_vectors", "eigvals", "roots"})
 
 
 def _reuse_buffers(
