@@ -239,6 +239,11 @@ def test_compositions_that_read_values_are_seen_by_jit():
             [rng.standard_normal(4) + 1j * s for s in (0.0, 1.0, 0.0, 1e-3)],
         ),
     }
+    xp = np.linspace(0.0, 1.0, 6)
+    fp = rng.standard_normal(6)
+    cases["interp"] = (lambda x: fnp.interp(x, xp, fp), [rng.uniform(0, 1, 4) for _ in range(4)])
+    g = fg.grad(lambda a: fnp.quantile(a, 0.3))
+    cases["grad quantile"] = (g, [rng.standard_normal(7) for _ in range(4)])
     for f, inputs in cases.values():
         assert _max_diff(fg.jit(f), f, [(a,) for a in inputs]) < 1e-12
 
