@@ -517,6 +517,8 @@ def _numpy_function(func: Any, args: Any, kwargs: Any) -> Any:
         return _value_level(functools.partial(func, **kwargs), args, name == "isclose")
     if name in ("any", "all", "argmax", "argmin", "sum", "mean", "max", "min", "prod"):
         a = args[0]
+        if kwargs.get("out") is not None:
+            raise _writes_error(name, "out=")
         if type(a) is Batched:
             return getattr(a, name)(*args[1:], **kwargs)
     if name in _ALONG_AXIS and args and type(args[0]) is Batched:
@@ -541,13 +543,18 @@ def _numpy_function(func: Any, args: Any, kwargs: Any) -> Any:
     except (TypeError, ValueError):  # NumPy reports a wrong call itself, per example
         bound = kwargs
     if bound.get("out") is not None or bound.get("overwrite_input"):
-        raise BatchingError(
-            f"funcgrad.vmap: numpy.{name} was called on a batched value with "
-            f"{'out=' if bound.get('out') is not None else 'overwrite_input=True'}: it would "
-            f"write once per example, leaving the last example's values; use its result "
-            f"instead (y = numpy.{name}(x) without out= or overwrite_input)"
+        raise _writes_error(
+            name, "out=" if bound.get("out") is not None else "overwrite_input=True"
         )
     return _by_example(func, name, args, kwargs)
+
+
+def _writes_error(name: str, how: str) -> BatchingError:
+    return BatchingError(
+        f"funcgrad.vmap: numpy.{name} was called on a batched value with {how}: it would write "
+        f"once per example, leaving the last example's values; use its result instead "
+        f"(y = numpy.{name}(x) without out= or overwrite_input)"
+    )
 
 
 # The NumPy functions vmap runs once per example on the values: those funcgrad.numpy calls

@@ -666,6 +666,7 @@ def test_numpy_functions_with_out_or_overwrite_input_are_refused():
         "percentile": lambda x: np.percentile(x, 30.0, None, buf[:1].reshape(())),  # positional
         "clip": lambda x: np.clip(x, -1.0, 1.0, out=buf),
         "stack": lambda x: np.stack([x], out=buf[None]),
+        "sum": lambda x: np.sum(x, out=buf[:1].reshape(())),
     }
     for name, f in cases.items():
         with pytest.raises(fg.BatchingError, match=f"numpy.{name} .*with out="):
