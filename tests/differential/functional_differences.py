@@ -103,6 +103,7 @@ DIFFERENCES: dict[tuple[str, str], str] = {
     ("rollaxis", "fd"): "autograd has no gradient of rollaxis for a negative axis",
     ("rot90", "fd"): "autograd's rot90 VJP does not take axes",
     ("sort", "fd"): "autograd has no gradient of sort for arrays of more than one axis",
+    ("sort_complex", "fd"): "autograd defines no VJP of sort_complex (NotImplementedError)",
     ("hsplit", "fd"): "autograd's hsplit VJP concatenates along axis 1, also for a 1-d array",
     ("linspace", "fd"): "autograd's linspace VJP does not take endpoint=",
     ("full_like", "fd"): "autograd passes no gradient to full_like's fill value",
