@@ -10,6 +10,7 @@
 # Environment:
 #   HYPOTHESIS_PROFILE   ci (default here: derandomized, bounded) or dev
 #   PYTHON               the interpreter (default: python)
+#   PYTEST_WORKERS       pytest-xdist workers (default: the usable cores, at most 4)
 
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -42,7 +43,11 @@ check() { # check NAME COMMAND...
 check ruff-check "$PYTHON" -m ruff check .
 check ruff-format "$PYTHON" -m ruff format --check .
 check mypy "$PYTHON" -m mypy
-check pytest "$PYTHON" -m pytest -q
+# one worker per core this process may use (at most 4; pytest-xdist, from the test
+# extra); tests sharing the built site or running MPI jobs stay on one worker
+# (tests/conftest.py's xdist groups)
+WORKERS="${PYTEST_WORKERS:-$("$PYTHON" -c 'import os; print(min(len(os.sched_getaffinity(0)), 4))')}"
+check pytest "$PYTHON" -m pytest -q -n "$WORKERS" --dist loadgroup --durations=25
 
 if [[ ${#failed[@]} -gt 0 ]]; then
     echo "== FAILED: ${failed[*]}"

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, settings
 
 from tests.references import in_ci
 
-REFERENCES = ["torch", "autograd", "scipy", "mpi4py", "optree"]
+REFERENCES = ["torch", "autograd", "scipy", "mpmath", "mpi4py", "optree"]
 
 settings.register_profile(
     "ci",
