@@ -380,12 +380,14 @@ def _user_line() -> str:
 # (`np.asarray(value_of(x))` in a linalg rule, a composition's read) sends the signature to
 # eager with a JitWarning naming the line: following is opt-in, so nothing is baked silently.
 _FOLLOWED_READERS: dict[str, frozenset[str]] = {
-    "ops/_util.py": frozenset({"follows_values.<locals>.call.<locals>.<genexpr>"}),
+    "ops/_util.py": frozenset(
+        {"all_finite", "follows_values.<locals>.call.<locals>.<genexpr>"}  # a guard; a step
+    ),
     "ops/elementwise.py": frozenset(
         {"<lambda>", "_abs_vjp", "_clamp_masks", "_clip_vjp", "_sign_vjp", "_winner_vjp"}
     ),
     "ops/ufuncs.py": frozenset({"<lambda>", "_copysign_factor", "_hypot_rule", "_nan_winner_vjp"}),
-    "ops/loss.py": frozenset({"_huber_slope", "_smooth_l1_slope"}),
+    "ops/loss.py": frozenset({"_huber_slope", "_masks", "_smooth_l1_slope"}),  # _masks: shape
     "ops/reduce.py": frozenset(
         {"_cumprod_all_terms", "_cumprod_vjp", "_extremum_share", "_prod_others"}
     ),
@@ -394,6 +396,16 @@ _FOLLOWED_READERS: dict[str, frozenset[str]] = {
     "transforms/calls.py": frozenset({"record"}),  # a custom rule's outputs, as nodes
     "transforms/jit.py": frozenset({"_passes_through"}),
 }
+
+
+_BATCHING = _PACKAGE + os.path.join("transforms", "batching.py")
+
+
+def _reader(frame: Any) -> Any:
+    """The frame that read a value: vmap's NumPy calls on a batched value pass it on."""
+    while frame.f_code.co_filename == _BATCHING and frame.f_back is not None:
+        frame = frame.f_back
+    return frame
 
 
 def _follows_read(code: Any) -> bool:
@@ -411,7 +423,7 @@ def _on_read(node: Node, kind: str, result: Any, other: Any) -> None:
         return
     if kind == "value":  # a derivative rule reads the value: hand it a traced view
         # _on_read <- _report <- value_of <- the reader
-        reader = sys._getframe(3)
+        reader = _reader(sys._getframe(3))
         if not _follows_read(reader.f_code):  # eager if the node is dynamic
             where = f"{reader.f_code.co_filename}:{reader.f_lineno}"
             rec.reads.append((node, "value", None, None, f"{_user_line()} (in {where})"))
