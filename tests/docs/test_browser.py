@@ -157,10 +157,14 @@ def test_pages_render_offline_in_both_palettes(chromium_here, built_site):
 
 # Every diagram drawn (Material replaces each pre.mermaid by a div with a shadow root)
 # and every formula typeset by KaTeX.
-RENDERED = """() =>
+_ALL_TYPESET = (
+    '[...document.querySelectorAll(".arithmatex")].every((m) => m.querySelector(".katex"))'
+)
+TYPESET = f"() => {_ALL_TYPESET}"
+RENDERED = f"""() =>
   ![...document.querySelectorAll("div.mermaid")].some((d) => !d.shadowRoot)
   && !document.querySelector("pre.mermaid")
-  && [...document.querySelectorAll(".arithmatex")].every((m) => m.querySelector(".katex"))
+  && {_ALL_TYPESET}
 """
 
 
@@ -210,8 +214,11 @@ async def check_pages(site: Path, at_once: int = 4) -> list[str]:
                             f"{label['ratio']:.2f} < 4.5"
                         )
             math = await page.locator(".arithmatex").count()
-            if math and await page.locator(".arithmatex .katex").count() < math:
-                failures.append(f"{where}: KaTeX typeset only some of {math} formulas")
+            try:  # typesetting can still be under way (seen twice under load): wait for it
+                await page.wait_for_function(TYPESET, timeout=30000)
+            except PlaywrightTimeout:
+                done = await page.locator(".arithmatex .katex").count()
+                failures.append(f"{where}: KaTeX typeset only {done} of {math} formulas")
             failures.extend(f"{where}: console error: {e}" for e in errors)
             await page.close()
 
