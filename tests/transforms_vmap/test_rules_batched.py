@@ -30,6 +30,7 @@ import funcgrad as fg
 from funcgrad.ops import registry
 from funcgrad.transforms.batching import BatchingWarning, fallback_primitives
 from tests.call_samples import sample_of
+from tests.ops.test_rules import _pins_float64
 from tests.strategies import Draw, is_float_array
 
 PRIMITIVES = registry.primitives()
@@ -131,16 +132,6 @@ def _draw_batch(prim, g: Draw, size: int):
             args = tuple(a * (1.0 + 1e-3 * k) if is_float_array(a) else a for a in examples[0])
         examples.append(args)
     return examples, dict(params)
-
-
-def _pins_float64(params) -> bool:
-    residuals = [getattr(v, "residuals", None) for v in params.values()]
-    for v in fg.tree.tree_leaves((params, residuals)):
-        if isinstance(v, np.dtype) and v == np.float64:
-            return True
-        if isinstance(v, (np.ndarray, np.generic)) and v.dtype == np.float64:
-            return True
-    return False
 
 
 def _single(a):
