@@ -8,6 +8,7 @@ NumPy-like namespace as `import funcgrad.numpy as fnp`.
 from funcgrad import (
     autograd,
     backends,
+    builtins,
     cuda,
     distributions,
     extend,
@@ -20,6 +21,7 @@ from funcgrad import (
     profiler,
     random,
     serialization,
+    test_util,
     tree,
     utils,
 )
@@ -41,7 +43,10 @@ from funcgrad.errors import (
     ShapeError,
     TreeStructureError,
 )
+from funcgrad.extend import primitive
 from funcgrad.graph import Node, leaf, to_dot, to_mermaid, toposort
+from funcgrad.misc.differential_operators import *  # noqa: F403  (HIPS autograd's operators)
+from funcgrad.misc.differential_operators import __all__ as _operators_all
 from funcgrad.serialization import load, save
 from funcgrad.tensors import *  # noqa: F403  (the imperative layer, PyTorch's names)
 from funcgrad.tensors import __all__ as _tensor_all
@@ -115,7 +120,9 @@ __all__ = [
     *_generated_all,
     *_functions_all,
     *_settings_all,
+    *_operators_all,
     "backends",
+    "builtins",
     "cuda",
     "distributions",
     "func",
@@ -123,6 +130,7 @@ __all__ = [
     "load",
     "save",
     "serialization",
+    "test_util",
     "get_default_device",
     "set_default_device",
     "set_default_tensor_type",
@@ -190,6 +198,7 @@ __all__ = [
     "jvp",
     "leaf",
     "linearize",
+    "primitive",
     "numpy",
     "to_dot",
     "to_mermaid",

@@ -475,6 +475,28 @@ def defvjp_argnums(fun: primitive, maker: Callable[..., Any]) -> None:
     fun.defvjp_argnums(maker)
 
 
+def notrace_primitive(fun: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap a function that runs on plain values and is not differentiated (autograd's).
+
+    Graph nodes among the arguments are replaced by their values before
+    `fun` runs, so its result is a constant of every graph (zero
+    gradient), as a random draw or an integer computation should be.
+
+    Examples:
+        >>> import numpy as np, funcgrad as fg, funcgrad.numpy as fnp
+        >>> from funcgrad.extend import notrace_primitive
+        >>> sign = notrace_primitive(np.sign)
+        >>> fg.grad(lambda x: sign(x) * x)(-3.0)
+        -1.0
+    """
+
+    @functools.wraps(fun)
+    def on_values(*args: Any, **kwargs: Any) -> Any:
+        return fun(*map(_value, args), **{k: _value(v) for k, v in kwargs.items()})
+
+    return on_values
+
+
 def _check_primitive(fun: Any, what: str) -> None:
     if not isinstance(fun, primitive):
         raise TypeError(
@@ -505,5 +527,6 @@ __all__ = [
     "defvjp",
     "defvjp_argnum",
     "defvjp_argnums",
+    "notrace_primitive",
     "primitive",
 ]

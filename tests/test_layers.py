@@ -35,9 +35,9 @@ LAYERS: dict[str, set[str]] = {
     "ops": {"ops"},
     # `tree` re-exports the pytree functions of transforms under JAX's names; `extend`
     # makes user primitives (registry records) with rules applied by the transforms.
-    "transforms": {"transforms", "tree", "extend"},
+    "transforms": {"transforms", "tree", "extend", "test_util"},
     # Functional namespaces over ops and transforms.
-    "namespaces": {"numpy", "scipy"},
+    "namespaces": {"numpy", "scipy", "builtins"},
     # The PyTorch runtime around tensors: torch.random, torch.cuda, torch.backends,
     # torch.profiler.
     "imperative": {

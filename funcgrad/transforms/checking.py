@@ -28,15 +28,22 @@ _MODES = ("fwd", "rev")
 
 def check_grads(
     f: Callable[..., Any],
-    args: Sequence[Any],
+    args: Sequence[Any] | None = None,
     order: int = 2,
     modes: Sequence[str] = ("fwd", "rev"),
     eps: float = 1e-4,
     atol: float = 1e-5,
     rtol: float = 1e-5,
     seed: int = 0,
-) -> None:
+    *,
+    argnum: int | Sequence[int] = 0,
+) -> Callable[..., None] | None:
     """Check `f`'s derivatives up to `order` against central differences (as `jax.test_util.check_grads`).
+
+    Without `args` it is HIPS autograd's curried form: `check_grads(f,
+    modes=["rev"], order=2)(*args, **kwargs)` checks the derivatives with
+    respect to the positional argument(s) `argnum` only, the others held
+    fixed (so they may be integers).
 
     Floating-point arguments are checked in float64 (float32 ones are
     converted first; a black-box primitive then computes in float64 too).
@@ -47,6 +54,7 @@ def check_grads(
             be pytrees of floating-point arrays.
         args: The point: a tuple of `f`'s positional arguments. Close over
             integer arguments (`lambda x: f(x, n)`) rather than passing them.
+            None: return the checking function (autograd's form).
         order: How many times to differentiate (1: first derivatives; 2:
             also the derivatives of the JVP and VJP functions; ...).
         modes: `"fwd"` (check JVPs), `"rev"` (check VJPs), or both.
@@ -54,6 +62,12 @@ def check_grads(
         atol: Absolute tolerance.
         rtol: Relative tolerance.
         seed: Seed of the random directions.
+        argnum: In the curried form, the position(s) of the argument(s)
+            to check (autograd's default: the first).
+
+    Returns:
+        None; without `args`, a function of `f`'s arguments that runs the
+        check.
 
     Raises:
         AssertionError: If a derivative disagrees with the central
@@ -74,7 +88,22 @@ def check_grads(
         Traceback (most recent call last):
         ...
         AssertionError: funcgrad.check_grads: reverse mode (VJP), order 1: ...
+        >>> fg.check_grads(lambda x, n: x**n, modes=["rev"])(np.array([0.5, 2.0]), 3)
     """
+    if args is None:
+        nums = (argnum,) if isinstance(argnum, int) else tuple(argnum)
+
+        def checker(*given: Any, **kwargs: Any) -> None:
+            def at(*xs: Any) -> Any:
+                new = list(given)
+                for i, x in zip(nums, xs, strict=True):
+                    new[i] = x
+                return f(*new, **kwargs)
+
+            point = tuple(given[i] for i in nums)
+            check_grads(at, point, order, modes, eps, atol, rtol, seed)
+
+        return checker
     unknown = [m for m in modes if m not in _MODES]
     if unknown or isinstance(modes, str):
         raise ValueError(
@@ -86,6 +115,7 @@ def check_grads(
     rng = np.random.default_rng(seed)
     tol = (eps, atol, rtol)
     _check(f, point, order, tuple(modes), tol, rng, "")
+    return None
 
 
 def _check(
