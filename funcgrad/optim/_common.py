@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import numpy as np
+
 from funcgrad.backend import xp_of
 from funcgrad.optim import _tensors
 from funcgrad.optim.optimizer import Optimizer
@@ -73,7 +75,12 @@ def advance(step_t: Any) -> float:
     """Add one to a `step` counter (in its dtype, as PyTorch's `step_t += 1`); return the new count."""
     a = _tensors.array(step_t)
     step = float(a) + 1
-    _tensors.assign(step_t, xp_of(a).asarray(step, dtype=a.dtype))
+    into = _tensors.writable(step_t)
+    if into is not None and into.ndim == 0:
+        into[()] = step
+        _tensors.written(step_t, into)
+    else:
+        _tensors.assign(step_t, xp_of(a).asarray(step, dtype=a.dtype))
     return step
 
 
@@ -102,15 +109,17 @@ def each_param(
     names: tuple[str, ...] = (),
     new_state: Callable[[Any], dict[str, Any]] | None = None,
 ) -> Iterator[tuple[Any, dict[str, Any], Any, Any, float]]:
-    """Yield `(p, state, g, base, step)` for each parameter of `group` that has a gradient.
+    """Yield `(p, state, g, decayed, step)` for each parameter of `group` that has a gradient.
 
     The steps every update of the family takes first, in PyTorch's order:
     the state made when it is empty (`new_state(p)`, by default
     `zero_state(p, *names)`); the gradient negated
     under `maximize`; the `step` counter advanced; weight decay, as an L2 term
     added to the gradient, or decoupled (`decoupled_weight_decay`), as the
-    base `param * (1 - lr * weight_decay)` the update is added to. `g` is the
-    gradient as real coordinates (`real_view`), `base` an array like `p`'s.
+    array `decayed = param * (1 - lr * weight_decay)` the update is added to
+    (None without: the update is added to the parameter). `g` is the
+    gradient as real coordinates (`real_view`). Nothing here keeps the
+    parameter's array, so that `update` may write into it.
     """
     lr = _tensors.to_float(group["lr"])
     weight_decay = _tensors.to_float(group["weight_decay"])
@@ -124,36 +133,50 @@ def each_param(
         state = states[p]
         if len(state) == 0:
             state.update(zero_state(p, *names) if new_state is None else new_state(p))
-        param = p._value
         grad = grad_t._value
         if maximize:
             grad = -grad
         step = advance(state["step"])
-        base = param
+        decayed = None
         if weight_decay != 0:
             if decoupled:
-                base = param * (1 - lr * weight_decay)
+                decayed = p._value * (1 - lr * weight_decay)
             else:
-                grad = grad + weight_decay * param
-        yield p, state, real_view(grad), base, step
+                grad = grad + weight_decay * p._value
+        yield p, state, real_view(grad), decayed, step
 
 
-def ema(state: dict[str, Any], name: str, g: Any, like: Any, weight: float) -> Any:
-    """Move `state[name]` toward `g` by `weight` (PyTorch's `lerp_`); return its new real array."""
+def ema(state: dict[str, Any], name: str, g: Any, p: Any, weight: float) -> Any:
+    """Move `state[name]` toward `g` by `weight` (PyTorch's `lerp_`); return its new real array.
+
+    `p`: the parameter, whose dtype and shape a complex state takes.
+    """
     t = state[name]
     new = lerp(real_view(t._value), g, weight)
-    _tensors.assign(t, complex_view(new, like))
+    _tensors.assign(t, complex_view(new, p._value))
     return new
 
 
-def ema_sq(state: dict[str, Any], name: str, g: Any, like: Any, beta: float) -> Any:
+def ema_sq(state: dict[str, Any], name: str, g: Any, p: Any, beta: float) -> Any:
     """`state[name] = beta * state[name] + (1 - beta) * g * g`; return its new real array."""
     t = state[name]
     new = real_view(t._value) * beta + (1 - beta) * (g * g)
-    _tensors.assign(t, complex_view(new, like))
+    _tensors.assign(t, complex_view(new, p._value))
     return new
 
 
-def update(p: Any, base: Any, delta: Any) -> None:
-    """Write `base + delta` into parameter `p` (`delta` in real coordinates, as `g`)."""
-    _tensors.write(p, base + complex_view(delta, base))
+def update(p: Any, decayed: Any, delta: Any) -> None:
+    """Write `base + delta` into parameter `p`, `base` its values or `decayed` (see `each_param`).
+
+    `delta` is in real coordinates, as `g`. The sum goes into the
+    parameter's own array where nothing else can see it
+    (`_tensors.writable`), else into a new array.
+    """
+    delta = complex_view(delta, p._value)
+    if type(delta) is np.ndarray and delta.dtype == p._value.dtype:
+        into = _tensors.writable(p)
+        if into is not None:
+            np.add(into if decayed is None else decayed, delta, out=into)
+            _tensors.written(p, into)
+            return
+    _tensors.write(p, (p._value if decayed is None else decayed) + delta)

@@ -3,17 +3,23 @@
 An optimizer step computes on the arrays of the parameters, gradients and
 state (NumPy or CuPy, whatever the tensors hold), which costs a few
 microseconds per parameter tensor instead of one `Tensor` operation per
-formula term. The results go back through two doors:
+formula term. The results go into the tensors through the doors of
+`funcgrad.tensors.inplace` (the in-place writes of the Tensor layer):
 
-* `write(p, new)`: a parameter takes its new values through the step every
-  in-place method ends with (`funcgrad.tensors.inplace.rebind`, under
-  `no_grad`), so `param.data`, aliases, views and a module's `state_dict`
-  see the update as in PyTorch (`p.copy_(new)` without its two copies);
+* `writable(t)`: the array of a parameter or state tensor, writable, when the
+  update may go into it (`out=`, as PyTorch's in-place steps): nothing but
+  the tensor can see it (no graph recorded it, no alias, `.numpy()` result
+  or other tensor holds it); then `written(t, array)` after the update.
+  Otherwise None, and the step computes a new array:
+* `write(p, new)`: a parameter takes a new array as every in-place method
+  ends (`funcgrad.tensors.inplace.rebind_array`, under `no_grad`), so
+  `param.data`, aliases, views and a module's `state_dict` see the update
+  as in PyTorch, and graphs recorded before keep the old values;
 * `assign(t, new)`: an optimizer's own state tensor (`exp_avg`, `step` ...)
-  is rebound to its new array (nothing else writes into it).
+  is rebound to its new array.
 
-Arrays are never written into: every step makes new arrays (the graph may
-hold the old ones).
+Either way the version counter moves (`_version`, as in PyTorch) and no
+array a graph or anyone else holds is ever written into.
 """
 
 from __future__ import annotations
@@ -22,12 +28,12 @@ from typing import Any
 
 import numpy as np
 
-from funcgrad.backend import freeze, xp_of
-from funcgrad.tensors.aliases import ViewInfo, counter_of, refresh
-from funcgrad.tensors.base import _new_like, _own_leaf
+from funcgrad.backend import xp_of
+from funcgrad.tensors.base import _new_like
 from funcgrad.tensors.dtypes import get_default_dtype
-from funcgrad.tensors.engine import track
-from funcgrad.tensors.inplace import fit, rebind
+from funcgrad.tensors.inplace import rebind_array
+from funcgrad.tensors.inplace import writable as writable
+from funcgrad.tensors.inplace import written as written
 from funcgrad.tensors.tensor_class import Tensor
 
 
@@ -47,37 +53,8 @@ def assign(t: Tensor, value: Any) -> None:
 
 
 def write(p: Tensor, value: Any) -> None:
-    """Give parameter `p` the values of `value`, an in-place update (call under `no_grad`).
-
-    `value` is a new array of `p`'s shape that nothing else holds: it is
-    locked read-only and taken as it is (the graph may keep it).
-    """
-    old = p._value
-    if type(value) is np.ndarray:
-        value.setflags(write=False)  # so freeze() takes it without a copy
-        node = p._node
-        if (
-            node is not None
-            and node.prim is None
-            and type(p._view) is not ViewInfo
-            and type(old) is np.ndarray
-            and old.flags.c_contiguous
-            and value.shape == old.shape
-            and value.dtype == old.dtype
-        ):
-            # NOTE: the common case, a contiguous root leaf that requires grad, takes
-            # the steps `rebind` takes for it (tensors.views.write: no overlap to
-            # refuse, a new leaf node, the version moved, the aliases regenerated)
-            # without its checks and dispatch: about 2 us instead of 5 per tensor.
-            node = _own_leaf(p, freeze(value))
-            p._node = node
-            p._value = node.value
-            if p._retains_grad:
-                track(p)
-            counter_of(p).n += 1
-            refresh(p)
-            return
-    rebind(p, fit(p, _new_like(Tensor, value, None), "optimizer step"))
+    """Give parameter `p` the values of `value`, a new array nothing else holds (under `no_grad`)."""
+    rebind_array(p, value, "optimizer step")
 
 
 def scalar_dtype() -> np.dtype:
@@ -123,6 +100,11 @@ def to_float(x: Any) -> float:
 FLAT_MEAN_SIZE = 256
 
 
+def small(arrays: list[Any]) -> bool:
+    """Whether `arrays` are several, of at most `FLAT_MEAN_SIZE` elements on average (see `flat`)."""
+    return len(arrays) > 1 and sum(a.size for a in arrays) <= FLAT_MEAN_SIZE * len(arrays)
+
+
 def flat(*lists: list[Any]) -> list[Any] | None:
     """Each list of arrays as one flat array, or None where that does not pay or apply.
 
@@ -137,7 +119,7 @@ def flat(*lists: list[Any]) -> list[Any] | None:
     16 tensors, 6 to 200,704 elements: 2.3x).
     """
     first = lists[0]
-    if len(first) < 2 or sum(a.size for a in first) > FLAT_MEAN_SIZE * len(first):
+    if not small(first):
         return None
     dtype = first[0].dtype
     for arrays in lists:

@@ -97,11 +97,11 @@ class Adadelta(Optimizer):
         for group in self.param_groups:
             lr = _tensors.to_float(group["lr"])
             rho, eps = group["rho"], group["eps"]
-            for p, state, g, base, _ in each_param(self, group, ("square_avg", "acc_delta")):
+            for p, state, g, decayed, _ in each_param(self, group, ("square_avg", "acc_delta")):
                 xp = xp_of(g)
-                v = ema_sq(state, "square_avg", g, base, rho)
+                v = ema_sq(state, "square_avg", g, p, rho)
                 u = real_view(_tensors.array(state["acc_delta"]))
                 delta = xp.sqrt(u + eps) / xp.sqrt(v + eps) * g
-                ema_sq(state, "acc_delta", delta, base, rho)
-                update(p, base, -lr * delta)
+                ema_sq(state, "acc_delta", delta, p, rho)
+                update(p, decayed, -lr * delta)
         return loss

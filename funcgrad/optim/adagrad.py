@@ -114,11 +114,11 @@ class Adagrad(Optimizer):
             lr_decay, eps = group["lr_decay"], group["eps"]
             # a group added after the optimizer was made gets its state on its first step
             fresh = partial(_new_state, group=group)
-            for p, state, g, base, step in each_param(self, group, new_state=fresh):
+            for p, state, g, decayed, step in each_param(self, group, new_state=fresh):
                 clr = lr / (1 + (step - 1) * lr_decay)
                 s = real_view(_tensors.array(state["sum"])) + g * g
-                _tensors.assign(state["sum"], complex_view(s, base))
-                update(p, base, -clr * g / (xp_of(s).sqrt(s) + eps))
+                _tensors.assign(state["sum"], complex_view(s, p._value))
+                update(p, decayed, -clr * g / (xp_of(s).sqrt(s) + eps))
         return loss
 
 

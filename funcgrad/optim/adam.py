@@ -139,11 +139,11 @@ class Adam(Optimizer):
             beta1, beta2 = (_tensors.to_float(b) for b in group["betas"])
             eps, amsgrad = group["eps"], group["amsgrad"]
             names = ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if amsgrad else ())
-            for p, state, g, base, step in each_param(self, group, names):
-                if not amsgrad and _fused(p, state, g, base, beta1, beta2, lr, eps, step):
+            for p, state, g, decayed, step in each_param(self, group, names):
+                if not amsgrad and _fused(p, state, g, decayed, beta1, beta2, lr, eps, step):
                     continue
-                m = ema(state, "exp_avg", g, base, 1 - beta1)
-                v = ema_sq(state, "exp_avg_sq", g, base, beta2)
+                m = ema(state, "exp_avg", g, p, 1 - beta1)
+                v = ema_sq(state, "exp_avg_sq", g, p, beta2)
                 xp = xp_of(v)
                 bias_correction1 = 1 - beta1**step
                 bias_correction2 = 1 - beta2**step
@@ -151,9 +151,9 @@ class Adam(Optimizer):
                 bias_correction2_sqrt = bias_correction2**0.5
                 if amsgrad:
                     v = xp.maximum(real_view(_tensors.array(state["max_exp_avg_sq"])), v)
-                    _tensors.assign(state["max_exp_avg_sq"], complex_view(v, base))
+                    _tensors.assign(state["max_exp_avg_sq"], complex_view(v, p._value))
                 denom = xp.sqrt(v) / bias_correction2_sqrt + eps
-                update(p, base, -step_size * m / denom)
+                update(p, decayed, -step_size * m / denom)
         return loss
 
 
@@ -161,18 +161,20 @@ def _fused(
     p: Any,
     state: dict[str, Any],
     g: Any,
-    base: Any,
+    decayed: Any,
     beta1: float,
     beta2: float,
     lr: float,
     eps: float,
     step: float,
 ) -> bool:
-    """Adam's update of one real NumPy parameter with two new arrays of temporaries; False if not one.
+    """Adam's update of one real NumPy parameter with few new arrays; False if not one.
 
     The terms of `Adam.step`'s formulas in the same order (the same rounding),
-    each written into an array this step made (`out=`) instead of a new one:
-    a third of the allocations, which dominate for large parameters.
+    each written into an array this step made or into the moments' and the
+    parameter's own arrays (`out=`, as PyTorch's in-place step) where nothing
+    else can see them (`_tensors.writable`): two temporaries per step then,
+    for the allocations that dominate for large parameters.
     """
     m_t, v_t = state["exp_avg"], state["exp_avg_sq"]
     m, v = m_t._value, v_t._value
@@ -181,34 +183,45 @@ def _fused(
         type(g) is not np.ndarray
         or type(m) is not np.ndarray
         or type(v) is not np.ndarray
-        or type(base) is not np.ndarray
+        or type(p._value) is not np.ndarray
         or dtype.kind != "f"
         or g.ndim == 0  # NumPy's 0-d results are scalars, not arrays to write into
         or m.dtype != dtype
         or v.dtype != dtype
-        or base.dtype != dtype
+        or p._value.dtype != dtype
     ):
         return False
+    m_into, v_into = _tensors.writable(m_t), _tensors.writable(v_t)
     t = np.subtract(g, m)  # m = lerp(m, g, 1 - beta1)
     weight = 1 - beta1
     if abs(weight) < 0.5:
         t *= weight
-        m = np.add(m, t, out=t)
+        m = np.add(m, t, out=t if m_into is None else m_into)
     else:
         t *= 1 - weight
-        m = np.subtract(g, t, out=t)
-    _tensors.assign(m_t, m)
-    v = np.multiply(v, beta2)  # v = beta2 * v + (1 - beta2) * g * g
-    t = np.multiply(g, g)
+        m = np.subtract(g, t, out=t if m_into is None else m_into)
+    if m_into is None:
+        _tensors.assign(m_t, m)
+        t = np.multiply(g, g)  # v = beta2 * v + (1 - beta2) * g * g
+    else:
+        _tensors.written(m_t, m_into)
+        t = np.multiply(g, g, out=t)
+    if v_into is None:
+        v = np.multiply(v, beta2)
+    else:
+        v *= beta2
     t *= 1 - beta2
     v += t
-    _tensors.assign(v_t, v)
+    if v_into is None:
+        _tensors.assign(v_t, v)
+    else:
+        _tensors.written(v_t, v_into)
     denom = np.sqrt(v, out=t)  # sqrt(v) / sqrt(1 - beta2**step) + eps
     denom /= (1 - beta2**step) ** 0.5
     denom += eps
     u = np.multiply(m, -(lr / (1 - beta1**step)))
     u /= denom
-    _tensors.write(p, np.add(base, u, out=u))
+    update(p, decayed, u)
     return True
 
 

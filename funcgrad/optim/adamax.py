@@ -98,11 +98,11 @@ class Adamax(Optimizer):
             lr = _tensors.to_float(group["lr"])
             beta1, beta2 = group["betas"]
             eps = group["eps"]
-            for p, state, g, base, step in each_param(self, group, ("exp_avg", "exp_inf")):
+            for p, state, g, decayed, step in each_param(self, group, ("exp_avg", "exp_inf")):
                 xp = xp_of(g)
-                m = ema(state, "exp_avg", g, base, 1 - beta1)
+                m = ema(state, "exp_avg", g, p, 1 - beta1)
                 u = xp.maximum(real_view(_tensors.array(state["exp_inf"])) * beta2, xp.abs(g) + eps)
-                _tensors.assign(state["exp_inf"], complex_view(u, base))
+                _tensors.assign(state["exp_inf"], complex_view(u, p._value))
                 clr = lr / (1 - beta1**step)
-                update(p, base, -clr * m / u)
+                update(p, decayed, -clr * m / u)
         return loss

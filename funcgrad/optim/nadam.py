@@ -116,7 +116,7 @@ class NAdam(Optimizer):
             lr = _tensors.to_float(group["lr"])
             beta1, beta2 = group["betas"]
             eps, momentum_decay = group["eps"], group["momentum_decay"]
-            for p, state, g, base, step in each_param(self, group, new_state=_new_state):
+            for p, state, g, decayed, step in each_param(self, group, new_state=_new_state):
                 bias_correction2 = 1 - beta2**step
                 mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
                 mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
@@ -126,13 +126,13 @@ class NAdam(Optimizer):
                 product = _tensors.array(mu_product_t) * mu
                 _tensors.assign(mu_product_t, product)
                 mu_product = float(product)
-                m = ema(state, "exp_avg", g, base, 1 - beta1)
-                v = ema_sq(state, "exp_avg_sq", g, base, beta2)
+                m = ema(state, "exp_avg", g, p, 1 - beta1)
+                v = ema_sq(state, "exp_avg_sq", g, p, beta2)
                 denom = xp_of(v).sqrt(v / bias_correction2) + eps
                 mu_product_next = mu_product * mu_next
                 delta = (-lr * (1.0 - mu) / (1.0 - mu_product)) * g / denom
                 delta = delta + ((-lr * mu_next) / (1.0 - mu_product_next)) * m / denom
-                update(p, base, delta)
+                update(p, decayed, delta)
         return loss
 
 

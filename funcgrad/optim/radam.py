@@ -110,9 +110,9 @@ class RAdam(Optimizer):
             lr = _tensors.to_float(group["lr"])
             beta1, beta2 = group["betas"]
             eps = group["eps"]
-            for p, state, g, base, step in each_param(self, group, ("exp_avg", "exp_avg_sq")):
-                m = ema(state, "exp_avg", g, base, 1 - beta1)
-                v = ema_sq(state, "exp_avg_sq", g, base, beta2)
+            for p, state, g, decayed, step in each_param(self, group, ("exp_avg", "exp_avg_sq")):
+                m = ema(state, "exp_avg", g, p, 1 - beta1)
+                v = ema_sq(state, "exp_avg_sq", g, p, beta2)
                 bias_correction1 = 1 - beta1**step
                 bias_correction2 = 1 - beta2**step
                 m_hat = m / bias_correction1
@@ -126,7 +126,7 @@ class RAdam(Optimizer):
                         / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
                     ) ** 0.5
                     adaptive = (bias_correction2**0.5) / (xp_of(v).sqrt(v) + eps)
-                    update(p, base, -(m_hat * lr * adaptive * rect))
+                    update(p, decayed, -(m_hat * lr * adaptive * rect))
                 else:
-                    update(p, base, -(m_hat * lr))
+                    update(p, decayed, -(m_hat * lr))
         return loss

@@ -117,19 +117,19 @@ class RMSprop(Optimizer):
             names: tuple[str, ...] = ("square_avg",)
             names += ("momentum_buffer",) if momentum > 0 else ()
             names += ("grad_avg",) if centered else ()
-            for p, state, g, base, _ in each_param(self, group, names):
-                v = ema_sq(state, "square_avg", g, base, alpha)
+            for p, state, g, decayed, _ in each_param(self, group, names):
+                v = ema_sq(state, "square_avg", g, p, alpha)
                 xp = xp_of(v)
                 if centered:
-                    a = ema(state, "grad_avg", g, base, 1 - alpha)
+                    a = ema(state, "grad_avg", g, p, 1 - alpha)
                     avg = xp.sqrt(v - a * a)
                 else:
                     avg = xp.sqrt(v)
                 avg = avg + eps
                 if momentum > 0:
                     b = real_view(_tensors.array(state["momentum_buffer"])) * momentum + g / avg
-                    _tensors.assign(state["momentum_buffer"], complex_view(b, base))
-                    update(p, base, -lr * b)
+                    _tensors.assign(state["momentum_buffer"], complex_view(b, p._value))
+                    update(p, decayed, -lr * b)
                 else:
-                    update(p, base, -lr * g / avg)
+                    update(p, decayed, -lr * g / avg)
         return loss

@@ -128,40 +128,58 @@ class SGD(Optimizer):
                 group["maximize"],
             )
             params = [p for p in group["params"] if p.grad is not None]
-            arrays = [p._value for p in params]
             grads = [p.grad._value for p in params]
             bufs: list[Any] = [None] * len(params)
             if options[1] != 0:
                 states = [self.state[p] for p in params]
                 bufs = [s.get("momentum_buffer") for s in states]
             missing = sum(b is None for b in bufs)
-            if missing == len(bufs):  # no momentum, or its first step for all
-                fused = _tensors.flat(arrays, grads)
-            elif missing == 0:
-                fused = _tensors.flat(arrays, grads, [b._value for b in bufs])
-            else:
-                fused = None
+            fused = None
+            if (missing == 0 or missing == len(bufs)) and _tensors.small(grads):
+                arrays = [p._value for p in params]
+                buf_arrays = [] if missing else [[b._value for b in bufs]]
+                fused = _tensors.flat(arrays, grads, *buf_arrays)
             if fused is not None:  # the foreach path: one operation per term for the group
                 fused_buf = fused[2] if len(fused) == 3 else None
                 new, b = _sgd(fused[0], fused[1], fused_buf, *options)
-                news = _tensors.split(new, arrays)
+                for p, new_p in zip(params, _tensors.split(new, arrays), strict=True):
+                    _tensors.write(p, new_p)
                 new_bufs = None if b is None else _tensors.split(b, arrays)
             else:
-                pairs = [
-                    _sgd(a, g, None if buf is None else buf._value, *options)
-                    for a, g, buf in zip(arrays, grads, bufs, strict=True)
+                new_bufs = [
+                    _step(p, g, buf, options) for p, g, buf in zip(params, grads, bufs, strict=True)
                 ]
-                news = [n for n, _ in pairs]
-                new_bufs = None if options[1] == 0 else [b for _, b in pairs]
-            for p, new in zip(params, news, strict=True):
-                _tensors.write(p, new)
-            if new_bufs is not None:
+            if new_bufs is not None and options[1] != 0:
                 for state, buf, b in zip(states, bufs, new_bufs, strict=True):
                     if buf is None:
                         state["momentum_buffer"] = _tensors.wrap(b)
-                    else:
+                    elif b is not buf._value:
                         _tensors.assign(buf, b)
         return loss
+
+
+def _step(p: Any, g: Any, buf: Any, options: tuple[Any, ...]) -> Any:
+    """SGD's step of one parameter `p` with gradient array `g` and buffer tensor `buf` (or None).
+
+    The update goes into the parameter's and the buffer's own arrays where
+    nothing else can see them (`_tensors.writable`), else into new arrays
+    (in PyTorch's foreach step every term is in place). Returns the new
+    buffer array (the buffer's own one when written into), or None without
+    momentum.
+    """
+    b = None if buf is None else buf._value
+    into = buf_into = None
+    if p._value.dtype == g.dtype and (b is None or b.dtype == g.dtype):  # no promotion
+        into = _tensors.writable(p)
+        buf_into = None if b is None else _tensors.writable(buf)
+    new, b = _sgd(p._value if into is None else into, g, b, *options, into=into, buf_into=buf_into)
+    if into is None:
+        _tensors.write(p, new)
+    else:
+        _tensors.written(p, into)
+    if buf_into is not None:
+        _tensors.written(buf, buf_into)
+    return b
 
 
 def _sgd(
@@ -174,6 +192,9 @@ def _sgd(
     weight_decay: float,
     nesterov: bool,
     maximize: bool,
+    *,
+    into: Any = None,
+    buf_into: Any = None,
 ) -> tuple[Any, Any]:
     """SGD's formulas on arrays: the new parameter and the new momentum buffer (None without).
 
@@ -181,7 +202,9 @@ def _sgd(
     where the dtypes agree, a term goes into an array this step made
     (`+=`) instead of a new one: fewer allocations, which dominate for large
     parameters. `param - lr * g` is taken as `(-lr) * g + param`, the same
-    number (negation is exact).
+    number (negation is exact). `into`: the parameter's array (`param`
+    itself) to write the new values into, and `buf_into` the buffer's
+    (`buf`), both of the gradient's dtype; None: new arrays.
     """
     if maximize:
         grad = -grad
@@ -193,7 +216,11 @@ def _sgd(
         if buf is None:
             b = grad.copy()
         else:
-            b = buf * momentum
+            if buf_into is None:
+                b = buf * momentum
+            else:
+                b = buf_into
+                b *= momentum
             if b.dtype != grad.dtype:
                 b = b + (1 - dampening) * grad
             elif dampening == 0:
@@ -202,6 +229,9 @@ def _sgd(
                 b += (1 - dampening) * grad
         grad = grad + momentum * b if nesterov else b
     new = grad * -lr
+    if into is not None:
+        into += new  # param + new, in param's array
+        return into, b
     if new.dtype != param.dtype:
         return param + new, b
     new += param

@@ -25,16 +25,24 @@ graphs recorded before keep their old nodes and values, so no "modified by
 an inplace operation" error can arise. A tensor outside any graph is written
 into its own array (which NumPy arrays from `from_numpy`/`numpy()` share);
 an array a graph holds is never written into.
+
+The optimizers' doors (`funcgrad.optim`) write arrays their step computed:
+`rebind_array` for a new array, and `writable`/`written` around an update
+that goes into the tensor's own array (NumPy's `out=`, as PyTorch's
+`param.add_`), taken only where no one but the tensor can see that array.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
-from typing import Concatenate, ParamSpec
+from typing import Any, Concatenate, ParamSpec
 
 import numpy as np
 
 from funcgrad.errors import InPlaceError
+from funcgrad.tensors.aliases import ViewInfo, assign, counter_of, refresh
+from funcgrad.tensors.base import _new_like
 from funcgrad.tensors.dtypes import torch_name as torch_dtype_name
 from funcgrad.tensors.tensor_class import Tensor
 from funcgrad.tensors.views import check_inplace, write
@@ -150,3 +158,88 @@ def rebind(self: Tensor, result: Tensor, overwrites: bool = False, name: str = "
     (`funcgrad.tensors.views.write`).
     """
     write(self, result, name=name, overwrites=overwrites)
+
+
+def rebind_array(self: Tensor, value: Any, name: str = "in-place") -> None:
+    """`rebind` for a new array: make `value` the new value of `self` (under `no_grad`).
+
+    `value` has `self`'s shape and nothing else holds it: a NumPy array is
+    locked read-only and taken as it is (the graph may keep it). A root leaf
+    that requires grad (a parameter) takes the last steps of every write
+    (`funcgrad.tensors.views.write` under `no_grad`: a new leaf node, the
+    version moved, the aliases regenerated) without the checks and the
+    dispatch, which cannot apply there (about 2 us instead of 5).
+    """
+    old, node = self._value, self._node
+    if (
+        node is not None
+        and node.prim is None
+        and type(value) is np.ndarray
+        and type(old) is np.ndarray
+        and type(self._view) is not ViewInfo
+        and value.dtype == old.dtype
+        and value.shape == old.shape
+        and old.flags.c_contiguous  # no stride 0: nothing for `_check_overlap` to refuse
+    ):
+        value.setflags(write=False)  # so that `freeze` takes it without a copy
+        assign(self, value)
+        _moved(self, None)
+        return
+    rebind(self, fit(self, _new_like(Tensor, value, None), name), name=name)
+
+
+# sys.getrefcount(array) in `writable` when only the tensor (`_value`) and its leaf node
+# (`value`) hold the array: those two, the local name and the call's argument
+_ARRAY_REFS = 4
+# sys.getrefcount(node) there when only the tensor (`_node`) holds its leaf node (the
+# owner table `base._OWNERS` holds it weakly): that one, the local name and the argument
+_NODE_REFS = 3
+_CPYTHON = sys.implementation.name == "cpython"
+
+
+def writable(self: Tensor) -> np.ndarray | None:
+    """The NumPy array of root `self`, made writable, when no one else can see it; else None.
+
+    Then an update may be written into the array itself (`out=`), as
+    PyTorch's in-place optimizer steps write into a parameter's storage,
+    instead of into a new array: nothing but `self` holds the array and, for
+    a leaf that requires grad, its leaf node. Not a graph (which holds the
+    leaf node, or the array as a constant: it keeps its values, the write
+    gets a new array), not an alias, a view or a `.numpy()` result (NumPy
+    views hold their base), not another tensor. A tensor outside the graph
+    whose array is writable is written into as every in-place operation
+    writes into it (NumPy arrays sharing it see the change). Call
+    `written(self, array)` after the update; only write arrays of the
+    array's shape and dtype into it.
+    """
+    a = self._value
+    if type(a) is not np.ndarray or type(self._view) is ViewInfo or not a.flags.c_contiguous:
+        return None
+    node = self._node
+    if node is None:
+        return a if a.flags.writeable else None
+    if (
+        node.prim is not None
+        or node.value is not a
+        or a.base is not None
+        or not _CPYTHON
+        or sys.getrefcount(node) != _NODE_REFS
+        or sys.getrefcount(a) != _ARRAY_REFS
+    ):
+        return None
+    a.setflags(write=True)
+    return a
+
+
+def written(self: Tensor, array: np.ndarray) -> None:
+    """Close an update into `array`, the array `writable(self)` gave: lock it, move the version."""
+    if self._node is not None:
+        array.setflags(write=False)
+    _moved(self, array)
+
+
+def _moved(self: Tensor, memory: Any) -> None:
+    """The version moved and the aliases regenerated after root `self` changed (see `refresh`)."""
+    counter_of(self).n += 1
+    if self._view is not None:
+        refresh(self, memory)
