@@ -292,6 +292,36 @@ def test_update_changes_nothing_it_was_given():
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_adam_on_numpy_leaves_is_its_formula_bit_for_bit(dtype):
+    # NumPy leaves take adam's fused path (few passes, arrays made once per step): the same
+    # operations in the same order as optax's formula, so the same bits, 0-d leaves included
+    b1, b2, eps, lr = 0.9, 0.999, 1e-8, 0.01
+    params = _params(dtype)
+    opt = fo.adam(lr)
+    state = opt.init(params)
+    m = v = fg.tree.tree_map(np.zeros_like, params)
+    for t, g in enumerate(_gradient_sequence(4, dtype), 1):
+        updates, state = opt.update(g, state, params)
+        new = fo.apply_updates(params, updates)
+        m = fg.tree.tree_map(lambda gi, mi: (1 - b1) * gi + b1 * mi, g, m)
+        v = fg.tree.tree_map(lambda gi, vi: (1 - b2) * (gi * gi) + b2 * vi, g, v)
+        c1, c2 = 1 - b1**t, 1 - b2**t
+        expected = fg.tree.tree_map(
+            lambda mi, vi, c1=c1, c2=c2: -lr * ((mi / c1) / (np.sqrt(vi / c2) + eps)), m, v
+        )
+        for ours, theirs in zip(*map(fg.tree.tree_leaves, (updates, expected)), strict=True):
+            assert ours.dtype == dtype
+            np.testing.assert_array_equal(ours, theirs)
+        for ours, theirs in zip(*map(fg.tree.tree_leaves, (state[0], (t, m, v))), strict=True):
+            np.testing.assert_array_equal(ours, theirs)
+        # the new moments and parameters are read-only
+        assert not any(x.flags.writeable for x in fg.tree.tree_leaves((state, new)))
+        for old, p_new, u in zip(*map(fg.tree.tree_leaves, (params, new, updates)), strict=True):
+            np.testing.assert_array_equal(p_new, (old + u).astype(dtype))
+        params = new
+
+
 def test_a_schedule_counts_steps_in_the_state():
     opt = fo.sgd(fo.piecewise_constant_schedule(1.0, {2: 0.1}))
     params = np.zeros(1)

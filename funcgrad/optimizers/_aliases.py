@@ -7,6 +7,7 @@ from typing import Any
 from funcgrad.optimizers._base import GradientTransformation, chain, identity
 from funcgrad.optimizers._transforms import (
     ScalarOrSchedule,
+    _adam_on_arrays,
     add_decayed_weights,
     scale_by_adam,
     scale_by_learning_rate,
@@ -82,10 +83,23 @@ def adam(
         >>> fo.apply_updates(params, updates)
         array([ 0.9, -1.9])
     """
-    return chain(
+    opt = chain(
         scale_by_adam(b1, b2, eps, eps_root, mu_dtype, nesterov=nesterov),
         scale_by_learning_rate(learning_rate),
     )
+    if nesterov or mu_dtype is not None or type(learning_rate) not in (int, float):
+        return opt
+    step_size = -learning_rate
+
+    def update(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
+        # NumPy leaves: the chain's numbers in fewer passes (`_adam_on_arrays`)
+        if type(state) is tuple and len(state) == 2:
+            fast = _adam_on_arrays(updates, state[0], b1, b2, eps, eps_root, step_size)
+            if fast is not None:
+                return fast[0], (fast[1], state[1])
+        return opt.update(updates, state, params)
+
+    return GradientTransformation(opt.init, update)
 
 
 def nadam(

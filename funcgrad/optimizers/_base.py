@@ -106,6 +106,10 @@ def chain(*transforms: GradientTransformation) -> GradientTransformation:
 def apply_updates(params: Params, updates: Updates) -> Params:
     """Return `params + updates`, leaf by leaf, each in its parameter's dtype.
 
+    New NumPy leaves are read-only, as the optimizers' states are (a JAX
+    array is immutable too): `funcgrad.grad` then takes them as they are
+    instead of copying them, and a training step never writes into them.
+
     Examples:
         >>> import numpy as np
         >>> apply_updates({"b": np.float32([1.0])}, {"b": np.array([0.5])})
@@ -117,6 +121,8 @@ def apply_updates(params: Params, updates: Updates) -> Params:
         dtype = getattr(p, "dtype", None)
         if dtype is not None and getattr(out, "dtype", dtype) != dtype:
             out = fnp.astype(out, dtype)
+        if type(out) is np.ndarray and out.base is None:  # made here: no one else holds it
+            out.flags.writeable = False
         return out
 
     return tree_map(add, params, updates)

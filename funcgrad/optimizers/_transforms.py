@@ -25,7 +25,7 @@ from funcgrad.optimizers._base import (
     cast_like,
     global_norm,
 )
-from funcgrad.transforms.pytree import tree_map
+from funcgrad.transforms.pytree import tree_flatten, tree_map, tree_unflatten
 
 __all__ = [
     "AddDecayedWeightsState",
@@ -185,6 +185,65 @@ class ScaleByAdamState(NamedTuple):
     nu: Any
 
 
+def _adam_on_arrays(
+    updates: Updates,
+    state: Any,
+    b1: float,
+    b2: float,
+    eps: float,
+    eps_root: float,
+    step_size: float | None,
+) -> tuple[Updates, ScaleByAdamState] | None:
+    """Adam's step on plain NumPy leaves in few passes, or None where the general path must run.
+
+    The same operations in the same order as `scale_by_adam`'s formulas (then
+    `* step_size`, the learning rate's scaling, when given), so the same
+    numbers bit for bit, written into four arrays made here per leaf instead
+    of one fresh array per operation: the gradients and the old state are
+    only read. The new moments are made read-only, as `init`'s.
+    """
+    if not isinstance(state, ScaleByAdamState) or type(state.count) is not np.ndarray:
+        return None
+    if any(type(x) not in (int, float) for x in (b1, b2, eps, eps_root)):
+        return None  # a hyperparameter being differentiated
+    gs, treedef = tree_flatten(updates)
+    ms, m_def = tree_flatten(state.mu)
+    vs, v_def = tree_flatten(state.nu)
+    if m_def != treedef or v_def != treedef:
+        return None
+    for g, m, v in zip(gs, ms, vs, strict=True):
+        if not (type(g) is type(m) is type(v) is np.ndarray) or g.dtype.kind != "f":
+            return None
+        if not (g.dtype == m.dtype == v.dtype) or not (g.shape == m.shape == v.shape):
+            return None
+    count = _increment(state.count)
+    c1, c2 = 1 - b1 ** float(count), 1 - b2 ** float(count)
+    us, mus, nus = [], [], []
+    for g, m, v in zip(gs, ms, vs, strict=True):
+        # out=: 0-d leaves stay arrays (a ufunc on 0-d operands returns a scalar)
+        t = np.multiply(m, b1, out=np.empty_like(m))
+        mu = np.multiply(g, 1 - b1, out=np.empty_like(g))
+        mu += t  # (1 - b1) g + b1 m
+        nu = np.multiply(g, g, out=np.empty_like(g))
+        nu *= 1 - b2
+        nu += np.multiply(v, b2, out=t)  # (1 - b2) g^2 + b2 v
+        np.divide(nu, c2, out=t)
+        if eps_root:  # (adding 0.0 changes nothing that `+ eps` keeps)
+            t += eps_root
+        np.sqrt(t, out=t)
+        t += eps
+        u = np.divide(mu, c1, out=np.empty_like(mu))
+        u /= t  # m_hat / (sqrt(v_hat + eps_root) + eps)
+        if step_size is not None:
+            u *= step_size
+        mu.flags.writeable = nu.flags.writeable = False
+        us.append(u)
+        mus.append(mu)
+        nus.append(nu)
+    new = ScaleByAdamState(count, tree_unflatten(treedef, mus), tree_unflatten(treedef, nus))
+    return tree_unflatten(treedef, us), new
+
+
 def scale_by_adam(
     b1: float = 0.9,
     b2: float = 0.999,
@@ -224,6 +283,10 @@ def scale_by_adam(
         )
 
     def update(updates: Updates, state: State, params: Params = None) -> tuple[Updates, State]:
+        if not nesterov and mu_dtype is None:
+            fast = _adam_on_arrays(updates, state, b1, b2, eps, eps_root, None)
+            if fast is not None:
+                return fast
         mu = _moment(updates, state.mu, b1, 1)
         nu = _moment(updates, state.nu, b2, 2)
         count = _increment(state.count)
