@@ -28,6 +28,7 @@ import numpy as np
 import funcgrad.numpy as fnp
 from funcgrad.backend import as_value
 from funcgrad.errors import DtypeError
+from funcgrad.graph import Node
 from funcgrad.transforms import grad, jacobian, jvp, vjp
 
 ArgNum = int | Sequence[int]
@@ -68,17 +69,24 @@ def _at_argnum(
     return operator
 
 
+def _plain(value: Any) -> Any:
+    """The array (or number) a value holds: a graph node's value, also one of an outer graph."""
+    while type(value) is Node:
+        value = value.value
+    return as_value(value)
+
+
 def _ones_like(value: Any) -> Any:
-    v = as_value(value)
+    v = _plain(value)
     return np.ones_like(v) if isinstance(v, np.ndarray) or np.ndim(v) else type(v)(1)
 
 
 def _elementwise_grad(fun: Callable[[Any], Any], x: Any) -> Any:
     value, vjp_fn = vjp(fun, x)
-    if np.iscomplexobj(as_value(value)):
+    if np.iscomplexobj(_plain(value)):
         raise DtypeError(
             "funcgrad.elementwise_grad: the function's output is complex "
-            f"({as_value(value).dtype}); elementwise_grad applies to real outputs "
+            f"({_plain(value).dtype}); elementwise_grad applies to real outputs "
             "(use holomorphic_grad, or grad of the real part)"
         )
     return vjp_fn(_ones_like(value))[0]
@@ -89,7 +97,7 @@ def _deriv(fun: Callable[[Any], Any], x: Any) -> Any:
 
 
 def _holomorphic_grad(fun: Callable[[Any], Any], x: Any) -> Any:
-    if not np.iscomplexobj(as_value(x)):
+    if not np.iscomplexobj(_plain(x)):
         warnings.warn("Input to holomorphic_grad is not complex", stacklevel=3)
         return grad(lambda z: fnp.real(fun(z)))(x)
     return grad(fun, holomorphic=True)(x)

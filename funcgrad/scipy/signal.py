@@ -15,6 +15,7 @@ from typing import Any
 import numpy as _np
 import scipy.signal as _signal
 
+import funcgrad.numpy as _fnp
 from funcgrad.errors import OpError as _OpError
 from funcgrad.graph import Node as _Node
 from funcgrad.numpy._statistics import _full_convolution
@@ -80,12 +81,106 @@ def _nd(name: str, in1: Any, in2: Any, mode: str, method: str, correlate: bool) 
     return _full_convolution(in1, in2, tuple(starts), tuple(sizes), correlate=correlate)
 
 
+def _tensor_convolve(a: Any, b: Any, axes: Any, dot_axes: Any, mode: str) -> Any:
+    """autograd's `convolve(a, b, axes, dot_axes, mode)`: see `convolve`.
+
+    A sum over the taps of the operand with fewer convolved entries: each
+    tap's slice contracted with the other operand (`tensordot` over
+    `dot_axes`) and padded into its place of the full convolution, which is
+    then cut to `mode`. Differentiable in both inputs.
+    """
+    op = "funcgrad.scipy.signal.convolve"
+    if mode not in _MODES:
+        raise _OpError(f"{op}: mode must be one of {_MODES}, got {mode!r}")
+    if axes is None:
+        axes = (list(range(a.ndim)), list(range(b.ndim)))
+    conv_a, conv_b = (list(map(int, x)) for x in axes)
+    dot_a, dot_b = (list(map(int, x)) for x in dot_axes)
+    if len(conv_a) != len(conv_b) or len(dot_a) != len(dot_b):
+        raise _OpError(
+            f"{op}: axes={axes!r} and dot_axes={dot_axes!r} must pair as many axes of in1 as of in2"
+        )
+    if [a.shape[i] for i in dot_a] != [b.shape[i] for i in dot_b]:
+        raise _OpError(
+            f"{op}: dot_axes={dot_axes!r} pair axes of different sizes "
+            f"(in1 {tuple(a.shape)}, in2 {tuple(b.shape)})"
+        )
+    n_a = [a.shape[i] for i in conv_a]
+    n_b = [b.shape[i] for i in conv_b]
+    if mode == "valid" and not (
+        all(x >= y for x, y in zip(n_a, n_b, strict=True))
+        or all(y >= x for x, y in zip(n_a, n_b, strict=True))
+    ):
+        raise _OpError(
+            f"{op}: for 'valid' mode, one must be at least as large as the other along every "
+            f"convolved axis, got sizes {n_a} and {n_b}"
+        )
+    keep_a = [i for i in range(a.ndim) if i not in conv_a and i not in dot_a]
+    keep_b = [i for i in range(b.ndim) if i not in conv_b and i not in dot_b]
+    # Move each operand's axes to (kept, contracted, convolved).
+    a = _fnp.transpose(a, keep_a + dot_a + conv_a)
+    b = _fnp.transpose(b, keep_b + dot_b + conv_b)
+    k, nd = len(conv_a), len(dot_a)
+    swap = int(_np.prod(n_b)) > int(_np.prod(n_a))
+    big, taps = (b, a) if swap else (a, b)
+    n_taps = n_a if swap else n_b
+    full = [x + y - 1 for x, y in zip(n_a, n_b, strict=True)]
+    n_big_keep = big.ndim - nd - k
+    out: Any = None
+    for tap in _np.ndindex(*n_taps):
+        piece = taps[(Ellipsis,) + tuple(tap)]  # (kept, contracted) of the tap operand
+        dots = (
+            list(range(n_big_keep, n_big_keep + nd)),
+            list(range(piece.ndim - nd, piece.ndim)),
+        )
+        term = _fnp.tensordot(big, piece, axes=dots)  # (big kept, conv, tap kept)
+        # term's axes: big's kept, the convolved ones, the tap operand's kept; in1's kept first.
+        big_kept = list(range(n_big_keep))
+        conv = list(range(n_big_keep, n_big_keep + k))
+        tap_kept = list(range(n_big_keep + k, term.ndim))
+        kept = tap_kept + big_kept if swap else big_kept + tap_kept
+        term = _fnp.transpose(term, kept + conv)
+        lead = term.ndim - k
+        width = [(0, 0)] * lead + [
+            (t, f - t - m) for t, f, m in zip(tap, full, term.shape[lead:], strict=True)
+        ]
+        term = _fnp.pad(term, width)
+        out = term if out is None else out + term
+    lead = out.ndim - k
+    cut = []
+    for x, y, f in zip(n_a, n_b, full, strict=True):
+        if mode == "full":
+            cut.append(slice(0, f))
+        elif mode == "same":
+            cut.append(slice((y - 1) // 2, (y - 1) // 2 + x))
+        else:
+            cut.append(slice(min(x, y) - 1, min(x, y) - 1 + abs(x - y) + 1))
+    return out[(slice(None),) * lead + tuple(cut)]
+
+
 def _has_node(*args: Any) -> bool:
     return any(type(a) is _Node for a in args)
 
 
-def convolve(in1: Any, in2: Any, mode: str = "full", method: str = "auto"):
-    """Return the N-d convolution of `in1` and `in2` (`scipy.signal.convolve`).
+def convolve(
+    in1: Any,
+    in2: Any,
+    mode: str = "full",
+    method: str = "auto",
+    *,
+    axes: Any = None,
+    dot_axes: Any = ((), ()),
+):
+    """Return the N-d convolution of `in1` and `in2` (`scipy.signal.convolve`; autograd's `axes`).
+
+    With `axes` or `dot_axes` it is HIPS autograd's generalisation
+    (`autograd.scipy.signal.convolve`, used by its convnet example):
+    `axes=(axes1, axes2)` pairs the axes of `in1` and `in2` to convolve
+    along, `dot_axes=(dots1, dots2)` pairs axes to contract (sum over, as
+    `tensordot`), and every other axis is kept; the result's axes are
+    `in1`'s kept axes, then `in2`'s, then the convolved ones. A
+    convolution layer is `convolve(images, kernels, axes=([2, 3], [2, 3]),
+    dot_axes=([1], [0]), mode="valid")`.
 
     Args:
         in1: An array or a graph node.
@@ -103,7 +198,13 @@ def convolve(in1: Any, in2: Any, mode: str = "full", method: str = "auto"):
         >>> import funcgrad.scipy.signal as fss
         >>> fss.convolve([1.0, 2.0, 3.0], [0.0, 1.0, 0.5])
         array([0. , 1. , 2.5, 4. , 1.5])
+        >>> import numpy as np
+        >>> images, kernels = np.ones((2, 3, 5, 5)), np.ones((3, 4, 2, 2))
+        >>> fss.convolve(images, kernels, axes=([2, 3], [2, 3]), dot_axes=([1], [0]), mode="valid").shape
+        (2, 4, 4, 4)
     """
+    if axes is not None or tuple(map(tuple, dot_axes)) != ((), ()):
+        return _tensor_convolve(_arr(in1), _arr(in2), axes, dot_axes, mode)
     if not _has_node(in1, in2):
         return _scipy_signal.convolve(in1, in2, mode=mode, method=method)
     return _nd("convolve", in1, in2, mode, method, correlate=False)

@@ -131,3 +131,50 @@ def test_the_sum_over_taps_for_large_windows_agrees(monkeypatch):
     for g, e in zip(got, want, strict=True):
         np.testing.assert_allclose(g, e, rtol=1e-12)
     fg.check_grads(lambda a, b: fnp.convolve(a[0], b[0], "same"), (a, b), order=2)
+
+
+# autograd's generalised convolve: (in1 shape, in2 shape, axes, dot_axes); its convnet's layer first.
+TENSOR_CASES = [
+    ((2, 3, 6, 6), (3, 4, 3, 3), ([2, 3], [2, 3]), ([1], [0])),
+    ((2, 4, 5), (4, 3), ([2], [1]), ([1], [0])),
+    ((4, 7), (3, 2), ([0, 1], [0, 1]), ((), ())),
+    ((6, 2, 3), (2, 4, 3), ([0], [1]), ([2], [2])),
+    ((3, 5), (5, 2), ([0], [1]), ((), ())),
+]
+
+
+@pytest.mark.parametrize("mode", ["full", "valid", "same"])
+@pytest.mark.parametrize("case", TENSOR_CASES, ids=str)
+def test_autograds_axes_and_dot_axes(case, mode):
+    autograd = requires("autograd")
+    asg = requires("autograd.scipy.signal")
+    anp = requires("autograd.numpy")
+    sa, sb, axes, dot_axes = case
+    rng = np.random.default_rng(sum(sa) + len(mode))
+    a, b = rng.standard_normal(sa), rng.standard_normal(sb)
+    want = asg.convolve(a, b, axes=axes, dot_axes=dot_axes, mode=mode)
+    got = fss.convolve(a, b, mode=mode, axes=axes, dot_axes=dot_axes)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    ct = rng.standard_normal(want.shape)
+
+    def loss(a, b):
+        return anp.sum(asg.convolve(a, b, axes=axes, dot_axes=dot_axes, mode=mode) * ct)
+
+    want_g = autograd.grad(loss, 0)(a, b), autograd.grad(loss, 1)(a, b)
+    got_g = fg.grad(
+        lambda a, b: fnp.sum(fss.convolve(a, b, mode=mode, axes=axes, dot_axes=dot_axes) * ct),
+        argnums=(0, 1),
+    )(a, b)
+    for g, w in zip(got_g, want_g, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+
+
+def test_autograds_axes_errors_name_the_function():
+    a, b = np.ones((2, 3, 5)), np.ones((4, 2))
+    with pytest.raises(FuncgradError, match=r"signal.convolve: dot_axes=.* different sizes"):
+        fss.convolve(a, b, axes=([2], [1]), dot_axes=([1], [0]))
+    with pytest.raises(FuncgradError, match=r"signal.convolve: for 'valid' mode"):
+        fss.convolve(np.ones((3, 5)), np.ones((4, 2)), mode="valid", axes=([0, 1], [0, 1]))
+    with pytest.raises(FuncgradError, match=r"signal.convolve: axes=.* as many axes"):
+        fss.convolve(a, b, axes=([2, 0], [1]))
