@@ -6,6 +6,9 @@ zero padding, sliding windows by `getitem`, and `matmul` with the kernel),
 differentiable in both inputs to any order, whatever `method` says (`'fft'`
 and `'direct'` give the same values up to rounding). Its cost is the direct
 method's, `output size * kernel size`.
+
+`convolve` also takes HIPS autograd's `axes` and `dot_axes` (its
+generalisation to batches of images and kernels), as `autograd.scipy.signal`.
 """
 
 from __future__ import annotations
