@@ -9,6 +9,7 @@ PyTorch eager where PyTorch gives a reference.
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -433,6 +434,26 @@ def test_plan_optimizations():
     plan = str(fg.jit(f).plan(np.zeros(3)))
     assert plan.count("sin") == 1 and "exp" not in plan and "cos" not in plan
     assert "* 1.0" not in plan
+
+
+def test_an_elementwise_step_is_written_into_an_operand_read_for_the_last_time():
+    rng = np.random.default_rng(3)
+    X, w = rng.standard_normal((5, 4)), rng.standard_normal((4, 3))
+
+    def loss(w):
+        return fnp.sum(fnp.tanh(fnp.matmul(X, w)) * 3.0)
+
+    vg = fg.value_and_grad(loss)
+    jvg = fg.jit(vg)
+    plan = str(jvg.plan(w))
+    # tanh's VJP, ct * (1.0 - y * y): `1.0 - t` takes t's array (dead after it), as
+    # hand-written in-place NumPy would, and the forward's tanh takes the matmul's
+    assert re.search(r"= Usubtract\(1\.0, (v\d+), out=\1\)", plan), plan
+    assert re.search(r"= Utanh\((v\d+), out=\1\)", plan), plan
+    value, g = vg(w)
+    for _ in range(3):  # each replay has buffers of its own: the same numbers every time
+        jvalue, jg = jvg(w)
+        assert jvalue == value and jg.tobytes() == g.tobytes()
 
 
 def test_errors_name_jit():

@@ -1037,8 +1037,10 @@ def _reuse_buffers(
     A buffer is reused only when a ufunc step made it (a new array of its
     own), every step that read it was an elementwise ufunc step or a
     matmul (so no view of it is alive), it is not an output, and its last
-    read came before the step that takes it: the replay computes the same
-    numbers in the same memory a fresh result would have taken.
+    read came before the step that takes it, or is that step itself when the
+    buffer is one of its operands (elementwise: each entry is read before it
+    is written): the replay computes the same numbers in the same memory a
+    fresh result would have taken.
     """
     used: dict[str, list[int]] = collections.defaultdict(list)
     defined: dict[str, int] = {}
@@ -1066,12 +1068,21 @@ def _reuse_buffers(
         code, _, label = line.partition("  # ")
         target = code.partition(" = ")[0]
         info = fresh.get(target)
-        if info is not None and info[3] and free[info[1]]:
-            buf = free[info[1]].pop()
-            ufunc, _, args, _ = info
-            out[i] = f"{target} = U{ufunc}({', '.join(args)}, out={buf})  # {label}, into {buf}"
-        for n in dead_at.get(i, ()):
-            free[fresh[n][1]].append(n)
+        dying = dead_at.get(i, ())
+        buf = None
+        if info is not None and info[3]:
+            ufunc, key, args, _ = info
+            # NOTE: an operand read for the last time here, of the result's shape and dtype,
+            # takes the result itself (`1.0 - v`, `ct * d`: an elementwise ufunc reads each
+            # entry before it writes it), as an in-place NumPy expression would (W4, issue 18)
+            buf = next((n for n in dying if n in args and fresh[n][1] == key), None)
+            if buf is None and free[key]:
+                buf = free[key].pop()
+            if buf is not None:
+                out[i] = f"{target} = U{ufunc}({', '.join(args)}, out={buf})  # {label}, into {buf}"
+        for n in dying:
+            if n != buf:
+                free[fresh[n][1]].append(n)
     return out
 
 

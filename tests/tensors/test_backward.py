@@ -265,6 +265,26 @@ def test_backward_inputs_errors():
         (a * 2).backward(inputs=[torch.ones(1)])
 
 
+def test_tanh_backward_leaves_the_gradient_and_the_values_as_they_were():
+    # the first-order rule writes into a temporary of its own (ct * (1 - y*y) in place):
+    # the seed, the output and the input keep their values, the numbers are the formula's
+    x = torch.tensor([[-2.0, 0.5, 3.0], [0.0, 1.0, -0.25]], dtype=torch.float32, requires_grad=True)
+    y = torch.tanh(x)
+    seed = torch.tensor([[1.0, -2.0, 0.5], [4.0, 0.0, 3.0]], dtype=torch.float32)
+    before = (x.detach().numpy().copy(), y.detach().numpy().copy(), seed.numpy().copy())
+    y.backward(seed)
+    for kept, now in zip(
+        before, (x.detach().numpy(), y.detach().numpy(), seed.numpy()), strict=True
+    ):
+        np.testing.assert_array_equal(kept, now)
+    t = before[1]
+    want = before[2] * (np.float32(1.0) - t * t)
+    assert x.grad.dtype == torch.float32
+    assert x.grad.numpy().tobytes() == want.tobytes()
+    y.backward(seed)  # accumulates: the first gradient was the tensor's own
+    np.testing.assert_array_equal(x.grad.numpy(), want + want)
+
+
 def test_autograd_backward_function_with_several_roots():
     a = f64([1.0, 2.0])
     torch.autograd.backward([a * 2, (a * a).sum()], [f64([1.0, 1.0], False), None])
