@@ -1,0 +1,146 @@
+"""The convolution algorithms behind `F.conv*`: Winograd F(2x2, 3x3) beside im2col, against PyTorch.
+
+funcgrad/ops/conv.py picks the algorithm per call: Winograd for float32 3x3
+stride-1 convolutions with at least 32 channels in and out (forward, input
+gradient and weight gradient), im2col otherwise. The hypothesis cases of
+test_functional_conv.py are too small to reach Winograd, so here it is
+checked on its own in float64 (odd sizes, uneven and negative padding;
+against PyTorch to 1e-12 of the values' scale), and through `F.conv2d` and
+`F.conv_transpose2d` in float32 at shapes that take it (against PyTorch at
+its float32 convolution tolerance, and against funcgrad's float64 result).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.nn.functional as F
+from funcgrad.ops import conv as conv_ops
+from tests.nn.fcheck import assert_close, compare
+from tests.references import requires
+
+torch = requires("torch")
+TF = torch.nn.functional
+
+TIGHT = {"rtol": 1e-12, "atol": 1e-12}
+F32 = {"rtol": 1e-4, "atol": 1e-5}  # PyTorch's float32 tolerance for its convolution tests
+
+# (N, C, O, H, W, ((top, bottom), (left, right))): even and odd outputs, crops
+GEOMETRIES = [
+    (2, 3, 4, 7, 8, ((1, 1), (1, 1))),
+    (1, 2, 3, 5, 5, ((0, 0), (2, 1))),
+    (3, 4, 2, 6, 9, ((1, -1), (0, 2))),
+    (1, 1, 1, 3, 3, ((0, 0), (0, 0))),
+]
+
+
+def _torch_padded(x, padding):
+    (top, bottom), (left, right) = padding
+    return TF.pad(x, (left, right, top, bottom))
+
+
+@pytest.mark.parametrize("geometry", GEOMETRIES, ids=str)
+def test_winograd_float64_matches_torch(geometry):
+    n, c, o, h, w, padding = geometry
+    rng = np.random.default_rng(h * 10 + w)
+    x, wt = rng.standard_normal((n, c, h, w)), rng.standard_normal((o, c, 3, 3))
+    tx, tw = torch.from_numpy(x).requires_grad_(), torch.from_numpy(wt).requires_grad_()
+    ty = TF.conv2d(_torch_padded(tx, padding), tw)
+    ct = rng.standard_normal(tuple(ty.shape))
+    ty.backward(torch.from_numpy(ct))
+    y = conv_ops._wino_conv(np, x, wt, padding)
+    assert_close(y, ty.detach().numpy(), TIGHT, "winograd forward")
+    assert_close(conv_ops._wino_weight(np, x, ct, padding), tw.grad.numpy(), TIGHT, "weight grad")
+    dx = conv_ops._wino_transpose(np, ct, wt, padding)
+    assert_close(dx, tx.grad.numpy(), TIGHT, "input gradient (transposed convolution)")
+
+
+def _spy(monkeypatch):
+    calls = []
+    for name in ("_wino_conv", "_wino_weight"):
+        real = getattr(conv_ops, name)
+
+        def spy(*args, _real=real, _name=name):
+            calls.append(_name)
+            return _real(*args)
+
+        monkeypatch.setattr(conv_ops, name, spy)
+    return calls
+
+
+@pytest.mark.parametrize(
+    ("shape", "opts"),
+    [
+        ((2, 32, 6, 7), {"padding": 1}),
+        ((1, 32, 5, 4), {"padding": (0, 2)}),
+        ((2, 32, 4, 5), {"padding": "same"}),
+    ],  # fmt: skip
+    ids=["pad1", "pad0-2", "same"],
+)
+def test_conv2d_float32_through_winograd(monkeypatch, shape, opts):
+    calls = _spy(monkeypatch)
+    rng = np.random.default_rng(shape[2])
+    x, w, b = (
+        rng.standard_normal(shape),
+        rng.standard_normal((40, 32, 3, 3)) / 17,
+        rng.standard_normal(40),
+    )
+    compare("conv2d", [x, w, b], opts, dtype=np.float32, worlds=False)
+    # forward, input gradient (the transposed convolution), weight gradient
+    assert calls.count("_wino_conv") == 2 and calls.count("_wino_weight") == 1, calls
+    y32 = F.conv2d(x.astype(np.float32), w.astype(np.float32), b.astype(np.float32), **opts)
+    assert_close(y32, F.conv2d(x, w, b, **opts), F32, "float32 against float64")
+
+
+def test_conv_transpose2d_float32_through_winograd(monkeypatch):
+    calls = _spy(monkeypatch)
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal((2, 32, 5, 6)), rng.standard_normal((32, 48, 3, 3)) / 17
+    compare("conv_transpose2d", [x, w], {"padding": 1}, dtype=np.float32, worlds=False)
+    assert calls.count("_wino_conv") == 2 and calls.count("_wino_weight") == 1, calls
+
+
+def test_conv_small_or_float64_stays_im2col(monkeypatch):
+    calls = _spy(monkeypatch)
+    rng = np.random.default_rng(4)
+    x, w = rng.standard_normal((1, 32, 5, 5)), rng.standard_normal((32, 32, 3, 3))
+    F.conv2d(x, w, padding=1)  # float64
+    F.conv2d(x[:, :16].astype(np.float32), w[:, :16].astype(np.float32), padding=1)  # 16 channels
+    F.conv2d(x.astype(np.float32), w.astype(np.float32), stride=2)
+    assert calls == []
+
+
+def test_winograd_non_finite_falls_back_to_im2col():
+    # Winograd's transforms turn one inf into inf - inf = NaN; the result is done again by im2col
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((1, 32, 4, 4)).astype(np.float32)
+    x[0, 3, 1, 2] = np.inf
+    w = rng.standard_normal((32, 32, 3, 3)).astype(np.float32)
+    y = np.asarray(F.conv2d(x, w, padding=1))
+    ty = TF.conv2d(torch.from_numpy(x), torch.from_numpy(w), padding=1).numpy()
+    np.testing.assert_array_equal(np.isnan(y), np.isnan(ty))
+    np.testing.assert_array_equal(np.isposinf(y), np.isposinf(ty))
+    finite = np.isfinite(ty)
+    assert_close(y[finite], ty[finite], F32, "finite values")
+
+
+def test_results_do_not_share_the_scratch_buffers():
+    rng = np.random.default_rng(6)
+    w = rng.standard_normal((32, 32, 3, 3)).astype(np.float32)
+    x1, x2 = (rng.standard_normal((2, 32, 6, 6)).astype(np.float32) for _ in range(2))
+    y1 = np.asarray(F.conv2d(x1, w, padding=1))
+    kept = y1.copy()
+    y2 = np.asarray(F.conv2d(x2, w, padding=1))
+    np.testing.assert_array_equal(y1, kept)
+    assert not np.shares_memory(y1, y2)
+
+    def loss(x, w):
+        return (F.conv2d(x, w, padding=1) ** 2).sum()
+
+    g1 = fg.grad(loss, argnums=(0, 1))(x1, w)
+    kept = [np.array(g) for g in g1]
+    fg.grad(loss, argnums=(0, 1))(x2, w)
+    for g, k in zip(g1, kept, strict=True):
+        np.testing.assert_array_equal(g, k)
