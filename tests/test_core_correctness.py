@@ -16,6 +16,7 @@ import pytest
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.backend import rng
+from funcgrad.transforms.jit import JitWarning
 from tests.references import requires
 
 
@@ -387,3 +388,42 @@ def test_numpy_integer_axes(name):
         for value in node.params.values():
             parts = value if isinstance(value, tuple) else (value,)
             assert not any(isinstance(p, np.integer) for p in parts), (node, value)
+
+
+def _advect(np_, f, x):
+    """Linear interpolation of the plain array `f` at the points `x` (autograd's fluidsim idiom)."""
+    left = np_.floor(x).astype(int)
+    w = x - left
+    return (1 - w) * f[np_.mod(left, f.size)] + w * f[np_.mod(left + 1, f.size)]
+
+
+def test_an_integer_node_indexes_a_plain_array_as_in_autograd():
+    autograd = requires("autograd")
+    anp = requires("autograd.numpy")
+    f = np.sin(np.arange(8.0))
+    x = np.array([0.3, 2.5, 6.75, 7.5])
+
+    def loss(np_):
+        return lambda x: np_.sum(_advect(np_, f, x) ** 2)
+
+    np.testing.assert_allclose(
+        fg.grad(loss(fnp))(x), autograd.grad(loss(anp))(x), rtol=1e-14, atol=1e-15
+    )
+    index = fnp.floor(fg.leaf(np.array([2.5, 0.5]))).astype(int)
+    assert type(index) is fg.Node and f[index].tolist() == [f[2], f[0]]
+    with pytest.raises(TypeError, match="passed to NumPy"):
+        f[fg.leaf(np.array([1.0]))]  # a float node would lose its derivative
+
+
+def test_jit_runs_an_integer_read_eagerly_and_vmap_refuses_it():
+    f = np.sin(np.arange(8.0))
+
+    def loss(x):
+        return fnp.sum(_advect(fnp, f, x) ** 2)
+
+    jitted = fg.jit(loss)
+    with pytest.warns(JitWarning, match="runs eagerly"):
+        assert jitted(np.array([0.3, 2.5])) == loss(np.array([0.3, 2.5]))
+    assert jitted(np.array([6.75, 7.5])) == loss(np.array([6.75, 7.5]))  # not a baked index
+    with pytest.raises(fg.BatchingError, match="converted to a NumPy array"):
+        fg.vmap(loss)(np.array([[0.3, 2.5], [6.75, 7.5]]))

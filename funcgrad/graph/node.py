@@ -183,7 +183,16 @@ class Node:
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> Array:
         # NOTE: NumPy reading a node (np.asarray(node), np.cos(node) in a
         # custom rule) would cut it from the graph and silently give zero
-        # derivatives, so it is an error; node.value is the plain value.
+        # derivatives, so it is an error; node.value is the plain value. An
+        # integer or boolean node has no derivative to lose (as int() and
+        # bool()): NumPy may read it, e.g. as the index of a plain array.
+        value = self.value
+        if getattr(value, "dtype", None) is not None and value.dtype.kind in "biu":
+            if value_readers:  # jit: a read of the value, as `value_of`'s
+                box = [value]
+                _report(self, "value", box)
+            out = value if dtype is None else value.astype(dtype, copy=False)
+            return out.copy() if copy else out
         raise TypeError(
             f"funcgrad: a graph node ({self!r}) was passed to NumPy, which would cut it "
             f"from the graph and silently lose its gradient. Use funcgrad.numpy "
