@@ -165,18 +165,22 @@ def ema_sq(state: dict[str, Any], name: str, g: Any, p: Any, beta: float) -> Any
     return new
 
 
-def update(p: Any, decayed: Any, delta: Any) -> None:
+def update(p: Any, decayed: Any, delta: Any, writes: int = 1) -> None:
     """Write `base + delta` into parameter `p`, `base` its values or `decayed` (see `each_param`).
 
     `delta` is in real coordinates, as `g`. The sum goes into the
     parameter's own array where nothing else can see it
-    (`_tensors.writable`), else into a new array.
+    (`_tensors.writable`), else into a new array. `p._version` moves as
+    PyTorch's in-place step moves it: `writes` times (the update's
+    in-place operations there), once more for the decay.
     """
     delta = complex_view(delta, p._value)
-    if type(delta) is np.ndarray and delta.dtype == p._value.dtype:
+    if decayed is not None:
+        writes += 1
+    if isinstance(delta, (np.ndarray, np.generic)) and delta.dtype == p._value.dtype:
         into = _tensors.writable(p)
         if into is not None:
             np.add(into if decayed is None else decayed, delta, out=into)
-            _tensors.written(p, into)
+            _tensors.written(p, into, writes)
             return
-    _tensors.write(p, (p._value if decayed is None else decayed) + delta)
+    _tensors.write(p, (p._value if decayed is None else decayed) + delta, writes)

@@ -52,9 +52,12 @@ def assign(t: Tensor, value: Any) -> None:
     t._set_value(value)
 
 
-def write(p: Tensor, value: Any) -> None:
-    """Give parameter `p` the values of `value`, a new array nothing else holds (under `no_grad`)."""
-    rebind_array(p, value, "optimizer step")
+def write(p: Tensor, value: Any, writes: int = 1) -> None:
+    """Give parameter `p` the values of `value`, a new array nothing else holds (under `no_grad`).
+
+    `writes`: how many in-place operations PyTorch's step makes there (see `written`).
+    """
+    rebind_array(p, value, "optimizer step", writes)
 
 
 def scalar_dtype() -> np.dtype:
@@ -95,46 +98,3 @@ def to_float(x: Any) -> float:
     if isinstance(x, Tensor):
         return float(x.item())
     return x
-
-
-FLAT_MEAN_SIZE = 256
-
-
-def small(arrays: list[Any]) -> bool:
-    """Whether `arrays` are several, of at most `FLAT_MEAN_SIZE` elements on average (see `flat`)."""
-    return len(arrays) > 1 and sum(a.size for a in arrays) <= FLAT_MEAN_SIZE * len(arrays)
-
-
-def flat(*lists: list[Any]) -> list[Any] | None:
-    """Each list of arrays as one flat array, or None where that does not pay or apply.
-
-    The foreach path of a step: one array operation per formula term over
-    all the parameters of a group, instead of one per parameter. It applies
-    when there are several arrays per list, all NumPy arrays of one dtype
-    (the elementwise results are the same, element for element), and they
-    are small: at most `FLAT_MEAN_SIZE` elements on average. For larger ones
-    the copies into the flat arrays cost more than the calls they save
-    (under load, SGD with momentum over 100 tensors: 0.89x the time of one
-    call per term per tensor at 64 elements, 1.24x at 512; W8's and LeNet's
-    16 tensors, 6 to 200,704 elements: 2.3x).
-    """
-    first = lists[0]
-    if not small(first):
-        return None
-    dtype = first[0].dtype
-    for arrays in lists:
-        for a in arrays:
-            if type(a) is not np.ndarray or a.dtype != dtype:
-                return None
-    return [np.concatenate([a.reshape(-1) for a in arrays]) for arrays in lists]
-
-
-def split(values: Any, like: list[Any]) -> list[Any]:
-    """The flat array `values` cut into read-only arrays shaped like those of `like`."""
-    values.setflags(write=False)  # its pieces become parameters and state: nobody writes into them
-    out, start = [], 0
-    for a in like:
-        stop = start + a.size
-        out.append(values[start:stop].reshape(a.shape))
-        start = stop
-    return out

@@ -215,7 +215,7 @@ def _fused(
     if v_into is None:
         _tensors.assign(v_t, v)
     else:
-        _tensors.written(v_t, v_into)
+        _tensors.written(v_t, v_into, 2)  # PyTorch: mul_, addcmul_
     denom = np.sqrt(v, out=t)  # sqrt(v) / sqrt(1 - beta2**step) + eps
     denom /= (1 - beta2**step) ** 0.5
     denom += eps

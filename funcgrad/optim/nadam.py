@@ -132,7 +132,7 @@ class NAdam(Optimizer):
                 mu_product_next = mu_product * mu_next
                 delta = (-lr * (1.0 - mu) / (1.0 - mu_product)) * g / denom
                 delta = delta + ((-lr * mu_next) / (1.0 - mu_product_next)) * m / denom
-                update(p, decayed, delta)
+                update(p, decayed, delta, writes=2)  # PyTorch: two addcdiv_
         return loss
 
 

@@ -40,11 +40,9 @@ class SGD(Optimizer):
         weight_decay: L2 penalty.
         nesterov: Use Nesterov momentum (needs momentum > 0 and no dampening).
         maximize: Maximize the objective instead of minimizing it.
-        foreach: Accepted for PyTorch's signature. Where a group's parameters,
-            gradients and buffers are small NumPy arrays of one dtype, the
-            step is always PyTorch's foreach path: one array operation per
-            term over the group's values in one flat buffer; otherwise one
-            per parameter (faster for large ones).
+        foreach: Accepted for PyTorch's signature: the step updates each
+            parameter and buffer in place, one array operation per term,
+            as PyTorch's foreach and for-loop steps do (see `_step`).
         differentiable: Must be False: see `funcgrad.optimizers` for steps
             that can be differentiated.
         fused: Accepted for PyTorch's signature, as `foreach`.
@@ -127,34 +125,21 @@ class SGD(Optimizer):
                 group["nesterov"],
                 group["maximize"],
             )
-            params = [p for p in group["params"] if p.grad is not None]
-            grads = [p.grad._value for p in params]
-            bufs: list[Any] = [None] * len(params)
-            if options[1] != 0:
-                states = [self.state[p] for p in params]
-                bufs = [s.get("momentum_buffer") for s in states]
-            missing = sum(b is None for b in bufs)
-            fused = None
-            if (missing == 0 or missing == len(bufs)) and _tensors.small(grads):
-                arrays = [p._value for p in params]
-                buf_arrays = [] if missing else [[b._value for b in bufs]]
-                fused = _tensors.flat(arrays, grads, *buf_arrays)
-            if fused is not None:  # the foreach path: one operation per term for the group
-                fused_buf = fused[2] if len(fused) == 3 else None
-                new, b = _sgd(fused[0], fused[1], fused_buf, *options)
-                for p, new_p in zip(params, _tensors.split(new, arrays), strict=True):
-                    _tensors.write(p, new_p)
-                new_bufs = None if b is None else _tensors.split(b, arrays)
-            else:
-                new_bufs = [
-                    _step(p, g, buf, options) for p, g, buf in zip(params, grads, bufs, strict=True)
-                ]
-            if new_bufs is not None and options[1] != 0:
-                for state, buf, b in zip(states, bufs, new_bufs, strict=True):
-                    if buf is None:
-                        state["momentum_buffer"] = _tensors.wrap(b)
-                    elif b is not buf._value:
-                        _tensors.assign(buf, b)
+            momentum = options[1]
+            for p in group["params"]:
+                grad_t = p.grad
+                if grad_t is None:
+                    continue
+                if momentum == 0:
+                    _step(p, grad_t._value, None, options)
+                    continue
+                state = self.state[p]
+                buf = state.get("momentum_buffer")
+                b = _step(p, grad_t._value, buf, options)
+                if buf is None:
+                    state["momentum_buffer"] = _tensors.wrap(b)
+                elif b is not buf._value:
+                    _tensors.assign(buf, b)
         return loss
 
 
@@ -163,7 +148,7 @@ def _step(p: Any, g: Any, buf: Any, options: tuple[Any, ...]) -> Any:
 
     The update goes into the parameter's and the buffer's own arrays where
     nothing else can see them (`_tensors.writable`), else into new arrays
-    (in PyTorch's foreach step every term is in place). Returns the new
+    (in PyTorch's step every term is in place). Returns the new
     buffer array (the buffer's own one when written into), or None without
     momentum.
     """
@@ -178,7 +163,7 @@ def _step(p: Any, g: Any, buf: Any, options: tuple[Any, ...]) -> Any:
     else:
         _tensors.written(p, into)
     if buf_into is not None:
-        _tensors.written(buf, buf_into)
+        _tensors.written(buf, buf_into, 2)  # PyTorch: buf.mul_(momentum).add_(grad)
     return b
 
 

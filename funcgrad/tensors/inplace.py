@@ -41,7 +41,7 @@ from typing import Any, Concatenate, ParamSpec
 import numpy as np
 
 from funcgrad.errors import InPlaceError
-from funcgrad.tensors.aliases import ViewInfo, assign, counter_of, refresh
+from funcgrad.tensors.aliases import ViewInfo, assign, counter_of, refresh, storage_of
 from funcgrad.tensors.base import _new_like
 from funcgrad.tensors.dtypes import torch_name as torch_dtype_name
 from funcgrad.tensors.tensor_class import Tensor
@@ -160,7 +160,7 @@ def rebind(self: Tensor, result: Tensor, overwrites: bool = False, name: str = "
     write(self, result, name=name, overwrites=overwrites)
 
 
-def rebind_array(self: Tensor, value: Any, name: str = "in-place") -> None:
+def rebind_array(self: Tensor, value: Any, name: str = "in-place", writes: int = 1) -> None:
     """`rebind` for a new array: make `value` the new value of `self` (under `no_grad`).
 
     `value` has `self`'s shape and nothing else holds it: a NumPy array is
@@ -168,7 +168,8 @@ def rebind_array(self: Tensor, value: Any, name: str = "in-place") -> None:
     that requires grad (a parameter) takes the last steps of every write
     (`funcgrad.tensors.views.write` under `no_grad`: a new leaf node, the
     version moved, the aliases regenerated) without the checks and the
-    dispatch, which cannot apply there (about 2 us instead of 5).
+    dispatch, which cannot apply there (about 2 us instead of 5). `writes`:
+    see `written`.
     """
     old, node = self._value, self._node
     if (
@@ -183,9 +184,10 @@ def rebind_array(self: Tensor, value: Any, name: str = "in-place") -> None:
     ):
         value.setflags(write=False)  # so that `freeze` takes it without a copy
         assign(self, value)
-        _moved(self, None)
+        _moved(self, None, writes)
         return
     rebind(self, fit(self, _new_like(Tensor, value, None), name), name=name)
+    counter_of(self).n += writes - 1
 
 
 # sys.getrefcount(array) in `writable` when only the tensor (`_value`) and its leaf node
@@ -213,15 +215,15 @@ def writable(self: Tensor) -> np.ndarray | None:
     array's shape and dtype into it.
     """
     a = self._value
-    if type(a) is not np.ndarray or type(self._view) is ViewInfo or not a.flags.c_contiguous:
+    if type(a) is not np.ndarray or type(self._view) is ViewInfo:
         return None
     node = self._node
     if node is None:
-        return a if a.flags.writeable else None
+        return a if a.flags.writeable and a.flags.c_contiguous else None
     if (
         node.prim is not None
         or node.value is not a
-        or a.base is not None
+        or a.base is not None  # then views of its base would not count below
         or not _CPYTHON
         or sys.getrefcount(node) != _NODE_REFS
         or sys.getrefcount(a) != _ARRAY_REFS
@@ -231,15 +233,22 @@ def writable(self: Tensor) -> np.ndarray | None:
     return a
 
 
-def written(self: Tensor, array: np.ndarray) -> None:
-    """Close an update into `array`, the array `writable(self)` gave: lock it, move the version."""
+def written(self: Tensor, array: np.ndarray, writes: int = 1) -> None:
+    """Close an update into `array`, the array `writable(self)` gave: lock it, move the version.
+
+    `writes`: the in-place operations PyTorch's version of the update makes
+    (each moves `_version` by one).
+    """
     if self._node is not None:
         array.setflags(write=False)
-    _moved(self, array)
+    _moved(self, array, writes)
 
 
-def _moved(self: Tensor, memory: Any) -> None:
+def _moved(self: Tensor, memory: Any, writes: int = 1) -> None:
     """The version moved and the aliases regenerated after root `self` changed (see `refresh`)."""
-    counter_of(self).n += 1
-    if self._view is not None:
+    storage: Any = self._view
+    if storage is None:
+        storage = storage_of(self)
+    storage.counter.n += writes
+    if storage.aliases:
         refresh(self, memory)

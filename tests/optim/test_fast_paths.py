@@ -1,12 +1,11 @@
 """The optimizers' fast paths give the numbers of their general paths, bit for bit, and PyTorch's.
 
-SGD runs one of two paths per group (one flat array per list for small
-parameters, one call per term per tensor for large ones:
-`funcgrad.optim._tensors.FLAT_MEAN_SIZE`); Adam writes its terms into arrays
-the step made (`adam._fused`) where the arrays allow it and falls back to
-the general formulas otherwise. Both must be the same numbers, and the
-large-parameter paths (which tests/optim/test_against_torch.py's small
-shapes do not reach) must be PyTorch's.
+Adam writes its terms into arrays the step made or into the moments' own
+(`adam._fused`) where the arrays allow it and falls back to the general
+formulas otherwise: the same numbers. The large-parameter paths (which
+tests/optim/test_against_torch.py's small shapes do not reach) must be
+PyTorch's. (tests/optim/test_in_place.py: steps into the parameters' own
+memory against steps into new arrays.)
 """
 
 from __future__ import annotations
@@ -15,11 +14,10 @@ import numpy as np
 import pytest
 
 import funcgrad as fg
-from funcgrad.optim import _tensors
 from funcgrad.optim import adam as adam_module
 from tests.references import requires
 
-SHAPES = [(40, 30), (3,), (600,), ()]  # mean size above FLAT_MEAN_SIZE: one call per tensor
+SHAPES = [(40, 30), (3,), (600,), ()]
 
 SGD_OPTIONS = [
     {"momentum": 0.9},
@@ -49,17 +47,6 @@ def _run(make, dtype, steps: int = 4) -> list:
 
 def _same(a: list, b: list) -> bool:
     return all(x.dtype == y.dtype and np.array_equal(x, y) for x, y in zip(a, b, strict=True))
-
-
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("options", SGD_OPTIONS, ids=str)
-def test_sgd_flat_and_per_tensor_paths_agree_bit_for_bit(options, dtype, monkeypatch):
-    def make(ps):
-        return fg.optim.SGD(ps, lr=0.05, **options)
-
-    per_tensor = _run(make, dtype)
-    monkeypatch.setattr(_tensors, "FLAT_MEAN_SIZE", 10**9)
-    assert _same(_run(make, dtype), per_tensor)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
