@@ -144,3 +144,25 @@ def test_results_do_not_share_the_scratch_buffers():
     fg.grad(loss, argnums=(0, 1))(x2, w)
     for g, k in zip(g1, kept, strict=True):
         np.testing.assert_array_equal(g, k)
+
+
+# The input gradient with unit strides (conv_transpose): col2im adds each kernel tap's
+# columns as one run; with a short tail (4 * the last tap's offset <= the run) the GEMM's
+# rows are tap-major and a tap's run covers all the channels of a group.
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["float64", "float32"])
+@pytest.mark.parametrize(
+    ("name", "x_shape", "w_shape", "opts"),
+    [
+        ("conv_transpose2d", (2, 4, 12, 13), (4, 3, 3, 3), {"groups": 2, "padding": 1}),
+        ("conv_transpose2d", (2, 2, 9, 10), (2, 3, 2, 2), {"dilation": 2}),
+        ("conv_transpose2d", (2, 2, 4, 5), (2, 3, 5, 5), {"padding": 2}),  # long tail: per channel
+        ("conv_transpose1d", (2, 4, 20), (4, 2, 3), {"groups": 2}),
+        ("conv_transpose3d", (1, 2, 6, 5, 6), (2, 2, 2, 2, 2), {"padding": (1, 0, 1)}),
+    ],
+    ids=["2d-groups", "2d-dilated", "2d-long-tail", "1d", "3d"],
+)
+def test_conv_transpose_unit_stride_layouts(name, x_shape, w_shape, opts, dtype):
+    rng = np.random.default_rng(len(x_shape) + x_shape[-1])
+    x, w = rng.standard_normal(x_shape), rng.standard_normal(w_shape)
+    b = rng.standard_normal(w_shape[1] * opts.get("groups", 1))
+    compare(name, [x, w, b], opts, dtype=dtype, worlds=False)
