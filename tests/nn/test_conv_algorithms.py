@@ -72,12 +72,8 @@ def _spy(monkeypatch):
 
 @pytest.mark.parametrize(
     ("shape", "opts"),
-    [
-        ((2, 32, 6, 7), {"padding": 1}),
-        ((1, 32, 5, 4), {"padding": (0, 2)}),
-        ((2, 32, 4, 5), {"padding": "same"}),
-    ],  # fmt: skip
-    ids=["pad1", "pad0-2", "same"],
+    [((2, 32, 6, 7), {"padding": "same"}), ((1, 32, 5, 4), {"padding": (0, 2)})],
+    ids=["same", "pad0-2"],
 )
 def test_conv2d_float32_through_winograd(monkeypatch, shape, opts):
     calls = _spy(monkeypatch)
@@ -149,7 +145,6 @@ def test_results_do_not_share_the_scratch_buffers():
 # The input gradient with unit strides (conv_transpose): col2im adds each kernel tap's
 # columns as one run; with a short tail (4 * the last tap's offset <= the run) the GEMM's
 # rows are tap-major and a tap's run covers all the channels of a group.
-@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["float64", "float32"])
 @pytest.mark.parametrize(
     ("name", "x_shape", "w_shape", "opts"),
     [
@@ -161,8 +156,8 @@ def test_results_do_not_share_the_scratch_buffers():
     ],
     ids=["2d-groups", "2d-dilated", "2d-long-tail", "1d", "3d"],
 )
-def test_conv_transpose_unit_stride_layouts(name, x_shape, w_shape, opts, dtype):
+def test_conv_transpose_unit_stride_layouts(name, x_shape, w_shape, opts):
     rng = np.random.default_rng(len(x_shape) + x_shape[-1])
     x, w = rng.standard_normal(x_shape), rng.standard_normal(w_shape)
     b = rng.standard_normal(w_shape[1] * opts.get("groups", 1))
-    compare(name, [x, w, b], opts, dtype=dtype, worlds=False)
+    compare(name, [x, w, b], opts, worlds=False)  # float64: the layouts are dtype-blind
