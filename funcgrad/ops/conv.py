@@ -85,6 +85,14 @@ def _scratch(xp: ModuleType, slot: str, shape: Ints, dtype: Any) -> Array:
     return buf[:nbytes].view(dt).reshape(shape)
 
 
+def _matmul_into(xp: ModuleType, a: Array, b: Array, out: Array) -> Array:
+    """`out[...] = a @ b`, written in place on NumPy (`out` may be a strided view); `out`."""
+    if xp is numpy:
+        return numpy.matmul(a, b, out=out)
+    out[...] = xp.matmul(a, b)
+    return out
+
+
 def _pad(xp: ModuleType, x: Array, padding: Pads, value: float = 0.0, slot: str = "") -> Array:
     """`x` padded (or cropped, where negative) on its last `len(padding)` axes.
 
@@ -218,7 +226,7 @@ def _transpose_runs(xp: ModuleType, w: Array, x: Array, full: Ints, dilation: In
         # cols[n, g, (o, k), p] = sum_c w[g, c, (o, k)] x[n, g, c, p]; one add per tap and channel
         wt = w.reshape(groups, cg, og * taps).transpose(0, 2, 1)
         cols = _scratch(xp, "cols", (n, groups, og * taps, run), dt)
-        xp.matmul(wt, x, out=cols)
+        _matmul_into(xp, wt, x, cols)
         cols = cols.reshape(n, groups * og, taps, run)
         out = xp.zeros((n, groups * og, pitch), dtype=dt)
         for t, offset in enumerate(offsets):
@@ -233,7 +241,7 @@ def _transpose_runs(xp: ModuleType, w: Array, x: Array, full: Ints, dilation: In
     wk = w.reshape(groups, cg, og, taps).transpose(0, 3, 2, 1).reshape(groups, taps * og, cg)
     cols = _scratch(xp, "cols", (n, groups, taps * og, pitch), dt)
     cols[..., run:] = 0
-    xp.matmul(wk, x, out=cols[..., :run])
+    _matmul_into(xp, wk, x, cols[..., :run])
     by_tap = cols.reshape(n, groups, taps, og * pitch)
     flat = xp.zeros((n, groups * og * pitch + max(offsets)), dtype=dt)
     for t, offset in enumerate(offsets):
@@ -565,7 +573,7 @@ def _conv_transpose_forward(xp: ModuleType, x: Array, w: Array, b: Any, *, strid
         # cols[n, g, (o, k), p] = sum_c w[g, c, (o, k)] x[n, g, c, p]
         wt = w.reshape(groups, cg, og * prod(kernel)).transpose(0, 2, 1)
         cols = _scratch(xp, "cols", (n, groups, og * prod(kernel), prod(points)), dt)
-        xp.matmul(wt, x.reshape(n, groups, cg, prod(points)), out=cols)
+        _matmul_into(xp, wt, x.reshape(n, groups, cg, prod(points)), cols)
         cols = cols.reshape(n, groups * og, *kernel, *points)
         y = _col2im(xp, cols, full, kernel, stride, dilation)
     y = _pad(xp, y, tuple((-lo, -hi) for lo, hi in padding))
@@ -652,7 +660,7 @@ def _conv_weight_forward(xp: ModuleType, x: Array, ct: Array, *, stride: Ints, p
         # NOTE: N GEMMs and a sum measured faster than one GEMM over the batch
         # with the windows copied batch-last (CV2's weight gradient 7.8 vs 8.9 ms)
         per = _scratch(xp, "ct", (n, groups, o // groups, cols.shape[2]), xp.result_type(ct, x))
-        dw = xp.matmul(cts, cols.transpose(0, 1, 3, 2), out=per).sum(axis=0)
+        dw = _matmul_into(xp, cts, cols.transpose(0, 1, 3, 2), per).sum(axis=0)
     return dw.reshape(o, c // groups, *kernel)
 
 

@@ -12,6 +12,8 @@ its float32 convolution tolerance, and against funcgrad's float64 result).
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 import pytest
 
@@ -161,3 +163,21 @@ def test_conv_transpose_unit_stride_layouts(name, x_shape, w_shape, opts):
     x, w = rng.standard_normal(x_shape), rng.standard_normal(w_shape)
     b = rng.standard_normal(w_shape[1] * opts.get("groups", 1))
     compare(name, [x, w, b], opts, worlds=False)  # float64: the layouts are dtype-blind
+
+
+def test_array_module_other_than_numpy_takes_the_plain_paths():
+    # CuPy's path: no kept scratch buffers, no Winograd, no `out=` GEMMs into views; a module
+    # that is NumPy under another name walks it, and must give NumPy's numbers
+    shim = types.ModuleType("numpy_under_another_name")
+    shim.__dict__.update(np.__dict__)
+    rng = np.random.default_rng(7)
+    x, w = (rng.standard_normal(s).astype(np.float32) for s in ((2, 32, 9, 8), (32, 32, 3, 3)))
+    kw = {"stride": (1, 1), "padding": ((1, 1), (1, 1)), "dilation": (1, 1), "groups": 1}
+    y = conv_ops._conv_forward(np, x, w, 0.0, **kw)
+    for name, args, extra in [
+        ("_conv_forward", (x, w, 0.0), {}),
+        ("_conv_transpose_forward", (y, w, 0.0), {}),
+        ("_conv_weight_forward", (x, y), {"kernel": (3, 3)}),
+    ]:
+        fn = getattr(conv_ops, name)
+        assert_close(fn(shim, *args, **kw, **extra), fn(np, *args, **kw, **extra), F32, name)
