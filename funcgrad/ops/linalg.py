@@ -23,7 +23,7 @@ from funcgrad.backend import as_value, xp_of
 from funcgrad.errors import DeviceError, NotDifferentiableError, OpError
 from funcgrad.graph.node import Array, Node
 from funcgrad.ops._util import attach, describe, failure, op_error, shape_of, value_of
-from funcgrad.ops.elementwise import conjugate, imag, multiply, real
+from funcgrad.ops.elementwise import add, conjugate, imag, multiply, real
 from funcgrad.ops.index import getitem, normalize_index
 from funcgrad.ops.reduce import sum_
 from funcgrad.ops.registry import (
@@ -246,6 +246,64 @@ matmul: Primitive = register(
             method=("matmul", "mm", "bmm"),
             grad_fn=_matmul_grad_fn,
         ),
+    )
+)
+
+
+# --- linear (torch.nn.functional.linear's one-call form) --------------------------------
+
+
+def _linear_forward(xp: ModuleType, x: Array, w: Array, b: Array) -> Array:
+    out = _matmul_forward(xp, x, xp.swapaxes(w, -1, -2))  # w.T: a view, BLAS reads it transposed
+    if out.dtype == xp.result_type(out, b):
+        out += b  # into the fresh product: no second array
+        return out
+    return out + b
+
+
+def _linear_vjp(ct: Array, out: Array, x: Array, w: Array, b: Array) -> tuple[Array, ...]:
+    # The numbers of matmul(x, transpose(w)) + b's rules (the same BLAS calls and sum), each
+    # a fresh array in its input's layout: w's gradient ct^T x is row-major as w is, with no
+    # transposed view of it to copy, and b's is the sum over the rows.
+    return matmul(ct, w), matmul(_mT(ct), x), sum_(ct, axis=0, keepdims=False)
+
+
+def _linear_batch(size: int, vals: Sequence[Any], dims: Sequence[int | None], /) -> Any:
+    # vmap: every batched operand with its batch on axis 0, then x @ w^T + b as primitives
+    # (a batched matmul broadcasts an unbatched operand; a batched b gets its row axis)
+    (x, w, b), (dx, dw, db) = vals, dims
+    x, w, b = (v if d in (None, 0) else _to_front(v, d) for v, d in ((x, dx), (w, dw), (b, db)))
+    out = matmul(x, _mT(w))
+    if db is not None:
+        b = reshape(b, shape=(size, 1, shape_of(b)[-1]))
+    return add(out, b), 0
+
+
+def _to_front(v: Array, d: int) -> Array:
+    order = list(range(len(shape_of(v))))
+    order.insert(0, order.pop(d))
+    return transpose(v, axes=tuple(order))
+
+
+def _linear_sample(g: Draw) -> Drawn:
+    n, k, m = g.integers(1, 4), g.integers(1, 4), g.integers(1, 4)
+    return (g.array((n, k), -2.0, 2.0), g.array((m, k), -2.0, 2.0), g.array((m,), -2.0, 2.0)), {}
+
+
+linear: Primitive = register(
+    Primitive(
+        name="linear",
+        forward=_linear_forward,
+        vjp=_linear_vjp,
+        jvp=(
+            lambda x_t, out, x, w, b: matmul(x_t, _mT(w)),
+            lambda w_t, out, x, w, b: matmul(x, _mT(w_t)),
+            lambda b_t, out, x, w, b: broadcast_to(b_t, shape=shape_of(out)),
+        ),
+        sample=Sample(_linear_sample),
+        doc="x @ w.T + b for a matrix x (torch.nn.functional.linear with a bias, in one node)",
+        names=Names(grad_fn="AddmmBackward0"),
+        batch=_linear_batch,
     )
 )
 

@@ -2,7 +2,10 @@
 
 Each has PyTorch's signature and takes `Tensor`s or arrays and graph nodes:
 `linear` is one `matmul` with the transposed weight (a view: BLAS reads it
-transposed, nothing is copied) plus the bias; `bilinear` one `einsum`.
+transposed, nothing is copied) plus the bias, recorded as one `linear` node
+for a matrix input with a bias (the weight's and the bias's gradients then
+come out as fresh arrays, as PyTorch's addmm backward gives them); `bilinear`
+one `einsum`.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from funcgrad.nn.functional._adapt import takes_tensors
 from funcgrad.ops._util import shape_of
 from funcgrad.ops.elementwise import add
 from funcgrad.ops.linalg import einsum, matmul
+from funcgrad.ops.linalg import linear as fused_linear
 from funcgrad.ops.shape import transpose
 
 __all__ = ["bilinear", "linear"]
@@ -55,9 +59,17 @@ def linear(input, weight, bias=None):  # noqa: A002
             f"{'x'.join(str(n) for n in reversed(w_shape))}); input has shape "
             f"{tuple(x_shape)}, weight {tuple(w_shape)}"
         )
+    if len(x_shape) == 2 and len(w_shape) == 2 and _real(input, weight, bias):
+        if shape_of(bias) == (w_shape[0],):
+            return fused_linear(input, weight, bias)  # one node, fresh gradients
     w = weight if len(w_shape) == 1 else transpose(weight, axes=(1, 0))
     out = matmul(input, w)
     return out if bias is None else add(out, bias)
+
+
+def _real(*xs) -> bool:
+    """Whether every operand is a real floating-point array or node (not a number, not None)."""
+    return all(getattr(getattr(x, "dtype", None), "kind", None) == "f" for x in xs)
 
 
 @takes_tensors
