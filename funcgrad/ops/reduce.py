@@ -13,6 +13,8 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
+import numpy
+
 from funcgrad.backend import xp_of
 from funcgrad.errors import DtypeError, OpError
 from funcgrad.graph.node import Array, Node
@@ -139,11 +141,23 @@ def _whole_if_0d(xp: ModuleType, x: Array, axis: Axis, op: str) -> Axis:
     return axis
 
 
+_ndarray = numpy.ndarray
+_generic = numpy.generic
+_full = numpy.full
+
+
 # --- means -----------------------------------------------------------------------
 
 
 def _mean_vjp(ct: Array, out: Array, x: Array, *, axis: Axis, keepdims: bool) -> Array:
     shape = shape_of(x)
+    if axis is None and type(x) is _ndarray and (type(ct) is _ndarray or isinstance(ct, _generic)):
+        # NOTE: a first-order pass on NumPy arrays, over every axis (a loss; W3, issue 18):
+        # each entry is ct / n, the same quotient divided once and spread (broadcast_to's
+        # view divided n times makes the same array, slower)
+        q: Any = ct
+        q = q / max(x.size, 1)
+        return _full(shape, q, dtype=q.dtype)
     n = _reduced_size(shape, axis, "mean")
     return broadcast_to(keep_reduced_dims(ct, shape, axis, keepdims), shape=shape) / max(n, 1)
 

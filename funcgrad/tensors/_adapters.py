@@ -85,6 +85,10 @@ def one_dim(input, dim, op):  # noqa: A002
             there), a tuple, or a value that is not an integer.
         funcgrad.errors.AxisError: For a dim out of range.
     """
+    if type(dim) is int and type(input) is Tensor:  # the usual case, without the calls below
+        n = input._value.ndim
+        if n and -n <= dim < n:
+            return dim % n
     if dim is None:
         raise ArgumentTypeError(
             f'funcgrad.{op}() missing 1 required positional arguments: "dim"; give the '

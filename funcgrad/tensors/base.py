@@ -55,24 +55,28 @@ class TensorBase:
 
 
 # Which tensor owns each leaf node: kept here, by the Tensor layer, so that
-# the graph holds no reference to it. Keys are weak (a node outlives its
-# tensor only while some graph holds it), values are weak references.
-_OWNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# the graph holds no reference to it. `id(node) -> (weakref(node), weakref(tensor))`:
+# both weak (a node outlives its tensor only while some graph holds it), and an
+# entry leaves with its node.
+# NOTE: keyed by id rather than a WeakKeyDictionary, whose lookup makes a weak
+# reference to the key (a backward pass looks up every leaf; issue 18)
+_OWNERS: dict[int, tuple[weakref.ref, weakref.ref]] = {}
 
 
 def _own_leaf(tensor, value) -> Node:
     """Make a leaf node holding `value`, owned by `tensor`."""
     node = make_node(None, (), {}, value)
-    _OWNERS[node] = weakref.ref(tensor)
+    key = id(node)
+    _OWNERS[key] = (weakref.ref(node, lambda _: _OWNERS.pop(key, None)), weakref.ref(tensor))
     return node
 
 
 def owner_of(node: Node):
     """Return the tensor that owns a leaf node, or None."""
     if node.prim is None:
-        ref = _OWNERS.get(node)
-        if ref is not None:
-            return ref()
+        entry = _OWNERS.get(id(node))
+        if entry is not None and entry[0]() is node:
+            return entry[1]()
     return None
 
 

@@ -71,22 +71,30 @@ class BackwardTask:
     # NOTE: the task is its own context manager (entered once per backward pass): a
     # generator-based contextlib one costs a few microseconds more per pass (issue 18, W6)
     def __enter__(self) -> BackwardTask:
-        stack = getattr(_TASKS, "stack", None)
+        stack = _TASKS.stack
         if stack is None:
             stack = _TASKS.stack = []
         stack.append(self)
         return self
 
     def __exit__(self, *exc) -> None:
-        _TASKS.stack.pop()
+        stack = _TASKS.stack
+        if stack:  # entered: never empty here
+            stack.pop()
 
 
-_TASKS = threading.local()
+class _Tasks(threading.local):
+    """This thread's running backward passes (`stack`: None until its first pass)."""
+
+    stack: list[BackwardTask] | None = None  # a class default: no AttributeError raised to read it
+
+
+_TASKS = _Tasks()
 
 
 def current_task() -> BackwardTask | None:
     """The innermost backward pass running on this thread, or None."""
-    stack = getattr(_TASKS, "stack", None)
+    stack = _TASKS.stack
     return stack[-1] if stack else None
 
 

@@ -348,8 +348,9 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
         >>> torch.mean(x, dim=-1)
         tensor([-0.6500,  1.1500], grad_fn=<MeanBackward1>)
     """
-    input = _as_dtype(input, dtype)
-    axis = _reduce_dims(input, dim, "mean")
+    if dtype is not None:
+        input = _as_dtype(input, dtype)
+    axis = None if dim is None else _reduce_dims(input, dim, "mean")
     return _apply(_rd.mean, input, axis=axis, keepdims=keepdim)
 
 
@@ -434,7 +435,8 @@ def log_softmax(input, dim=None, dtype=None):  # noqa: A002
         tensor([[-1.2412, -0.3412],
                 [-1.2412, -0.3412]], grad_fn=<LogSoftmaxBackward0>)
     """
-    input = _as_dtype(input, dtype)
+    if dtype is not None:
+        input = _as_dtype(input, dtype)
     return _apply(_nn.log_softmax, input, axis=_one_dim(input, dim, "log_softmax"))
 
 

@@ -13,7 +13,19 @@ from __future__ import annotations
 import functools
 import threading
 
-_state = threading.local()
+
+class _State(threading.local):
+    """This thread's modes; the class attributes are a new thread's (no block entered yet).
+
+    NOTE: read on every tensor operation: `getattr(local, name, default)` of a name
+    the thread never set raises and catches an AttributeError inside (~0.5 us, issue 18)
+    """
+
+    enabled = True
+    inference = False
+
+
+_state = _State()
 
 
 def is_grad_enabled() -> bool:
@@ -27,12 +39,12 @@ def is_grad_enabled() -> bool:
         ...     torch.is_grad_enabled()
         False
     """
-    return getattr(_state, "enabled", True)
+    return _state.enabled
 
 
 def is_inference_mode_enabled() -> bool:
     """Return whether `inference_mode` is active in this thread."""
-    return getattr(_state, "inference", False)
+    return _state.inference
 
 
 class _Mode:

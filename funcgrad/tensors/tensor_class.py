@@ -70,6 +70,9 @@ else:
     _Methods = object
 
 _grad_enabled = grad_mode.is_grad_enabled
+_grad_mode_state = grad_mode._state  # `.enabled`: is_grad_enabled() without the call
+# Keyword values `_unwrap` passes as they are (a primitive's static parameters).
+_STATIC = frozenset({type(None), bool, int, float, str})
 
 
 class Size(tuple):
@@ -879,7 +882,7 @@ def _apply(fn, *args, **kwargs):
     # NOTE: the hot path of every operation: tensors and numbers are handled
     # in one pass; sequences of tensors (cat, stack) and volatile Variables
     # take the general path below.
-    record = _grad_enabled()
+    record = _grad_mode_state.enabled
     recorded = False
     constants = []  # where the arrays of constant tensors are in `unwrapped`
     cls = Tensor
@@ -923,7 +926,16 @@ def _apply(fn, *args, **kwargs):
                 if type(v) is np.ndarray and v.flags.writeable:
                     unwrapped[i] = _graph_constant(unwrapped, i)
         if kwargs:
-            result = fn(*unwrapped, **{k: _unwrap(v, record) for k, v in kwargs.items()})
+            if recorded and type(fn) is Primitive and not _observe.active:
+                for v in kwargs.values():
+                    if type(v) not in _STATIC:
+                        kwargs = {k: _unwrap(v, record) for k, v in kwargs.items()}
+                        break
+                # NOTE: as below, `Primitive.__call__`'s work for node arguments; static
+                # parameters (axis=, keepdims=) are what `_unwrap` would give (mean, log_softmax)
+                result = fn.bind(tuple(unwrapped), kwargs)
+            else:
+                result = fn(*unwrapped, **{k: _unwrap(v, record) for k, v in kwargs.items()})
         elif recorded and type(fn) is Primitive and not _observe.active:
             # NOTE: what `Primitive.__call__` does when an argument is a node
             # (`unwrapped` holds no Tensor), without its dispatch loop
