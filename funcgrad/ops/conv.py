@@ -26,7 +26,7 @@ kernel tap (with unit strides, one add of long runs per tap).
 Two choices are made per call, and neither changes a float64 result:
 
 * 2-D float32 convolutions with a 3x3 kernel, unit stride and dilation, one
-  group and at least 32 channels in and out (all three of the family) go
+  group and at least 64 channels in and out (all three of the family) go
   through Winograd F(2x2, 3x3), which does 2.25x fewer multiplications
   (section "Winograd" below; within PyTorch's float32 tolerance for
   convolutions, tests/nn/test_conv_algorithms.py). A result that is not all
@@ -401,10 +401,12 @@ def _use_winograd(xp: ModuleType, a: Array, b: Array, kernel: Ints, stride: Ints
     """Whether a convolution (operands `a`, `b`; in and out `channels`) goes through Winograd:
     float32 on NumPy, a 3x3 kernel, unit stride and dilation, one group, enough channels.
 
-    NOTE: only where it measured faster (CPU time, one thread): CV3 (64 -> 64
-    channels) forward, input and weight gradients 34, 35, 36 -> 26, 26, 25 ms,
-    but CV2 (16 -> 32) 6.8, 9.2, 7.9 -> 10.8, 10.8, 13.4: with 16 channels the
-    16 GEMMs are too thin for BLAS and the transforms cost more than they save.
+    NOTE: only where it measured faster (CPU time, one thread, A/B in one
+    process): CV3's whole step (64 -> 64 channels) 0.84-0.89x of im2col's; but
+    its transforms and the two layout transposes (NCHW to tile-major and back)
+    grow with N * H * W * (C + O) and the GEMMs' savings with N * H * W * C * O:
+    at 32 -> 32 channels (x 16x32x32x32) forward, input and weight gradients took
+    9.9, 9.9, 10.4 ms against im2col's 7.8, 6.8, 9.1; at 16 -> 32 (CV2) worse.
     """
     return (
         xp is numpy
@@ -417,7 +419,7 @@ def _use_winograd(xp: ModuleType, a: Array, b: Array, kernel: Ints, stride: Ints
     )
 
 
-_WINO_MIN_CHANNELS = 32
+_WINO_MIN_CHANNELS = 64
 
 
 def _finite(xp: ModuleType, y: Array) -> bool:

@@ -1,7 +1,7 @@
 """The convolution algorithms behind `F.conv*`: Winograd F(2x2, 3x3) beside im2col, against PyTorch.
 
 funcgrad/ops/conv.py picks the algorithm per call: Winograd for float32 3x3
-stride-1 convolutions with at least 32 channels in and out (forward, input
+stride-1 convolutions with at least 64 channels in and out (forward, input
 gradient and weight gradient), im2col otherwise. The hypothesis cases of
 test_functional_conv.py are too small to reach Winograd, so here it is
 checked on its own in float64 (odd sizes, uneven and negative padding;
@@ -74,7 +74,7 @@ def _spy(monkeypatch):
 
 @pytest.mark.parametrize(
     ("shape", "opts"),
-    [((2, 32, 6, 7), {"padding": "same"}), ((1, 32, 5, 4), {"padding": (0, 2)})],
+    [((2, 64, 6, 7), {"padding": "same"}), ((1, 64, 5, 4), {"padding": (0, 2)})],
     ids=["same", "pad0-2"],
 )
 def test_conv2d_float32_through_winograd(monkeypatch, shape, opts):
@@ -82,8 +82,8 @@ def test_conv2d_float32_through_winograd(monkeypatch, shape, opts):
     rng = np.random.default_rng(shape[2])
     x, w, b = (
         rng.standard_normal(shape),
-        rng.standard_normal((40, 32, 3, 3)) / 17,
-        rng.standard_normal(40),
+        rng.standard_normal((72, 64, 3, 3)) / 24,
+        rng.standard_normal(72),
     )
     compare("conv2d", [x, w, b], opts, dtype=np.float32, worlds=False)
     # forward, input gradient (the transposed convolution), weight gradient
@@ -95,7 +95,7 @@ def test_conv2d_float32_through_winograd(monkeypatch, shape, opts):
 def test_conv_transpose2d_float32_through_winograd(monkeypatch):
     calls = _spy(monkeypatch)
     rng = np.random.default_rng(3)
-    x, w = rng.standard_normal((2, 32, 5, 6)), rng.standard_normal((32, 48, 3, 3)) / 17
+    x, w = rng.standard_normal((2, 64, 5, 6)), rng.standard_normal((64, 72, 3, 3)) / 24
     compare("conv_transpose2d", [x, w], {"padding": 1}, dtype=np.float32, worlds=False)
     assert calls.count("_wino_conv") == 2 and calls.count("_wino_weight") == 1, calls
 
@@ -103,9 +103,9 @@ def test_conv_transpose2d_float32_through_winograd(monkeypatch):
 def test_conv_small_or_float64_stays_im2col(monkeypatch):
     calls = _spy(monkeypatch)
     rng = np.random.default_rng(4)
-    x, w = rng.standard_normal((1, 32, 5, 5)), rng.standard_normal((32, 32, 3, 3))
+    x, w = rng.standard_normal((1, 64, 5, 5)), rng.standard_normal((64, 64, 3, 3))
     F.conv2d(x, w, padding=1)  # float64
-    F.conv2d(x[:, :16].astype(np.float32), w[:, :16].astype(np.float32), padding=1)  # 16 channels
+    F.conv2d(x[:, :32].astype(np.float32), w[:, :32].astype(np.float32), padding=1)  # 32 channels
     F.conv2d(x.astype(np.float32), w.astype(np.float32), stride=2)
     assert calls == []
 
@@ -113,9 +113,9 @@ def test_conv_small_or_float64_stays_im2col(monkeypatch):
 def test_winograd_non_finite_falls_back_to_im2col():
     # Winograd's transforms turn one inf into inf - inf = NaN; the result is done again by im2col
     rng = np.random.default_rng(5)
-    x = rng.standard_normal((1, 32, 4, 4)).astype(np.float32)
+    x = rng.standard_normal((1, 64, 4, 4)).astype(np.float32)
     x[0, 3, 1, 2] = np.inf
-    w = rng.standard_normal((32, 32, 3, 3)).astype(np.float32)
+    w = rng.standard_normal((64, 64, 3, 3)).astype(np.float32)
     y = np.asarray(F.conv2d(x, w, padding=1))
     ty = TF.conv2d(torch.from_numpy(x), torch.from_numpy(w), padding=1).numpy()
     np.testing.assert_array_equal(np.isnan(y), np.isnan(ty))
@@ -124,10 +124,11 @@ def test_winograd_non_finite_falls_back_to_im2col():
     assert_close(y[finite], ty[finite], F32, "finite values")
 
 
-def test_results_do_not_share_the_scratch_buffers():
+@pytest.mark.parametrize("channels", [8, 64], ids=["im2col", "winograd"])
+def test_results_do_not_share_the_scratch_buffers(channels):
     rng = np.random.default_rng(6)
-    w = rng.standard_normal((32, 32, 3, 3)).astype(np.float32)
-    x1, x2 = (rng.standard_normal((2, 32, 6, 6)).astype(np.float32) for _ in range(2))
+    w = rng.standard_normal((channels, channels, 3, 3)).astype(np.float32)
+    x1, x2 = (rng.standard_normal((2, channels, 6, 6)).astype(np.float32) for _ in range(2))
     y1 = np.asarray(F.conv2d(x1, w, padding=1))
     kept = y1.copy()
     y2 = np.asarray(F.conv2d(x2, w, padding=1))
@@ -167,11 +168,11 @@ def test_conv_transpose_unit_stride_layouts(name, x_shape, w_shape, opts):
 
 def test_array_module_other_than_numpy_takes_the_plain_paths():
     # CuPy's path: no kept scratch buffers, no Winograd, no `out=` GEMMs into views; a module
-    # that is NumPy under another name walks it, and must give NumPy's numbers
+    # that is NumPy under another name walks it, and must give NumPy's (Winograd's) numbers
     shim = types.ModuleType("numpy_under_another_name")
     shim.__dict__.update(np.__dict__)
     rng = np.random.default_rng(7)
-    x, w = (rng.standard_normal(s).astype(np.float32) for s in ((2, 32, 9, 8), (32, 32, 3, 3)))
+    x, w = (rng.standard_normal(s).astype(np.float32) for s in ((2, 64, 9, 8), (64, 64, 3, 3)))
     kw = {"stride": (1, 1), "padding": ((1, 1), (1, 1)), "dilation": (1, 1), "groups": 1}
     y = conv_ops._conv_forward(np, x, w, 0.0, **kw)
     for name, args, extra in [
