@@ -456,6 +456,23 @@ def test_an_elementwise_step_is_written_into_an_operand_read_for_the_last_time()
         assert jvalue == value and jg.tobytes() == g.tobytes()
 
 
+def test_views_and_indexes_of_arrays_are_their_methods_in_the_plan():
+    rows = np.array([0, 2, 2])
+
+    def f(x):
+        y = fnp.reshape(fnp.transpose(fnp.sin(x)), (4, 3))
+        return fnp.sum(y[rows] * 2.0)
+
+    x = np.random.default_rng(4).standard_normal((3, 4))
+    jvg = fg.jit(fg.value_and_grad(f))
+    plan = str(jvg.plan(x))
+    assert ".transpose(" in plan and ".reshape(" in plan and re.search(r"= v\d+\[K\d+\]", plan)
+    value, g = fg.value_and_grad(f)(x)
+    for _ in range(2):
+        jvalue, jg = jvg(x)
+        assert jvalue == value and jg.tobytes() == g.tobytes()
+
+
 def test_errors_name_jit():
     with pytest.raises(TypeError, match="funcgrad.jit: expected a function"):
         fg.jit(3)

@@ -745,6 +745,15 @@ class _Builder:
         ):
             self.value_dtyped.add(name)  # never a buffer, nor written into one
         xp = _xp(node)
+        expr = None if traced_params or xp is not numpy else self.array_method(node, args, params)
+        if expr is not None:  # a view or an index of a NumPy array: its method, called straight
+            self.lines.append(f"{name} = {expr}  # {prim.name}")
+            self.n_steps += 1
+            self.names[id(node)] = name
+            self.dynamic.add(name)
+            if key is not None:
+                self.cse[key] = name
+            return
         direct = None if traced_params else _direct(prim.forward, xp, params)
         op = _OPERATORS.get(direct) if direct is not None and len(args) <= 2 else None
         if op is not None and (len(args) == 2) == (op != "-u"):
@@ -778,6 +787,26 @@ class _Builder:
         self.dynamic.add(name)
         if key is not None:
             self.cse[key] = name
+
+    def array_method(self, node: Node, args: list[str], params: dict[str, Any]) -> str | None:
+        """`x.transpose(axes)`, `x.reshape(shape)` or `x[index]` for those primitives on an array.
+
+        NOTE: what their forwards call (`numpy.transpose(x, axes)` and `numpy.reshape(x,
+        shape)` are these methods behind a Python wrapper, getitem is `asarray(x)[index]`),
+        without the wrapper and the keyword unpacking: a few microseconds a step (W3,
+        issue 18). Only for a NumPy array (ndim >= 1) as traced, so a replay, which
+        has the signature's shapes, calls them on arrays too.
+        """
+        name = node.prim.name
+        if name not in _ARRAY_METHODS or len(args) != 1:
+            return None
+        x = value_of(node.inputs[0])
+        if type(x) is not _ndarray or not x.ndim:
+            return None
+        if name == "getitem":
+            return f"{args[0]}[{self.const(params['index'])}]"
+        method, param = _ARRAY_METHODS[name]
+        return f"{args[0]}.{method}({self.const(params[param])})"
 
     def fresh_array(
         self, node: Node, name: str, ufunc: Any, args: list[str], elementwise: bool
@@ -851,6 +880,12 @@ _OPERATORS = {
     numpy.negative: "-u",
 }
 _SKIP = frozenset({"RESUME", "NOP", "PRECALL", "PUSH_NULL", "CACHE"})
+# Primitives a plan calls as a method of a NumPy array (see `_Builder.array_method`).
+_ARRAY_METHODS = {
+    "transpose": ("transpose", "axes"),
+    "reshape": ("reshape", "shape"),
+    "getitem": ("__getitem__", "index"),
+}
 _direct_cache: dict[tuple[int, str], Any] = {}
 
 
