@@ -467,6 +467,7 @@ def test_views_and_indexes_of_arrays_are_their_methods_in_the_plan():
     jvg = fg.jit(fg.value_and_grad(f))
     plan = str(jvg.plan(x))
     assert ".transpose(" in plan and ".reshape(" in plan and re.search(r"= v\d+\[K\d+\]", plan)
+    assert "Uadd.reduce(" in plan  # the sum
     value, g = fg.value_and_grad(f)(x)
     for _ in range(2):
         jvalue, jg = jvg(x)

@@ -789,10 +789,11 @@ class _Builder:
             self.cse[key] = name
 
     def array_method(self, node: Node, args: list[str], params: dict[str, Any]) -> str | None:
-        """`x.transpose(axes)`, `x.reshape(shape)` or `x[index]` for those primitives on an array.
+        """`x.transpose(axes)`, `x.reshape(shape)`, `x[index]`, `add.reduce(x, ...)` for an array.
 
-        NOTE: what their forwards call (`numpy.transpose(x, axes)` and `numpy.reshape(x,
-        shape)` are these methods behind a Python wrapper, getitem is `asarray(x)[index]`),
+        NOTE: what their forwards call (`numpy.transpose(x, axes)`, `numpy.reshape(x,
+        shape)` and `numpy.sum` are these behind a Python wrapper, getitem is
+        `asarray(x)[index]`),
         without the wrapper and the keyword unpacking: a few microseconds a step (W3,
         issue 18). Only for a NumPy array (ndim >= 1) as traced, so a replay, which
         has the signature's shapes, calls them on arrays too.
@@ -805,8 +806,12 @@ class _Builder:
             return None
         if name == "getitem":
             return f"{args[0]}[{self.const(params['index'])}]"
-        method, param = _ARRAY_METHODS[name]
-        return f"{args[0]}.{method}({self.const(params[param])})"
+        if name == "sum":  # numpy.sum(x, ...) is this reduce behind a Python wrapper
+            self.ns["Uadd"] = numpy.add
+            axis, keepdims = self.const(params["axis"]), self.const(params["keepdims"])
+            return f"Uadd.reduce({args[0]}, axis={axis}, keepdims={keepdims})"
+        param = "axes" if name == "transpose" else "shape"
+        return f"{args[0]}.{name}({self.const(params[param])})"
 
     def fresh_array(
         self, node: Node, name: str, ufunc: Any, args: list[str], elementwise: bool
@@ -880,12 +885,8 @@ _OPERATORS = {
     numpy.negative: "-u",
 }
 _SKIP = frozenset({"RESUME", "NOP", "PRECALL", "PUSH_NULL", "CACHE"})
-# Primitives a plan calls as a method of a NumPy array (see `_Builder.array_method`).
-_ARRAY_METHODS = {
-    "transpose": ("transpose", "axes"),
-    "reshape": ("reshape", "shape"),
-    "getitem": ("__getitem__", "index"),
-}
+# Primitives a plan calls straight on a NumPy array (see `_Builder.array_method`).
+_ARRAY_METHODS = frozenset({"transpose", "reshape", "getitem", "sum"})
 _direct_cache: dict[tuple[int, str], Any] = {}
 
 
