@@ -78,6 +78,8 @@ def _binary(
 _ndarray = numpy.ndarray
 _subtract = numpy.subtract
 _multiply = numpy.multiply
+# Entries from which a rule's temporaries are written in place (see _tanh_vjp).
+_IN_PLACE_SIZE = 4096
 _vdot = numpy.vdot
 _isfinite = math.isfinite
 _SCALARS = (numpy.generic, float, int)
@@ -630,13 +632,14 @@ tan = register(
 def _tanh_vjp(ct: Array, out: Array, x: Array) -> Array:
     if (
         type(out) is _ndarray
+        and out.size >= _IN_PLACE_SIZE
         and type(ct) is _ndarray
-        and out.ndim
         and ct.shape == out.shape
         and ct.dtype == out.dtype
     ):
-        # NOTE: a first-order pass on NumPy arrays: the same three ufuncs as below, written
-        # into the one temporary the rule owns (hand-written NumPy makes three; W4, issue 18)
+        # NOTE: a first-order pass on large NumPy arrays: the same three ufuncs as below,
+        # written into the one temporary the rule owns (hand-written NumPy makes three; W4,
+        # issue 18). On small ones `out=` costs more than the allocations it saves (W1)
         d = out * out
         _subtract(1.0, d, out=d)
         return _multiply(ct, d, out=d)

@@ -266,11 +266,13 @@ def test_backward_inputs_errors():
 
 
 def test_tanh_backward_leaves_the_gradient_and_the_values_as_they_were():
-    # the first-order rule writes into a temporary of its own (ct * (1 - y*y) in place):
-    # the seed, the output and the input keep their values, the numbers are the formula's
-    x = torch.tensor([[-2.0, 0.5, 3.0], [0.0, 1.0, -0.25]], dtype=torch.float32, requires_grad=True)
+    # on a large array the first-order rule writes into a temporary of its own
+    # (ct * (1 - y*y) in place): the seed, the output and the input keep their values,
+    # and the numbers are the formula's
+    rng = np.random.default_rng(0)
+    x = torch.tensor(rng.standard_normal((64, 80), dtype=np.float32) * 2, requires_grad=True)
     y = torch.tanh(x)
-    seed = torch.tensor([[1.0, -2.0, 0.5], [4.0, 0.0, 3.0]], dtype=torch.float32)
+    seed = torch.tensor(rng.standard_normal((64, 80), dtype=np.float32))
     before = (x.detach().numpy().copy(), y.detach().numpy().copy(), seed.numpy().copy())
     y.backward(seed)
     for kept, now in zip(
