@@ -193,6 +193,13 @@ def elementwise(prim: Primitive) -> Rule:
     def rule(size: int, vals: Sequence[Any], dims: Sequence[int | None], /, **params: Any) -> Any:
         if len(vals) == 1:
             return run(vals[0], **params), dims[0]
+        if len(vals) == 2:  # the common cases of two arguments, which need no lining up
+            (x, y), (dx, dy) = vals, dims
+            if dx == dy:
+                if len(shape_of(x)) == len(shape_of(y)):
+                    return run(x, y, **params), dx
+            elif (dy is None and not shape_of(y)) or (dx is None and not shape_of(x)):
+                return run(x, y, **params), dx if dy is None else dy
         nds = [ndim_of(v) - (d is not None) for v, d in zip(vals, dims, strict=True)]
         top = max(nds)
         batched = [d for d in dims if d is not None]

@@ -361,6 +361,28 @@ for _name in (
     setattr(Batched, _name, getattr(Node, _name))
 
 
+_NO_PARAMS: dict[str, Any] = {}  # read only
+
+
+def _binary(prim: Primitive, flip: bool) -> Callable[[Any, Any], Any]:
+    """An arithmetic operator of `Batched`: what `Primitive.__call__` does with a batched
+    first argument (observers skip it), without its frames (the batched hot path)."""
+    if flip:
+        return lambda self, other: _apply(prim, (other, self), _NO_PARAMS)
+    return lambda self, other: _apply(prim, (self, other), _NO_PARAMS)
+
+
+for _name, _prim in (
+    ("add", _ew.add),
+    ("sub", _ew.subtract),
+    ("mul", _ew.multiply),
+    ("truediv", _ew.divide),
+):
+    setattr(Batched, f"__{_name}__", _binary(_prim, False))
+    setattr(Batched, f"__r{_name}__", _binary(_prim, True))
+setattr(Batched, "__neg__", lambda self: _apply(_ew.negative, (self,), _NO_PARAMS))  # noqa: B010
+
+
 def _refused(name: str) -> Any:
     def refuse(self: Any, *args: Any, **kwargs: Any) -> Any:
         raise BatchingError(
@@ -1135,18 +1157,21 @@ def _batched_apply(
                 p, in_params = _lowered_params(params, level)
                 mapped = mapped or in_params
                 break
-    rule_level = _state.rule_level
-    _state.rule_level = level  # for the call primitives' rule, which batches their function
-    try:
-        if not mapped:
-            return _batched(prim(*vals, **p), None, level)
-        size = _state.frames[level - 1].size
-        rule = prim.batch if prim.batch is not None else _table.rule_for(prim)
+    if not mapped:
+        return _batched(prim(*vals, **p), None, level)
+    size = _state.frames[level - 1].size
+    rule = prim.batch if prim.batch is not None else _table.rule_for(prim)
+    if prim.params == _CALL_PARAMS:
+        rule_level = _state.rule_level
+        _state.rule_level = level  # for the call primitives' rule, which batches their function
+        try:
+            res = None if rule is None else rule(size, vals, dims, **p)
+        finally:
+            _state.rule_level = rule_level
+    else:
         res = None if rule is None else rule(size, vals, dims, **p)
-        if res is None:
-            res = _loop(prim, size, vals, dims, p)
-    finally:
-        _state.rule_level = rule_level
+    if res is None:
+        res = _loop(prim, size, vals, dims, p)
     return _batched(res[0], res[1], level)
 
 
