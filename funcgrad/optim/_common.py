@@ -73,12 +73,11 @@ def restore_options(
 
 def advance(step_t: Any) -> float:
     """Add one to a `step` counter (in its dtype, as PyTorch's `step_t += 1`); return the new count."""
-    a = _tensors.array(step_t)
+    a = step_t._value
     step = float(a) + 1
-    into = _tensors.writable(step_t)
-    if into is not None and into.ndim == 0:
-        into[()] = step
-        _tensors.written(step_t, into)
+    if a.ndim == 0 and _tensors.writable(step_t) is not None:
+        a[()] = step
+        _tensors.written(step_t, a)
     else:
         _tensors.assign(step_t, xp_of(a).asarray(step, dtype=a.dtype))
     return step

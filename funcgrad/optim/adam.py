@@ -191,6 +191,7 @@ def _fused(
         or p._value.dtype != dtype
     ):
         return False
+    writes = 1 if decayed is None else 2  # PyTorch: addcdiv_, after mul_ for the decay
     m_into, v_into = _tensors.writable(m_t), _tensors.writable(v_t)
     t = np.subtract(g, m)  # m = lerp(m, g, 1 - beta1)
     weight = 1 - beta1
@@ -221,7 +222,12 @@ def _fused(
     denom += eps
     u = np.multiply(m, -(lr / (1 - beta1**step)))
     u /= denom
-    update(p, decayed, u)
+    into = _tensors.writable(p)  # p = p + u (or the decayed p + u)
+    if into is None:
+        _tensors.write(p, np.add(p._value if decayed is None else decayed, u, out=u), writes)
+    else:
+        np.add(into if decayed is None else decayed, u, out=into)
+        _tensors.written(p, into, writes)
     return True
 
 

@@ -184,7 +184,7 @@ def rebind_array(self: Tensor, value: Any, name: str = "in-place", writes: int =
     ):
         value.setflags(write=False)  # so that `freeze` takes it without a copy
         assign(self, value)
-        _moved(self, None, writes)
+        written(self, None, writes)
         return
     rebind(self, fit(self, _new_like(Tensor, value, None), name), name=name)
     counter_of(self).n += writes - 1
@@ -233,22 +233,18 @@ def writable(self: Tensor) -> np.ndarray | None:
     return a
 
 
-def written(self: Tensor, array: np.ndarray, writes: int = 1) -> None:
+def written(self: Tensor, array: np.ndarray | None, writes: int = 1) -> None:
     """Close an update into `array`, the array `writable(self)` gave: lock it, move the version.
 
     `writes`: the in-place operations PyTorch's version of the update makes
-    (each moves `_version` by one).
+    (each moves `_version` by one). `array` None: `self` took a new array
+    (`rebind_array`); live aliases are regenerated from it.
     """
-    if self._node is not None:
+    if array is not None and self._node is not None:
         array.setflags(write=False)
-    _moved(self, array, writes)
-
-
-def _moved(self: Tensor, memory: Any, writes: int = 1) -> None:
-    """The version moved and the aliases regenerated after root `self` changed (see `refresh`)."""
-    storage: Any = self._view
+    storage: Any = self._view  # a root's: None or a `Storage`
     if storage is None:
         storage = storage_of(self)
     storage.counter.n += writes
     if storage.aliases:
-        refresh(self, memory)
+        refresh(self, array)
