@@ -245,20 +245,21 @@ def _roots_and_seeds(tensors, grad_tensors, create_graph, op):
                 f"array; set requires_grad=True on the inputs (the leaves), not on the result"
             )
         if g is None:
-            if t._value.dtype.kind == "c":
+            value = t._value
+            if value.dtype.kind == "c":
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs (element "
-                    f"{k} is complex, {t._value.dtype}); take .real, .abs() or "
+                    f"{k} is complex, {value.dtype}); take .real, .abs() or "
                     f".abs() ** 2 first, or pass gradient="
                 )
-            if t._value.size != 1:
+            if value.size != 1:
                 raise RuntimeError(
                     f"grad can be implicitly created only for scalar outputs (element {k} "
                     f"has shape {tuple(t.shape)}). Reduce it first (out.sum().backward()), "
                     f"pass out.backward(gradient=...) of shape {tuple(t.shape)}, or use "
                     f"funcgrad.autograd.functional.jacobian"
                 )
-            seed = xp_of(t._value).ones(t._value.shape, dtype=t._value.dtype)
+            seed = xp_of(value).ones(value.shape, dtype=value.dtype)
         else:
             if isinstance(g, TensorBase):
                 g_node, g_value = g._node, g._value

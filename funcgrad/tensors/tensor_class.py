@@ -488,11 +488,11 @@ class Tensor(TensorBase, _Methods):
         """Return the value of a one-element tensor as a Python number."""
         if _value_readers and self._node is not None:  # funcgrad.compile: a value read
             _report(self._node, "tensor.item()", None)
-        if self._value.size != 1:
-            raise RuntimeError(
-                f"a Tensor with {self._value.size} elements cannot be converted to Scalar"
-            )
-        return self._value.reshape(()).item()
+        v = self._value
+        if v.size != 1:
+            raise RuntimeError(f"a Tensor with {v.size} elements cannot be converted to Scalar")
+        # NumPy's item() takes any one-element array or scalar (a loss is often a scalar)
+        return v.item() if isinstance(v, (np.ndarray, np.generic)) else v.reshape(()).item()
 
     def tolist(self):
         """Return the values as (nested) Python lists (copied from the GPU if there)."""
