@@ -130,7 +130,8 @@ class Batched(_ScalarBase):
         return _value_level(ufunc, inputs, ufunc.__name__ in _NOT_DIFFERENTIABLE)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        return _numpy_function(func, args, kwargs)
+        # whether funcgrad.numpy called it (which records on nodes) or the user's own code
+        return _numpy_function(func, args, kwargs, _internal(sys._getframe(1)))
 
     @staticmethod
     def __funcgrad_apply__(prim: Primitive, args: tuple[Any, ...], params: dict[str, Any]) -> Any:
@@ -520,7 +521,7 @@ def _arg_values(b: Batched, fn: Any, axis: Any, keepdims: bool) -> Batched:
     return _batched(fn(v, axis=a + 1, keepdims=keepdims), 0, b.level)
 
 
-def _numpy_function(func: Any, args: Any, kwargs: Any) -> Any:
+def _numpy_function(func: Any, args: Any, kwargs: Any, internal: bool) -> Any:
     name = getattr(func, "__name__", str(func))
     if name in ("zeros_like", "ones_like", "empty_like", "full_like"):
         proto = args[0]
@@ -544,7 +545,7 @@ def _numpy_function(func: Any, args: Any, kwargs: Any) -> Any:
         if type(a) is Batched:
             return getattr(a, name)(*args[1:], **kwargs)
     if name in _ALONG_AXIS and args and type(args[0]) is Batched:
-        return _along_axis(func, args[0], *args[1:], **kwargs)
+        return _along_axis(func, internal, args[0], *args[1:], **kwargs)
     if name in ("array2string", "array_repr", "array_str"):
         return repr(args[0])
     if name in _DATA_SHAPED:
@@ -568,7 +569,7 @@ def _numpy_function(func: Any, args: Any, kwargs: Any) -> Any:
         raise _writes_error(
             name, "out=" if bound.get("out") is not None else "overwrite_input=True"
         )
-    return _by_example(func, name, args, kwargs)
+    return _by_example(func, name, internal, args, kwargs)
 
 
 def _writes_error(name: str, how: str) -> BatchingError:
@@ -607,13 +608,16 @@ _DATA_SHAPED = frozenset(
 )
 
 
-def _by_example(func: Any, name: str, args: Any, kwargs: Any) -> Any:
+def _by_example(func: Any, name: str, internal: bool, args: Any, kwargs: Any) -> Any:
     """A NumPy function (one funcgrad.numpy computes on values: positions, counts, statistics
     of plain arrays) on batched values: applied to each example's values, results stacked.
 
-    Where the batch holds the nodes of a transform outside the vmap, a floating-point
-    result would lose their derivative: that raises (integer and boolean results, which
-    have none, are computed).
+    Where the batch holds the nodes of a transform outside the vmap (`grad(lambda x:
+    vmap(fnp.median)(x).sum())`) and funcgrad.numpy made the call (`internal`), its own
+    function runs on each example's nodes instead, recording ordinary nodes there, and the
+    results are stacked by the `stack` primitive, so the transform differentiates through
+    them. Called from the user's code, a floating-point result would lose the derivative:
+    that raises (integer and boolean results, which have none, are computed).
     """
     leaves, treedef = tree_flatten((args, kwargs))
     level = max(v.level for v in leaves if type(v) is Batched)
@@ -625,28 +629,26 @@ def _by_example(func: Any, name: str, args: Any, kwargs: Any) -> Any:
             while type(inner) is Batched:
                 inner = inner.val
             over_nodes = over_nodes or type(inner) is Node
+    twin = _recording_twin(func) if over_nodes and internal else None
     outs = []
     for k in range(size):
         leaves_k = []
         for v in leaves:
             if type(v) is Batched and v.level == level:
-                val = value_of(v.val) if over_nodes else v.val  # (results checked below)
+                # over an outer transform's nodes: each example's nodes go to the
+                # funcgrad.numpy function, which records them (else values, checked below)
+                val = value_of(v.val) if over_nodes and twin is None else v.val
                 v = val if v.bdim is None else _take(val, v.bdim, k)
             leaves_k.append(v)
         args_k, kwargs_k = tree_unflatten(treedef, leaves_k)
-        outs.append(func(*args_k, **kwargs_k))
+        outs.append((func if twin is None else twin)(*args_k, **kwargs_k))
     flat = [tree_flatten(o) for o in outs]
     out_def = flat[0][1]
     stacked = []
     for parts in zip(*[f[0] for f in flat], strict=True):
         kinds = {numpy.result_type(value_of(p)).kind for p in parts}
-        if over_nodes and kinds & set("fc"):
-            raise BatchingError(
-                f"funcgrad.vmap: numpy.{name} was called on batched values that a transform "
-                f"outside the vmap differentiates (grad of a vmapped function); it computes on "
-                f"values, so their derivative would be lost. Use a funcgrad.numpy function "
-                f"that records it, or vmap inside the transform (vmap(grad(f)))"
-            )
+        if over_nodes and twin is None and kinds & set("fc"):
+            raise _lost_error(name)
         try:
             stacked.append(_batched(stack(*parts, axis=0), 0, level))
         except FuncgradError as e:
@@ -658,12 +660,35 @@ def _by_example(func: Any, name: str, args: Any, kwargs: Any) -> Any:
     return tree_unflatten(out_def, stacked)
 
 
+def _lost_error(name: str) -> BatchingError:
+    return BatchingError(
+        f"funcgrad.vmap: numpy.{name} was called on batched values that a transform outside "
+        f"the vmap differentiates (grad of a vmapped function); it computes on values, so "
+        f"their derivative would be lost. Use the funcgrad.numpy function (fnp.{name}), which "
+        f"records it"
+    )
+
+
+def _recording_twin(func: Any) -> Any:
+    """The funcgrad.numpy function of the NumPy function `func` (the one that recorded its
+    call on graph nodes, and called `func` on the batched values it was given), or None.
+
+    NOTE: read from `sys.modules`, not imported: `funcgrad.numpy` is a layer above this one,
+    and a batched value reaches `func` only through it, so it is loaded by then.
+    """
+    module = getattr(func, "__module__", None) or ""
+    space = sys.modules.get("funcgrad.numpy.linalg" if "linalg" in module else "funcgrad.numpy")
+    twin = getattr(space, getattr(func, "__name__", ""), None)
+    return twin if callable(twin) else None
+
+
 # NumPy functions of one array along one axis (-1 by default, None: flattened), computed per
 # example on the values (sorting orders, positions: what funcgrad.numpy reads to pick entries)
 _ALONG_AXIS = frozenset({"sort", "argsort", "argpartition", "partition"})
+_VALUED = frozenset({"sort", "partition"})  # of those, the ones whose result has a derivative
 
 
-def _along_axis(func: Any, b: Batched, *args: Any, **kwargs: Any) -> Batched:
+def _along_axis(func: Any, internal: bool, b: Batched, *args: Any, **kwargs: Any) -> Batched:
     if args:  # partition's kth, or sort's axis given by position
         if func.__name__ in ("partition", "argpartition"):
             kwargs["kth"] = args[0]
@@ -671,12 +696,26 @@ def _along_axis(func: Any, b: Batched, *args: Any, **kwargs: Any) -> Batched:
         if args:
             kwargs["axis"] = args[0]
     axis = kwargs.pop("axis", -1)
-    v, mapped = _front_values(b)
+    inner = b.val
+    while type(inner) is Batched:
+        inner = inner.val
+    twin = None
+    if type(inner) is Node and func.__name__ in _VALUED:
+        twin = _recording_twin(func) if internal else None
+        if twin is None:
+            raise _lost_error(func.__name__)
+    if twin is not None:
+        # over an outer transform's nodes: its funcgrad.numpy function records the values'
+        # path (a take_along_axis), once for the whole batch
+        func = twin
+        v, mapped = (b.val, False) if b.bdim is None else (move(b.val, b.bdim, 0), True)
+    else:
+        v, mapped = _front_values(b)
     if not mapped:
         return _batched(func(v, axis=axis, **kwargs), None, b.level)
     nd = b.ndim
     if axis is None:
-        out = func(v.reshape(v.shape[0], -1), axis=1, **kwargs)
+        out = func(reshape(v, shape=(v.shape[0], int(numpy.prod(b.shape)))), axis=1, **kwargs)
     else:
         out = func(v, axis=(axis + nd if axis < 0 else axis) + 1, **kwargs)
     return _batched(out, 0, b.level)
