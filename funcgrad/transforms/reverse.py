@@ -41,6 +41,7 @@ from funcgrad.ops.registry import Primitive
 from funcgrad.transforms.hooks import Hook, checked_hook, hook_scope
 
 _ndarray = numpy.ndarray
+_add_reduce = numpy.add.reduce
 _float64 = numpy.float64
 _vdot = numpy.vdot
 _isfinite = math.isfinite
@@ -483,11 +484,15 @@ def _fit(c: Array, shape: tuple[int, ...], op: str) -> Array:
     axes = tuple(range(lead)) + tuple(
         lead + i for i, n in enumerate(shape) if n == 1 and c_shape[lead + i] != 1
     )
+    # NOTE: on a NumPy array (first order), the calls the primitives' forwards make,
+    # without their dispatch: numpy.sum is add.reduce, numpy.reshape the method (a bias's
+    # cotangent, W3, issue 18)
+    plain = type(c) is _ndarray
     if axes:
-        c = sum_(c, axis=axes, keepdims=True)
+        c = _add_reduce(c, axis=axes, keepdims=True) if plain else sum_(c, axis=axes, keepdims=True)
     if c.shape != shape:
         try:
-            c = reshape(c, shape=shape)
+            c = c.reshape(shape) if plain else reshape(c, shape=shape)
         except ValueError:
             raise ShapeError(
                 f"funcgrad.{op}: a VJP rule returned a cotangent of shape "
