@@ -167,7 +167,9 @@ class Generator:
     """
 
     def __init__(self, seed: Any = None, *, shared: bool = False):
-        self._own = None if shared else _np.random.default_rng(seed)
+        # NOTE: a stream of its own as funcgrad's streams are (`Source`), so that vmap with
+        # randomness='different' batches its draws as it batches the default generator's
+        self._own = None if shared else _rng.Source("cpu", seed)
 
     def _numpy(self) -> _np.random.Generator:
         if _rng.draw_observers:  # funcgrad.jit is tracing: it replays each draw
@@ -178,7 +180,7 @@ class Generator:
         # NOTE: the shared generator is looked up at each draw, so `manual_seed` (which makes a
         # new one) and `checkpoint`'s replay (which swaps it) are seen.
         own = self._own
-        return own if own is not None else _rng.generator("cpu")
+        return own.raw if own is not None else _rng.generator("cpu")
 
     def __repr__(self) -> str:
         return f"funcgrad.numpy.random.{type(self).__name__}({'shared' if self._own is None else 'own'})"
@@ -462,7 +464,7 @@ class RandomState(Generator):
         if self._own is None:
             _rng.manual_seed(seed)
         else:
-            self._own = _np.random.default_rng(seed)
+            self._own = _rng.Source("cpu", seed)
 
     def rand(self, *shape: int) -> Any:
         """Return numbers uniform in [0, 1) of shape `shape` (a float for no arguments).

@@ -1338,11 +1338,11 @@ def _on_draw(draw: Any, out: Any) -> None:
         )
     if "different" in kinds and type(out) is not Batched:
         raise BatchingError(
-            "funcgrad.vmap: with randomness='different', draw from funcgrad's default "
-            "generator or a funcgrad.Generator (funcgrad.randn, funcgrad.rand, "
-            "funcgrad.numpy.random's functions, dropout); a NumPy-style generator of your "
-            "own (funcgrad.numpy.random.default_rng(seed)) draws one value for the whole "
-            "batch: draw outside vmap and pass the numbers in"
+            "funcgrad.vmap: with randomness='different', a draw that does not batch was made "
+            "(a GPU generator's, or a generator method other than a distribution's); draw "
+            "from funcgrad's CPU generators (funcgrad.randn, a funcgrad.Generator, "
+            "funcgrad.numpy.random's functions or default_rng(seed), dropout), or draw "
+            "outside vmap and pass the numbers in"
         )
 
 

@@ -362,9 +362,40 @@ def test_randomness_different_batches_integer_and_other_draws():
     got = func.vmap(lambda x: x + fg.randn(3, generator=own), randomness="different")(zeros)
     assert not (got.numpy() == got.numpy()[0]).all()
     assert np.array_equal(got.numpy(), fg.randn(6, 3, generator=fg.Generator().manual_seed(1)))
-    numpy_style = fnp.random.default_rng(1)
-    with pytest.raises(fg.BatchingError, match="NumPy-style generator"):
-        fg.vmap(lambda x: x + numpy_style.standard_normal(3), randomness="different")(X)
+
+
+def test_randomness_of_a_numpy_style_generator():
+    # 'different': each example its own numbers, the ones a loop over the batch draws from
+    # the same seed (the batch is a leading axis of one draw), and the generator advances
+    draws = {
+        "normal": lambda g: g.normal(1.0, 2.0, size=3),
+        "random": lambda g: g.random(3),
+        "integers": lambda g: g.integers(0, 1000, size=3),
+        "standard_normal": lambda g: g.standard_normal(3),
+    }
+    for name, draw in draws.items():
+        for make in (fnp.random.default_rng, fnp.random.RandomState):
+            g, ref = make(5), np.random.default_rng(5)
+            got = fg.vmap(lambda x, draw=draw, g=g: x + draw(g), randomness="different")(X * 0)
+            want = np.stack([draw(ref) for _ in range(4)])
+            np.testing.assert_array_equal(got, want, err_msg=name)
+            np.testing.assert_array_equal(draw(g), draw(ref), err_msg=name)
+    # a batched parameter, and torch.func.vmap
+    g = fnp.random.default_rng(3)
+    got = fg.vmap(lambda m: g.normal(m, 1e-9), randomness="different")(np.array([0.0, 10.0]))
+    np.testing.assert_allclose(got, [0.0, 10.0], atol=1e-8)
+    got = func.vmap(lambda x: x + g.random(2), randomness="different")(fg.zeros(3, 2)).numpy()
+    assert not (got == got[0]).all() and ((got >= 0) & (got < 1)).all()
+    # 'same': one draw for the whole batch; the generator advances by one draw
+    g, ref = fnp.random.default_rng(7), np.random.default_rng(7)
+    same = fg.vmap(lambda x: x + g.standard_normal(3), randomness="same")(X * 0)
+    np.testing.assert_array_equal(same, np.broadcast_to(ref.standard_normal(3), (4, 3)))
+    np.testing.assert_array_equal(g.random(2), ref.random(2))
+    # 'error' (the default) refuses; a draw with no batched form is named
+    with pytest.raises(fg.BatchingError, match="randomness='error'"):
+        fg.vmap(lambda x: x + g.standard_normal(3))(X)
+    with pytest.raises(fg.BatchingError, match="'choice'"):
+        fg.vmap(lambda x: x + g.choice(3, size=3), randomness="different")(X)
 
 
 # --- errors ----------------------------------------------------------------------------------------
