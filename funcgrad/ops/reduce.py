@@ -57,6 +57,12 @@ def _reduction_sample(g: Draw) -> Drawn:
     return (x,), {"axis": axis, "keepdims": g.boolean()}
 
 
+_ndarray = numpy.ndarray
+_generic = numpy.generic
+_full = numpy.full
+_add_reduce: Any = numpy.add.reduce
+
+
 def keep_reduced_dims(ct: Array, in_shape: tuple[int, ...], axis: Axis, keepdims: bool) -> Array:
     """Reshape a reduction's cotangent so that it broadcasts against the input.
 
@@ -83,10 +89,16 @@ def _sum_vjp(ct: Array, out: Array, x: Array, *, axis: Axis, keepdims: bool) -> 
     return broadcast_to(keep_reduced_dims(ct, shape, axis, keepdims), shape=shape)
 
 
+def _sum_forward(xp: ModuleType, x: Array, *, axis: Axis, keepdims: bool) -> Array:
+    if type(x) is _ndarray:  # numpy.sum's own call, without its Python wrapper (issue 18)
+        return _add_reduce(x, axis=axis, keepdims=keepdims)
+    return xp.sum(x, axis=axis, keepdims=keepdims)
+
+
 sum_ = register(
     Primitive(
         name="sum",
-        forward=lambda xp, x, *, axis, keepdims: xp.sum(x, axis=axis, keepdims=keepdims),
+        forward=_sum_forward,
         vjp=(_sum_vjp,),
         jvp=LINEAR,
         params=("axis", "keepdims"),
@@ -139,11 +151,6 @@ def _whole_if_0d(xp: ModuleType, x: Array, axis: Axis, op: str) -> Axis:
         normalize_axis(axis, 0, op)
         return None
     return axis
-
-
-_ndarray = numpy.ndarray
-_generic = numpy.generic
-_full = numpy.full
 
 
 # --- means -----------------------------------------------------------------------
