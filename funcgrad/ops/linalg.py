@@ -261,11 +261,15 @@ def _linear_forward(xp: ModuleType, x: Array, w: Array, b: Array) -> Array:
     return out + b
 
 
-def _linear_vjp(ct: Array, out: Array, x: Array, w: Array, b: Array) -> tuple[Array, ...]:
-    # The numbers of matmul(x, transpose(w)) + b's rules (the same BLAS calls and sum), each
-    # a fresh array in its input's layout: w's gradient ct^T x is row-major as w is, with no
-    # transposed view of it to copy, and b's is the sum over the rows.
-    return matmul(ct, w), matmul(_mT(ct), x), sum_(ct, axis=0, keepdims=False)
+# The numbers of matmul(x, transpose(w)) + b's rules (the same BLAS calls and sum), each a
+# fresh array in its input's layout: w's gradient ct^T x is row-major as w is, with no
+# transposed view of it to copy, and b's is the sum over the rows. One rule per input, so
+# the engine runs none for a constant input (a batch of data: no GEMM for its gradient).
+_LINEAR_VJP = (
+    lambda ct, out, x, w, b: matmul(ct, w),
+    lambda ct, out, x, w, b: matmul(_mT(ct), x),
+    lambda ct, out, x, w, b: sum_(ct, axis=0, keepdims=False),
+)
 
 
 def _linear_batch(size: int, vals: Sequence[Any], dims: Sequence[int | None], /) -> Any:
@@ -294,7 +298,7 @@ linear: Primitive = register(
     Primitive(
         name="linear",
         forward=_linear_forward,
-        vjp=_linear_vjp,
+        vjp=_LINEAR_VJP,
         jvp=(
             lambda x_t, out, x, w, b: matmul(x_t, _mT(w)),
             lambda w_t, out, x, w, b: matmul(x, _mT(w_t)),
