@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import os
 import sys
 import threading
@@ -66,7 +67,7 @@ from funcgrad.ops import observe
 from funcgrad.ops import registry as _registry
 from funcgrad.ops import shape as _shapes
 from funcgrad.ops import ufuncs as _uf
-from funcgrad.ops._util import broadcast_hint, op_error, value_of
+from funcgrad.ops._util import all_finite, broadcast_hint, op_error, value_of
 from funcgrad.ops.batching import Mapped, move
 from funcgrad.ops.elementwise import identity
 from funcgrad.ops.index import getitem
@@ -222,7 +223,12 @@ class Batched(_ScalarBase):
         return int(_concrete(self, "operator.index()", sys._getframe(1)).__index__())
 
     def __float__(self) -> float:
-        return float(_concrete(self, "float()", sys._getframe(1)))
+        frame = sys._getframe(1)
+        if frame.f_code is _ALL_FINITE:
+            # NOTE: `all_finite`'s math.isfinite(v) (the guard of zero cotangents, on every
+            # batched cotangent): its answer for the whole batch, NaN meaning "look closer"
+            return 0.0 if _finite_values(self) else math.nan
+        return float(_concrete(self, "float()", frame))
 
     def __complex__(self) -> complex:
         return complex(_concrete(self, "complex()", sys._getframe(1)))
@@ -786,6 +792,18 @@ def _concrete(b: Batched, what: str, frame: Any) -> Any:
             f"case. Compute this part outside vmap, or loop over the batch"
         )
     return numpy.asarray(first)
+
+
+_ALL_FINITE = all_finite.__code__
+
+
+def _finite_values(b: Batched) -> bool:
+    """Whether every example's values are finite (their sum of squares, as `all_finite`)."""
+    v = b.val
+    v = v.value if type(v) is Node else v
+    if type(v) is not _ndarray:
+        v = numpy.asarray(_all_values(b))
+    return math.isfinite(numpy.vdot(v, v).real)
 
 
 def _all_values(b: Any) -> Any:

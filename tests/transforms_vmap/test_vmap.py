@@ -131,6 +131,17 @@ def test_grad_of_a_function_that_calls_vmap():
     _close(fg.grad(lambda w: fnp.sum(fg.vmap(lambda x, y: _loss(w, x, y))(X, Y)))(W), want)
 
 
+def test_vmap_of_grad_keeps_zero_cotangents_zero_per_example():
+    # 0 * inf is NaN in IEEE arithmetic; the VJP's guard makes it 0, checked for the batch
+    f = lambda x, c: (x * c)[0]  # noqa: E731
+    cs = np.array([[1.0, np.inf], [1.0, 2.0], [np.inf, 1.0]])
+    with np.errstate(invalid="ignore"):
+        got = fg.vmap(fg.grad(f))(np.ones((3, 2)), cs)
+        want = [fg.grad(f)(np.ones(2), c) for c in cs]
+    np.testing.assert_array_equal(got, want)
+    assert got[2, 0] == np.inf and not np.isnan(got).any()
+
+
 def test_grad_through_per_example_gradients():
     def f(w):
         per = fg.vmap(fg.grad(_loss), in_axes=(None, 0, 0))(w, X, Y)
