@@ -18,6 +18,7 @@ with `funcgrad.nn`. Layer: training.
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -88,6 +89,15 @@ def _core_value(t: _Tensor) -> Any:
     return _graph_output(t)
 
 
+# The functions this module returns (`grad`'s) -> the same function on graph nodes and arrays:
+# what `_lowered` makes of them, without wrapping the values into tensors and back (so that
+# `vmap(grad(f))` wraps once, not at each level). Keyed by identity: `functools.wraps` copies
+# attributes, so a mark on the function would pass to functions wrapping it.
+_LOWERED: weakref.WeakKeyDictionary[Callable[..., Any], Callable[..., Any]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 def _lowered(func: Callable[..., Any]) -> Callable[..., Any]:
     """`func`, a function of tensors, as a function of graph nodes and arrays.
 
@@ -97,6 +107,10 @@ def _lowered(func: Callable[..., Any]) -> Callable[..., Any]:
     into their nodes. So transforms nest (`jacfwd(jacrev(f))`) as the core's
     do, and a tensor that requires grad is an outer graph's node.
     """
+
+    core = _LOWERED.get(func)
+    if core is not None:
+        return core
 
     @functools.wraps(func)
     def lowered(*args: Any, **kwargs: Any) -> Any:
@@ -138,6 +152,14 @@ def grad(func: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bo
             return _torch_gradients(gs), _tensors(aux)
         return _torch_gradients(out)
 
+    def lowered(*args: Any, **kwargs: Any) -> Any:
+        out = g(*args, **kwargs)
+        if has_aux:
+            gs, aux = out
+            return _map(_conj, gs), aux
+        return _map(_conj, out)
+
+    _LOWERED[gradient] = lowered
     return gradient
 
 
