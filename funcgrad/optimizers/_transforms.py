@@ -95,9 +95,12 @@ def _bias_correction(moment: Any, decay: float, count: Any) -> Any:
     return tree_map(lambda t: t / cast_like(correction, t), moment)
 
 
+_INT32_MAX = int(np.iinfo(np.int32).max)
+
+
 def _increment(count: Any) -> Any:
     # count + 1, stopping at int32's largest value instead of wrapping around
-    limit = np.iinfo(np.int32).max
+    limit = _INT32_MAX
     if isinstance(count, Node):  # traced by funcgrad.jit
         c: Any = count
         return fnp.where(c < limit, c + 1, c)
