@@ -227,7 +227,9 @@ class Batched(_ScalarBase):
         if frame.f_code is _ALL_FINITE:
             # NOTE: `all_finite`'s math.isfinite(v) (the guard of zero cotangents, on every
             # batched cotangent): its answer for the whole batch, NaN meaning "look closer"
-            return 0.0 if _finite_values(self) else math.nan
+            v = _innermost(self)
+            if type(v) is _ndarray:
+                return 0.0 if math.isfinite(numpy.vdot(v, v).real) else math.nan
         return float(_concrete(self, "float()", frame))
 
     def __complex__(self) -> complex:
@@ -797,13 +799,16 @@ def _concrete(b: Batched, what: str, frame: Any) -> Any:
 _ALL_FINITE = all_finite.__code__
 
 
-def _finite_values(b: Batched) -> bool:
-    """Whether every example's values are finite (their sum of squares, as `all_finite`)."""
-    v = b.val
-    v = v.value if type(v) is Node else v
-    if type(v) is not _ndarray:
-        v = numpy.asarray(_all_values(b))
-    return math.isfinite(numpy.vdot(v, v).real)
+def _innermost(v: Any) -> Any:
+    """The array under a batched value's levels and nodes: every example's entries (of every level)."""
+    while True:
+        t = type(v)
+        if t is Batched:
+            v = v.val
+        elif t is Node:
+            v = v.value
+        else:
+            return v
 
 
 def _all_values(b: Any) -> Any:

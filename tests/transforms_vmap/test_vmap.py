@@ -140,6 +140,11 @@ def test_vmap_of_grad_keeps_zero_cotangents_zero_per_example():
         want = [fg.grad(f)(np.ones(2), c) for c in cs]
     np.testing.assert_array_equal(got, want)
     assert got[2, 0] == np.inf and not np.isnan(got).any()
+    with np.errstate(invalid="ignore"):  # nested, and grad outside
+        nested = fg.vmap(fg.vmap(fg.grad(f)))(np.ones((2, 3, 2)), np.stack([cs, cs[::-1]]))
+        outside = fg.grad(lambda x: fnp.sum(fg.vmap(f)(x, cs)))(np.ones((3, 2)))
+    np.testing.assert_array_equal(nested, np.stack([want, want[::-1]]))
+    np.testing.assert_array_equal(outside, want)
 
 
 def test_grad_through_per_example_gradients():
