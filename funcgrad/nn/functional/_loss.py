@@ -198,6 +198,8 @@ def _class_indices(name: str, target, input_shape, class_dim: int | None) -> np.
 def _check_bounds(name: str, idx: np.ndarray, n_classes: int, ignore_index: int | None) -> None:
     while type(idx) is Batched:  # under vmap: every example's labels at once, as one array
         idx = value_of(idx.val)
+    if not idx.size or (idx.min() >= 0 and idx.max() < n_classes):
+        return  # every index a class (the usual case: two reductions)
     valid = idx if ignore_index is None else idx[idx != ignore_index]
     bad = valid[(valid < 0) | (valid >= n_classes)]
     if bad.size:
