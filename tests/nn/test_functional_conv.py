@@ -200,6 +200,33 @@ def test_linear_second_order_and_forward_mode():
     forward_mode(F.linear, (x, w, b))
 
 
+def test_linear_of_a_matrix_is_one_node_with_the_compositions_numbers():
+    # a matrix input with a bias is the one `linear` primitive: the value and gradients of
+    # x @ w.T + b bit for bit, each gradient a fresh row-major array
+    rng = np.random.default_rng(3)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((16, 9), (5, 9), (5,)))
+
+    recorded = []
+
+    def loss(f):
+        def of(x, w, b):
+            recorded.append(f(x, w, b))
+            return fg.numpy.sum(fg.numpy.tanh(recorded[-1]))
+
+        return of
+
+    composed = loss(lambda x, w, b: fg.numpy.matmul(x, fg.numpy.transpose(w)) + b)
+    ours = fg.value_and_grad(loss(F.linear), argnums=(0, 1, 2))(x, w, b)
+    theirs = fg.value_and_grad(composed, argnums=(0, 1, 2))(x, w, b)
+    assert [node.prim.name for node in recorded] == ["linear", "add"]
+    np.testing.assert_array_equal(ours[0], theirs[0])
+    for g, h in zip(ours[1], theirs[1], strict=True):
+        assert g.dtype == np.float32 and g.flags.c_contiguous and g.base is None
+        np.testing.assert_array_equal(g, h)
+    out = F.linear(fg.tensor(x), fg.tensor(w, requires_grad=True), fg.tensor(b))
+    assert out.grad_fn.name() == "AddmmBackward0"
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=["float64", "float32"])
 @given(lead=st.lists(st.integers(1, 3), max_size=2), sizes=st.tuples(*[st.integers(1, 3)] * 3))
 def test_bilinear_matches_torch(dtype, lead, sizes):
