@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any, Concatenate, ParamSpec
 
 import numpy as np
@@ -196,7 +197,6 @@ _ARRAY_REFS = 4
 # sys.getrefcount(node) there when only the tensor (`_node`) holds its leaf node (the
 # owner table `base._OWNERS` holds it weakly): that one, the local name and the argument
 _NODE_REFS = 3
-_CPYTHON = sys.implementation.name == "cpython"
 
 
 def writable(self: Tensor) -> np.ndarray | None:
@@ -224,7 +224,7 @@ def writable(self: Tensor) -> np.ndarray | None:
         node.prim is not None
         or node.value is not a
         or a.base is not None  # then views of its base would not count below
-        or not _CPYTHON
+        or not _COUNTS_HOLD[0]
         or sys.getrefcount(node) != _NODE_REFS
         or sys.getrefcount(a) != _ARRAY_REFS
     ):
@@ -248,3 +248,28 @@ def written(self: Tensor, array: np.ndarray | None, writes: int = 1) -> None:
     storage.counter.n += writes
     if storage.aliases:
         refresh(self, array)
+
+
+def _counts_hold() -> bool:
+    """Whether `writable`'s reference counts tell an unshared leaf from a shared one here.
+
+    Checked once, on stand-ins with a tensor's and a leaf node's fields: on
+    an interpreter whose counts differ (not CPython, or one that counts
+    local names otherwise) every update takes a new array.
+    """
+    if sys.implementation.name != "cpython":
+        return False
+    a = np.zeros(1)
+    probe: Any = SimpleNamespace(_value=a, _view=None, _node=SimpleNamespace(prim=None, value=a))
+    del a
+    alone = writable(probe) is not None
+    probe._value.setflags(write=False)
+    keep = [probe._value]  # someone else holds the array, then the node
+    array_held = writable(probe) is None
+    keep[0] = probe._node
+    node_held = writable(probe) is None
+    return alone and array_held and node_held
+
+
+_COUNTS_HOLD = [True]
+_COUNTS_HOLD[0] = _counts_hold()
