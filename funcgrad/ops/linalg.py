@@ -251,9 +251,11 @@ matmul: Primitive = register(
 
 
 # --- linear (torch.nn.functional.linear's one-call form) --------------------------------
+# The operands in PyTorch's addmm order (bias, input, weight), so the Tensor layer's
+# AddmmBackward0 lists its next functions as PyTorch's does (the bias's first).
 
 
-def _linear_forward(xp: ModuleType, x: Array, w: Array, b: Array) -> Array:
+def _linear_forward(xp: ModuleType, b: Array, x: Array, w: Array) -> Array:
     out = _matmul_forward(xp, x, xp.swapaxes(w, -1, -2))  # w.T: a view, BLAS reads it transposed
     if out.dtype == xp.result_type(out, b):
         out += b  # into the fresh product: no second array
@@ -266,16 +268,16 @@ def _linear_forward(xp: ModuleType, x: Array, w: Array, b: Array) -> Array:
 # transposed view of it to copy, and b's is the sum over the rows. One rule per input, so
 # the engine runs none for a constant input (a batch of data: no GEMM for its gradient).
 _LINEAR_VJP = (
-    lambda ct, out, x, w, b: matmul(ct, w),
-    lambda ct, out, x, w, b: matmul(_mT(ct), x),
-    lambda ct, out, x, w, b: sum_(ct, axis=0, keepdims=False),
+    lambda ct, out, b, x, w: sum_(ct, axis=0, keepdims=False),
+    lambda ct, out, b, x, w: matmul(ct, w),
+    lambda ct, out, b, x, w: matmul(_mT(ct), x),
 )
 
 
 def _linear_batch(size: int, vals: Sequence[Any], dims: Sequence[int | None], /) -> Any:
     # vmap: every batched operand with its batch on axis 0, then x @ w^T + b as primitives
     # (a batched matmul broadcasts an unbatched operand; a batched b gets its row axis)
-    (x, w, b), (dx, dw, db) = vals, dims
+    (b, x, w), (db, dx, dw) = vals, dims
     x, w, b = (v if d in (None, 0) else _to_front(v, d) for v, d in ((x, dx), (w, dw), (b, db)))
     out = matmul(x, _mT(w))
     if db is not None:
@@ -291,7 +293,7 @@ def _to_front(v: Array, d: int) -> Array:
 
 def _linear_sample(g: Draw) -> Drawn:
     n, k, m = g.integers(1, 4), g.integers(1, 4), g.integers(1, 4)
-    return (g.array((n, k), -2.0, 2.0), g.array((m, k), -2.0, 2.0), g.array((m,), -2.0, 2.0)), {}
+    return (g.array((m,), -2.0, 2.0), g.array((n, k), -2.0, 2.0), g.array((m, k), -2.0, 2.0)), {}
 
 
 linear: Primitive = register(
@@ -300,12 +302,12 @@ linear: Primitive = register(
         forward=_linear_forward,
         vjp=_LINEAR_VJP,
         jvp=(
-            lambda x_t, out, x, w, b: matmul(x_t, _mT(w)),
-            lambda w_t, out, x, w, b: matmul(x, _mT(w_t)),
-            lambda b_t, out, x, w, b: broadcast_to(b_t, shape=shape_of(out)),
+            lambda b_t, out, b, x, w: broadcast_to(b_t, shape=shape_of(out)),
+            lambda x_t, out, b, x, w: matmul(x_t, _mT(w)),
+            lambda w_t, out, b, x, w: matmul(x, _mT(w_t)),
         ),
         sample=Sample(_linear_sample),
-        doc="x @ w.T + b for a matrix x (torch.nn.functional.linear with a bias, in one node)",
+        doc="b + x @ w.T for a matrix x (F.linear with a bias; operands in addmm's order)",
         names=Names(grad_fn="AddmmBackward0"),
         batch=_linear_batch,
     )

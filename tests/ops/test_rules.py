@@ -443,7 +443,7 @@ NUMPY_REFERENCE = {
     "astype": lambda x, *, dtype: x.astype(dtype),
     "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
     "relu": lambda x: np.maximum(x, 0.0),
-    "linear": lambda x, w, b: x @ w.T + b,  # torch.nn.functional.linear
+    "linear": lambda b, x, w: b + x @ w.T,  # torch.nn.functional.linear (addmm's order)
     "clamp": lambda x, lo, hi, *, bounds, method: (
         np.maximum(x, lo)
         if bounds == "min"

@@ -25,7 +25,24 @@ def _linear_grad_fn(input, weight, bias=None):  # noqa: A002
     # PyTorch adds the bias in addmm, and views its result back for other ranks
     if bias is None or len(shape_of(weight)) != 2:
         return None
+    if _fused(input, weight, bias):
+        return None  # the `linear` primitive is AddmmBackward0 itself (no node to name it)
     return "AddmmBackward0" if len(shape_of(input)) == 2 else "ViewBackward0"
+
+
+def _fused(input, weight, bias) -> bool:  # noqa: A002
+    """Whether `linear` records the one `linear` primitive: a matrix input, a bias per output,
+    real floating-point operands (arrays, nodes or tensors)."""
+    w_shape = shape_of(weight)
+    return (
+        len(shape_of(input)) == 2
+        and len(w_shape) == 2
+        and shape_of(bias) == (w_shape[0],)
+        and all(
+            getattr(getattr(getattr(x, "_value", x), "dtype", None), "kind", None) == "f"
+            for x in (input, weight, bias)
+        )
+    )
 
 
 @takes_tensors(grad_fn=_linear_grad_fn)
@@ -59,17 +76,11 @@ def linear(input, weight, bias=None):  # noqa: A002
             f"{'x'.join(str(n) for n in reversed(w_shape))}); input has shape "
             f"{tuple(x_shape)}, weight {tuple(w_shape)}"
         )
-    if len(x_shape) == 2 and len(w_shape) == 2 and _real(input, weight, bias):
-        if shape_of(bias) == (w_shape[0],):
-            return fused_linear(input, weight, bias)  # one node, fresh gradients
+    if bias is not None and _fused(input, weight, bias):
+        return fused_linear(bias, input, weight)  # one node, fresh gradients
     w = weight if len(w_shape) == 1 else transpose(weight, axes=(1, 0))
     out = matmul(input, w)
     return out if bias is None else add(out, bias)
-
-
-def _real(*xs) -> bool:
-    """Whether every operand is a real floating-point array or node (not a number, not None)."""
-    return all(getattr(getattr(x, "dtype", None), "kind", None) == "f" for x in xs)
 
 
 @takes_tensors
