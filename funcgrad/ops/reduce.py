@@ -19,7 +19,7 @@ from funcgrad.backend import xp_of
 from funcgrad.errors import DtypeError, OpError
 from funcgrad.graph.node import Array, Node
 from funcgrad.ops._util import Axis, attach, normalize_axis, shape_of, value_of
-from funcgrad.ops.elementwise import absolute, conjugate, power, real, sign, where
+from funcgrad.ops.elementwise import absolute, astype, conjugate, power, real, sign, where
 from funcgrad.ops.registry import (
     LINEAR,
     Draw,
@@ -162,11 +162,21 @@ def _mean_vjp(ct: Array, out: Array, x: Array, *, axis: Axis, keepdims: bool) ->
         # NOTE: a first-order pass on NumPy arrays, over every axis (a loss; W3, issue 18):
         # each entry is ct / n, the same quotient divided once and spread (broadcast_to's
         # view divided n times makes the same array, slower)
-        q: Any = ct
-        q = q / max(x.size, 1)
+        q: Any = _by_count(ct, max(x.size, 1))
         return _full(shape, q, dtype=q.dtype)
     n = _reduced_size(shape, axis, "mean")
-    return broadcast_to(keep_reduced_dims(ct, shape, axis, keepdims), shape=shape) / max(n, 1)
+    return _by_count(broadcast_to(keep_reduced_dims(ct, shape, axis, keepdims), shape=shape), max(n, 1))
+
+
+def _by_count(v: Any, n: int) -> Any:
+    """`v / n` in `v`'s dtype; a float16 `v` divided in float32 (PyTorch's opmath).
+
+    NOTE: NumPy would turn a count above 65504 into float16's inf, and the
+    quotient (a mean's gradient) into zeros.
+    """
+    if getattr(v, "dtype", None) == numpy.float16:
+        return astype(astype(v, dtype=numpy.float32) / n, dtype=numpy.float16)
+    return v / n
 
 
 def _mean_sample(g: Draw) -> Drawn:

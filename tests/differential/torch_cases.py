@@ -1774,6 +1774,9 @@ EXEMPT: dict[str, str] = {
     "torch.Node": "not the same object: torch.Node is autograd's graph node, funcgrad.Node the graph",
     "torch.autograd": "a namespace (autograd.grad drives the second-order checks)",
     "torch.nn": "a namespace, not a function of the Tensor layer",
+    "torch.builtins": "not PyTorch's: torch.builtins is Python's builtins module seen through "
+    "torch's namespace; funcgrad.builtins is HIPS autograd's (tests/differential/"
+    "test_autograd_operators.py)",
 }
 
 

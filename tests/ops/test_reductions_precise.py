@@ -320,3 +320,16 @@ def test_logsumexp_gradient_in_float32_is_the_float64_softmax_rounded():
     x64 = x.astype(np.float64)
     exact = np.exp(x64 - x64.max()) / np.exp(x64 - x64.max()).sum()
     np.testing.assert_allclose(t.grad.numpy(), exact, rtol=2e-7)
+
+
+@pytest.mark.parametrize("axis", [None, 0])
+def test_float16_mean_gradient_over_more_than_65504_entries(axis):
+    # NumPy would make the count float16's inf and the gradient zeros; PyTorch divides in float32.
+    torch = requires("torch")
+    x = np.ones((70000, 2), dtype=np.float16)
+    got = fg.grad(lambda x: fnp.sum(fnp.mean(x, axis=axis)))(x)
+    t = torch.ones(70000, 2, dtype=torch.float16, requires_grad=True)
+    (t.mean() if axis is None else t.mean(axis).sum()).backward()
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(got, t.grad.numpy())
+    assert got[0, 0] > 0
