@@ -499,3 +499,19 @@ def test_optim_adam_on_a_module_and_functional_adam_on_functional_call_agree():
         params = fo.apply_updates(params, updates)
     for name, p in model.named_parameters():
         np.testing.assert_allclose(p.detach().numpy(), params[name], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["adam", "adamw", "sgd"])
+def test_vmap_over_optimizer_states_is_an_ensemble(name):
+    # A batch of models, each with its own state (the step count too): vmap of update equals a
+    # loop over the models, two steps, bit for bit.
+    opt = {"adam": fo.adam(0.1), "adamw": fo.adamw(0.1), "sgd": fo.sgd(0.1, momentum=0.9)}[name]
+    rng = np.random.default_rng(5)
+    ps, gs = rng.standard_normal((4, 3)), rng.standard_normal((2, 4, 3))
+    states = fg.vmap(opt.init)(ps)
+    loop = [opt.init(ps[i]) for i in range(4)]
+    for g in gs:
+        updates, states = fg.vmap(opt.update)(g, states, ps)
+        steps = [opt.update(g[i], loop[i], ps[i]) for i in range(4)]
+        loop = [s for _, s in steps]
+        np.testing.assert_array_equal(updates, np.stack([u for u, _ in steps]))

@@ -15,7 +15,6 @@ import numpy as np
 
 import funcgrad.numpy as fnp
 from funcgrad.backend import freeze, xp_of
-from funcgrad.graph import Node
 from funcgrad.optimizers._base import (
     EmptyState,
     GradientTransformation,
@@ -87,8 +86,8 @@ def _moment(updates: Updates, moments: Any, decay: float, order: int) -> Any:
 
 def _bias_correction(moment: Any, decay: float, count: Any) -> Any:
     # m / (1 - decay**count), the scalar in each leaf's dtype (the count is a plain int array)
-    if isinstance(count, Node):  # traced by funcgrad.jit: the count is an input of the plan
-        c: Any = count  # a node (its operators are attached at import)
+    if type(count) is not np.ndarray:  # a node (jit: an input of the plan) or batched (vmap)
+        c: Any = count  # a node or batched value (its operators are attached at import)
         correction = 1 - fnp.power(decay, c * 1.0)  # c * 1.0: float64
     else:
         correction = 1 - decay ** float(count)
@@ -101,7 +100,7 @@ _INT32_MAX = int(np.iinfo(np.int32).max)
 def _increment(count: Any) -> Any:
     # count + 1, stopping at int32's largest value instead of wrapping around
     limit = _INT32_MAX
-    if isinstance(count, Node):  # traced by funcgrad.jit
+    if type(count) is not np.ndarray:  # a node (jit, grad) or a batched value (vmap)
         c: Any = count
         return fnp.where(c < limit, c + 1, c)
     return freeze(np.asarray(np.where(count < limit, count + 1, limit), dtype=np.int32))
