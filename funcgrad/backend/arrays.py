@@ -80,6 +80,16 @@ def _read_only_all_the_way(arr: Any) -> bool:
     return True
 
 
+# Whether `sys.getrefcount` counts as on the CPython versions funcgrad's reference-count
+# shortcuts were measured and are tested on (3.10-3.13): `.grad` taking a gradient array
+# without a copy (tensors.engine), a graph sharing a constant's array (tensors.tensor_class).
+# Elsewhere (3.14 borrows local references, so counts run lower) those paths copy.
+REFCOUNTS_MEASURED = sys.implementation.name == "cpython" and (3, 10) <= sys.version_info[:2] <= (
+    3,
+    13,
+)
+
+
 def freeze(value: Any) -> Any:
     """Return `value` as a read-only array that no one else can write into.
 

@@ -25,6 +25,7 @@ from sys import getrefcount as _getrefcount
 import numpy
 
 from funcgrad.backend import xp_of
+from funcgrad.backend.arrays import REFCOUNTS_MEASURED
 from funcgrad.graph import Node, toposort
 from funcgrad.ops.elementwise import conjugate
 from funcgrad.tensors.base import TensorBase, _new_like, owner_of
@@ -411,6 +412,7 @@ def _owned(g, seen: set):
             not g.flags.writeable
             or g.base is not None
             or id(g) in seen
+            or not REFCOUNTS_MEASURED
             or _getrefcount(g) > _PRIVATE_REFS
         ):
             g = g.copy()

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from funcgrad.backend import freeze, to_device
+from funcgrad.backend.arrays import REFCOUNTS_MEASURED
 from funcgrad.errors import AxisError, DtypeError, OpError
 from funcgrad.graph import Node
 from funcgrad.graph.node import _report
@@ -1102,7 +1103,7 @@ def _graph_constant(unwrapped: list, i: int):
     find the array read-only and do nothing.
     """
     v = unwrapped[i]
-    if v.base is None and _getrefcount(v) <= _PRIVATE_REFS:
+    if REFCOUNTS_MEASURED and v.base is None and _getrefcount(v) <= _PRIVATE_REFS:
         v.setflags(write=False)
         return v
     return freeze(v)

@@ -693,3 +693,24 @@ def test_augmented_assignment_on_views():
         return acc, o.grad, acc._version
 
     same(program)
+
+
+def test_without_measured_refcounts_every_shortcut_copies(monkeypatch):
+    # Another interpreter (CPython 3.14 borrows references): .grad and graph constants copy,
+    # and the numbers stay the same.
+    import funcgrad.tensors.engine as engine
+    import funcgrad.tensors.tensor_class as tensor_class
+
+    def run():
+        w = funcgrad.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+        c = funcgrad.tensor(np.ones((2, 3)))
+        for _ in range(2):
+            ((w * c).sin().sum() + (w**2).mean()).backward()
+        return w.grad.numpy().copy(), c.numpy()
+
+    want = run()
+    monkeypatch.setattr(engine, "REFCOUNTS_MEASURED", False)
+    monkeypatch.setattr(tensor_class, "REFCOUNTS_MEASURED", False)
+    got = run()
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
