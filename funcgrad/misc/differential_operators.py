@@ -35,38 +35,37 @@ ArgNum = int | Sequence[int]
 
 
 def _at_argnum(
-    op: Callable[[Callable[[Any], Any], Any], Any], name: str
-) -> Callable[..., Callable[..., Any]]:
-    """Turn `op(unary_fun, x)` into autograd's `name(fun, argnum=0)(*args, **kwargs)`.
+    op: Callable[[Callable[[Any], Any], Any], Any],
+    name: str,
+    fun: Callable[..., Any],
+    argnum: ArgNum,
+) -> Callable[..., Any]:
+    """autograd's `name(fun, argnum)`: a function of `fun`'s arguments applying `op(unary_fun, x)`.
 
     The selected argument (a tuple of them when `argnum` is a tuple) is
     what `unary_fun` takes; the others are held fixed.
     """
 
-    def operator(fun: Callable[..., Any], argnum: ArgNum = 0) -> Callable[..., Any]:
-        @functools.wraps(fun)
-        def applied(*args: Any, **kwargs: Any) -> Any:
-            nums = (argnum,) if isinstance(argnum, int) else tuple(argnum)
-            for i in nums:
-                if not -len(args) <= i < len(args):
-                    raise ValueError(
-                        f"funcgrad.{name}: argnum={argnum!r} asks for argument {i}, but the "
-                        f"function was called with {len(args)} positional argument(s)"
-                    )
+    @functools.wraps(fun)
+    def applied(*args: Any, **kwargs: Any) -> Any:
+        nums = (argnum,) if isinstance(argnum, int) else tuple(argnum)
+        for i in nums:
+            if not -len(args) <= i < len(args):
+                raise ValueError(
+                    f"funcgrad.{name}: argnum={argnum!r} asks for argument {i}, but the "
+                    f"function was called with {len(args)} positional argument(s)"
+                )
 
-            def unary(x: Any) -> Any:
-                new = list(args)
-                for i, xi in zip(nums, (x,) if isinstance(argnum, int) else x, strict=True):
-                    new[i] = xi
-                return fun(*new, **kwargs)
+        def unary(x: Any) -> Any:
+            new = list(args)
+            for i, xi in zip(nums, (x,) if isinstance(argnum, int) else x, strict=True):
+                new[i] = xi
+            return fun(*new, **kwargs)
 
-            x = args[argnum] if isinstance(argnum, int) else tuple(args[i] for i in nums)
-            return op(unary, x)
+        x = args[argnum] if isinstance(argnum, int) else tuple(args[i] for i in nums)
+        return op(unary, x)
 
-        return applied
-
-    operator.__name__ = operator.__qualname__ = name
-    return operator
+    return applied
 
 
 def _plain(value: Any) -> Any:
@@ -120,150 +119,163 @@ def _grad_and_aux(fun: Callable[[Any], Any], x: Any) -> tuple[Any, Any]:
     return grad(lambda z: tuple(fun(z)), has_aux=True)(x)
 
 
-elementwise_grad = _at_argnum(_elementwise_grad, "elementwise_grad")
-elementwise_grad.__doc__ = """The sum of each column of `fun`'s Jacobian, in one reverse pass (autograd's).
+def elementwise_grad(fun: Callable[..., Any], argnum: ArgNum = 0) -> Callable[..., Any]:
+    """The sum of each column of `fun`'s Jacobian, in one reverse pass (autograd's).
 
-For a function that acts elementwise (a diagonal Jacobian) it is the
-derivative of each output with respect to its input: the VJP with a
-cotangent of ones.
+    For a function that acts elementwise (a diagonal Jacobian) it is the
+    derivative of each output with respect to its input: the VJP with a
+    cotangent of ones.
 
-Args:
-    fun: The function, with a real-valued (array) output.
-    argnum: The position of the argument to differentiate (an int, or a
-        tuple of ints for a tuple of arguments).
+    Args:
+        fun: The function, with a real-valued (array) output.
+        argnum: The position of the argument to differentiate (an int, or a
+            tuple of ints for a tuple of arguments).
 
-Returns:
-    A function of `fun`'s arguments returning the VJP of ones, shaped like
-    the argument.
+    Returns:
+        A function of `fun`'s arguments returning the VJP of ones, shaped like
+        the argument.
 
-Raises:
-    DtypeError: If the output is complex.
+    Raises:
+        DtypeError: If the output is complex.
 
-Examples:
-    >>> import funcgrad as fg, funcgrad.numpy as fnp
-    >>> fg.elementwise_grad(fnp.tanh)(fnp.array([0.0, 1.0]))
-    array([1.        , 0.41997434])
-"""
+    Examples:
+        >>> import funcgrad as fg, funcgrad.numpy as fnp
+        >>> fg.elementwise_grad(fnp.tanh)(fnp.array([0.0, 1.0]))
+        array([1.        , 0.41997434])
+    """
+    return _at_argnum(_elementwise_grad, "elementwise_grad", fun, argnum)
 
-deriv = _at_argnum(_deriv, "deriv")
-deriv.__doc__ = """The JVP of `fun` with a tangent of ones, in one forward pass (autograd's `deriv`).
 
-For an elementwise function it equals `elementwise_grad`, computed in
-forward mode.
+def deriv(fun: Callable[..., Any], argnum: ArgNum = 0) -> Callable[..., Any]:
+    """The JVP of `fun` with a tangent of ones, in one forward pass (autograd's `deriv`).
 
-Args:
-    fun: The function.
-    argnum: The position of the argument to differentiate.
+    For an elementwise function it equals `elementwise_grad`, computed in
+    forward mode.
 
-Returns:
-    A function of `fun`'s arguments returning the tangent of the output.
+    Args:
+        fun: The function.
+        argnum: The position of the argument to differentiate.
 
-Examples:
-    >>> import funcgrad as fg, funcgrad.numpy as fnp
-    >>> fg.deriv(lambda x: x**3)(fnp.array([1.0, 2.0]))
-    array([ 3., 12.])
-"""
+    Returns:
+        A function of `fun`'s arguments returning the tangent of the output.
 
-holomorphic_grad = _at_argnum(_holomorphic_grad, "holomorphic_grad")
-holomorphic_grad.__doc__ = """The complex derivative f'(z) of a holomorphic scalar function (autograd's).
+    Examples:
+        >>> import funcgrad as fg, funcgrad.numpy as fnp
+        >>> fg.deriv(lambda x: x**3)(fnp.array([1.0, 2.0]))
+        array([ 3., 12.])
+    """
+    return _at_argnum(_deriv, "deriv", fun, argnum)
 
-The same as `grad(fun, argnum, holomorphic=True)`; on a real input it
-warns, as autograd does, and returns the gradient of the real part.
 
-Args:
-    fun: A holomorphic function with a scalar (one-element) output.
-    argnum: The position of the argument to differentiate.
+def holomorphic_grad(fun: Callable[..., Any], argnum: ArgNum = 0) -> Callable[..., Any]:
+    """The complex derivative f'(z) of a holomorphic scalar function (autograd's).
 
-Returns:
-    A function of `fun`'s arguments returning f'(z), shaped like `z`.
+    The same as `grad(fun, argnum, holomorphic=True)`; on a real input it
+    warns, as autograd does, and returns the gradient of the real part.
 
-Examples:
-    >>> import funcgrad as fg
-    >>> fg.holomorphic_grad(lambda z: z**3)(1.0 + 2.0j)
-    (-9+12j)
-"""
+    Args:
+        fun: A holomorphic function with a scalar (one-element) output.
+        argnum: The position of the argument to differentiate.
 
-make_vjp = _at_argnum(_make_vjp, "make_vjp")
-make_vjp.__doc__ = """The VJP function and the value of `fun` at a point (autograd's order and conventions).
+    Returns:
+        A function of `fun`'s arguments returning f'(z), shaped like `z`.
 
-`make_vjp(fun)(x)` returns `(vjp_fn, value)` where `vjp_fn(g)` is the
-cotangent of `x` for an output cotangent `g` (funcgrad's own `vjp`
-returns `(value, vjp_fn)` and a tuple). The forward pass runs once;
-`vjp_fn` may be called many times.
+    Examples:
+        >>> import funcgrad as fg
+        >>> fg.holomorphic_grad(lambda z: z**3)(1.0 + 2.0j)
+        (-9+12j)
+    """
+    return _at_argnum(_holomorphic_grad, "holomorphic_grad", fun, argnum)
 
-Args:
-    fun: The function.
-    argnum: The position of the argument to differentiate.
 
-Returns:
-    A function of `fun`'s arguments returning `(vjp_fn, value)`.
+def make_vjp(fun: Callable[..., Any], argnum: ArgNum = 0) -> Callable[..., Any]:
+    """The VJP function and the value of `fun` at a point (autograd's order and conventions).
 
-Examples:
-    >>> import funcgrad as fg, funcgrad.numpy as fnp
-    >>> vjp_fn, y = fg.make_vjp(lambda x: x**2)(fnp.array([1.0, 3.0]))
-    >>> vjp_fn(fnp.array([1.0, 0.5]))
-    array([2., 3.])
-"""
+    `make_vjp(fun)(x)` returns `(vjp_fn, value)` where `vjp_fn(g)` is the
+    cotangent of `x` for an output cotangent `g` (funcgrad's own `vjp`
+    returns `(value, vjp_fn)` and a tuple). The forward pass runs once;
+    `vjp_fn` may be called many times.
 
-make_jvp = _at_argnum(_make_jvp, "make_jvp")
-make_jvp.__doc__ = """A JVP function of `fun` at a point (autograd's `make_jvp`).
+    Args:
+        fun: The function.
+        argnum: The position of the argument to differentiate.
 
-`make_jvp(fun)(x)` returns `jvp_fn`, and `jvp_fn(v)` returns
-`(value, tangent)`: the output and its directional derivative along `v`.
+    Returns:
+        A function of `fun`'s arguments returning `(vjp_fn, value)`.
 
-Args:
-    fun: The function.
-    argnum: The position of the argument to differentiate.
+    Examples:
+        >>> import funcgrad as fg, funcgrad.numpy as fnp
+        >>> vjp_fn, y = fg.make_vjp(lambda x: x**2)(fnp.array([1.0, 3.0]))
+        >>> vjp_fn(fnp.array([1.0, 0.5]))
+        array([2., 3.])
+    """
+    return _at_argnum(_make_vjp, "make_vjp", fun, argnum)
 
-Returns:
-    A function of `fun`'s arguments returning `jvp_fn`.
 
-Examples:
-    >>> import funcgrad as fg, funcgrad.numpy as fnp
-    >>> value, tangent = fg.make_jvp(fnp.sin)(0.0)(2.0)
-    >>> float(value), float(tangent)
-    (0.0, 2.0)
-"""
+def make_jvp(fun: Callable[..., Any], argnum: ArgNum = 0) -> Callable[..., Any]:
+    """A JVP function of `fun` at a point (autograd's `make_jvp`).
 
-make_hvp = _at_argnum(_make_hvp, "make_hvp")
-make_hvp.__doc__ = """A Hessian-vector-product function at a point, with the gradient there (autograd's).
+    `make_jvp(fun)(x)` returns `jvp_fn`, and `jvp_fn(v)` returns
+    `(value, tangent)`: the output and its directional derivative along `v`.
 
-`make_hvp(fun)(x)` returns `(hvp_fn, gradient)`; `hvp_fn(v)` is the
-product of the Hessian of the scalar function `fun` at `x` with `v`. The
-forward and first backward passes run once, however many products follow.
+    Args:
+        fun: The function.
+        argnum: The position of the argument to differentiate.
 
-Args:
-    fun: A function with a scalar output.
-    argnum: The position of the argument to differentiate.
+    Returns:
+        A function of `fun`'s arguments returning `jvp_fn`.
 
-Returns:
-    A function of `fun`'s arguments returning `(hvp_fn, gradient)`.
+    Examples:
+        >>> import funcgrad as fg, funcgrad.numpy as fnp
+        >>> value, tangent = fg.make_jvp(fnp.sin)(0.0)(2.0)
+        >>> float(value), float(tangent)
+        (0.0, 2.0)
+    """
+    return _at_argnum(_make_jvp, "make_jvp", fun, argnum)
 
-Examples:
-    >>> import funcgrad as fg, funcgrad.numpy as fnp
-    >>> hvp_fn, g = fg.make_hvp(lambda x: fnp.sum(x**3))(fnp.array([1.0, 2.0]))
-    >>> hvp_fn(fnp.array([1.0, 1.0])), g
-    (array([ 6., 12.]), array([ 3., 12.]))
-"""
 
-grad_and_aux = _at_argnum(_grad_and_aux, "grad_and_aux")
-grad_and_aux.__doc__ = """The gradient of the first output of `fun` and its second output (autograd's).
+def make_hvp(fun: Callable[..., Any], argnum: ArgNum = 0) -> Callable[..., Any]:
+    """A Hessian-vector-product function at a point, with the gradient there (autograd's).
 
-`fun` returns `(value, aux)`; the result is `(gradient of value, aux)`,
-as `grad(fun, has_aux=True)`.
+    `make_hvp(fun)(x)` returns `(hvp_fn, gradient)`; `hvp_fn(v)` is the
+    product of the Hessian of the scalar function `fun` at `x` with `v`. The
+    forward and first backward passes run once, however many products follow.
 
-Args:
-    fun: A function returning a pair: a scalar and anything.
-    argnum: The position of the argument to differentiate.
+    Args:
+        fun: A function with a scalar output.
+        argnum: The position of the argument to differentiate.
 
-Returns:
-    A function of `fun`'s arguments returning `(gradient, aux)`.
+    Returns:
+        A function of `fun`'s arguments returning `(hvp_fn, gradient)`.
 
-Examples:
-    >>> import funcgrad as fg, funcgrad.numpy as fnp
-    >>> fg.grad_and_aux(lambda x: (fnp.sum(x**2), "aux"))(fnp.array([1.0, 2.0]))
-    (array([2., 4.]), 'aux')
-"""
+    Examples:
+        >>> import funcgrad as fg, funcgrad.numpy as fnp
+        >>> hvp_fn, g = fg.make_hvp(lambda x: fnp.sum(x**3))(fnp.array([1.0, 2.0]))
+        >>> hvp_fn(fnp.array([1.0, 1.0])), g
+        (array([ 6., 12.]), array([ 3., 12.]))
+    """
+    return _at_argnum(_make_hvp, "make_hvp", fun, argnum)
+
+
+def grad_and_aux(fun: Callable[..., Any], argnum: ArgNum = 0) -> Callable[..., Any]:
+    """The gradient of the first output of `fun` and its second output (autograd's).
+
+    `fun` returns `(value, aux)`; the result is `(gradient of value, aux)`,
+    as `grad(fun, has_aux=True)`.
+
+    Args:
+        fun: A function returning a pair: a scalar and anything.
+        argnum: The position of the argument to differentiate.
+
+    Returns:
+        A function of `fun`'s arguments returning `(gradient, aux)`.
+
+    Examples:
+        >>> import funcgrad as fg, funcgrad.numpy as fnp
+        >>> fg.grad_and_aux(lambda x: (fnp.sum(x**2), "aux"))(fnp.array([1.0, 2.0]))
+        (array([2., 4.]), 'aux')
+    """
+    return _at_argnum(_grad_and_aux, "grad_and_aux", fun, argnum)
 
 
 def grad_named(fun: Callable[..., Any], argname: str) -> Callable[..., Any]:
@@ -404,7 +416,7 @@ def make_ggnvp(
 
         return ggnvp
 
-    return _at_argnum(at, "make_ggnvp")(f, f_argnum)
+    return _at_argnum(at, "make_ggnvp", f, f_argnum)
 
 
 def multigrad_dict(fun: Callable[..., Any]) -> Callable[..., dict[str, Any]]:

@@ -1411,7 +1411,7 @@ class Jitted:
             >>> print(f.plan(np.zeros(3)))
             def plan(a0):
                 v1 = F1(a0)  # sin
-                v2 = v1 * 2.0  # multiply
+                v2 = Umultiply(v1, 2.0, out=v1)  # multiply, into v1
                 del v1
                 return v2
             <BLANKLINE>
