@@ -515,3 +515,25 @@ def test_vmap_over_optimizer_states_is_an_ensemble(name):
         steps = [opt.update(g[i], loop[i], ps[i]) for i in range(4)]
         loop = [s for _, s in steps]
         np.testing.assert_array_equal(updates, np.stack([u for u, _ in steps]))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: fo.adam(0.1, nesterov=True),
+        lambda: fo.nadam(0.1),
+        lambda: fo.sgd(np.float64(0.1)),
+        lambda: fo.adam(lambda count: np.float64(0.1) * 0.99**count),
+    ],
+    ids=["adam-nesterov", "nadam", "float64-scalar-lr", "float64-schedule"],
+)
+def test_float32_leaves_stay_float32(make):
+    # A NumPy float64 scalar (a count's bias correction, a learning rate, a schedule's value)
+    # is strong under NumPy's promotion rules: it must not turn float32 updates into float64.
+    opt = make()
+    p = np.array([1.0, -2.0, 0.5], np.float32)
+    g = np.array([0.3, 0.1, -0.2], np.float32)
+    state = opt.init(p)
+    for _ in range(2):
+        updates, state = opt.update(g, state, p)
+        assert updates.dtype == np.float32

@@ -151,7 +151,7 @@ def cast_like(value: Any, like: Any) -> Any:
     neither promotes a float32 leaf nor meets a CuPy leaf from the CPU. A
     node (a hyperparameter being differentiated) is cast to the leaf's dtype.
     """
-    if isinstance(value, (int, float)):
+    if type(value) in (int, float, bool):  # not np.float64, a float subclass that promotes
         return value
     if isinstance(value, (np.ndarray, np.generic)) and np.ndim(value) == 0:
         return value.item()

@@ -86,7 +86,7 @@ def _moment(updates: Updates, moments: Any, decay: float, order: int) -> Any:
 
 def _bias_correction(moment: Any, decay: float, count: Any) -> Any:
     # m / (1 - decay**count), the scalar in each leaf's dtype (the count is a plain int array)
-    if type(count) is not np.ndarray:  # a node (jit: an input of the plan) or batched (vmap)
+    if not isinstance(count, (np.ndarray, np.number)):  # a node (jit) or batched (vmap)
         c: Any = count  # a node or batched value (its operators are attached at import)
         correction = 1 - fnp.power(decay, c * 1.0)  # c * 1.0: float64
     else:
@@ -100,7 +100,7 @@ _INT32_MAX = int(np.iinfo(np.int32).max)
 def _increment(count: Any) -> Any:
     # count + 1, stopping at int32's largest value instead of wrapping around
     limit = _INT32_MAX
-    if type(count) is not np.ndarray:  # a node (jit, grad) or a batched value (vmap)
+    if not isinstance(count, (np.ndarray, np.number)):  # a node (jit, grad) or batched (vmap)
         c: Any = count
         return fnp.where(c < limit, c + 1, c)
     return freeze(np.asarray(np.where(count < limit, count + 1, limit), dtype=np.int32))
@@ -122,7 +122,7 @@ def scale(step_size: Any) -> GradientTransformation:
         return EmptyState()
 
     def update(updates: Updates, state: State, params: Params = None) -> tuple[Updates, State]:
-        return tree_map(lambda g: step_size * g, updates), state
+        return tree_map(lambda g: cast_like(step_size, g) * g, updates), state
 
     return GradientTransformation(init, update)
 
