@@ -165,7 +165,9 @@ def _mean_vjp(ct: Array, out: Array, x: Array, *, axis: Axis, keepdims: bool) ->
         q: Any = _by_count(ct, max(x.size, 1))
         return _full(shape, q, dtype=q.dtype)
     n = _reduced_size(shape, axis, "mean")
-    return _by_count(broadcast_to(keep_reduced_dims(ct, shape, axis, keepdims), shape=shape), max(n, 1))
+    return _by_count(
+        broadcast_to(keep_reduced_dims(ct, shape, axis, keepdims), shape=shape), max(n, 1)
+    )
 
 
 def _by_count(v: Any, n: int) -> Any:
