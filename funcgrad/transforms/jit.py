@@ -748,11 +748,7 @@ class _Builder:
         expr = None if traced_params or xp is not numpy else self.array_method(node, args, params)
         if expr is not None:  # a view or an index of a NumPy array: its method, called straight
             self.lines.append(f"{name} = {expr}  # {prim.name}")
-            self.n_steps += 1
-            self.names[id(node)] = name
-            self.dynamic.add(name)
-            if key is not None:
-                self.cse[key] = name
+            self.stepped(node, name, key)
             return
         direct = None if traced_params else _direct(prim.forward, xp, params)
         op = _OPERATORS.get(direct) if direct is not None and len(args) <= 2 else None
@@ -762,11 +758,7 @@ class _Builder:
             expr = f"-{args[0]}" if op == "-u" else f"{args[0]} {op} {args[1]}"
             self.lines.append(f"{name} = {expr}  # {prim.name}")
             self.fresh_array(node, name, direct, args, op != "@")
-            self.n_steps += 1
-            self.names[id(node)] = name
-            self.dynamic.add(name)
-            if key is not None:
-                self.cse[key] = name
+            self.stepped(node, name, key)
             return
         if direct is not None:  # `xp.NAME(...)` called straight, without the lambda around it
             self.ns[f"F{k}"] = direct
@@ -782,6 +774,10 @@ class _Builder:
         self.lines.append(f"{name} = {call})  # {prim.name}")
         if direct is not None and not params and isinstance(direct, numpy.ufunc):
             self.fresh_array(node, name, direct, args, True)
+        self.stepped(node, name, key)
+
+    def stepped(self, node: Node, name: str, key: Any) -> None:
+        """Note the step just written: `name` holds `node`'s value (for its CSE `key`)."""
         self.n_steps += 1
         self.names[id(node)] = name
         self.dynamic.add(name)
