@@ -20,6 +20,8 @@ their parameters once and clear `.grad` every step, as a training loop does.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import peers
 
@@ -799,7 +801,9 @@ class _NumpyAdam:
             m += (1 - self.b1) * g
             v *= self.b2
             v += (1 - self.b2) * (g * g)
-            p -= (self.lr / c1) * m / (np.sqrt(v) / np.sqrt(c2) + self.eps)
+            # math.sqrt: a Python float stays weak (np.sqrt(c2), a float64 scalar, would make
+            # the whole update float64 for float32 parameters)
+            p -= (self.lr / c1) * m / (np.sqrt(v) / math.sqrt(c2) + self.eps)
 
 
 def mlp8_numpy_grads(X, labels, params):
