@@ -58,7 +58,7 @@ def _reduction_sample(g: Draw) -> Drawn:
 
 
 _ndarray = numpy.ndarray
-_generic = numpy.generic
+_number = numpy.number
 _full = numpy.full
 _add_reduce: Any = numpy.add.reduce
 
@@ -158,7 +158,8 @@ def _whole_if_0d(xp: ModuleType, x: Array, axis: Axis, op: str) -> Axis:
 
 def _mean_vjp(ct: Array, out: Array, x: Array, *, axis: Axis, keepdims: bool) -> Array:
     shape = shape_of(x)
-    if axis is None and type(x) is _ndarray and (type(ct) is _ndarray or isinstance(ct, _generic)):
+    # (numpy.number, not numpy.generic: vmap's Batched values are NumPy scalars of bytes)
+    if axis is None and type(x) is _ndarray and (type(ct) is _ndarray or isinstance(ct, _number)):
         # NOTE: a first-order pass on NumPy arrays, over every axis (a loss; W3, issue 18):
         # each entry is ct / n, the same quotient divided once and spread (broadcast_to's
         # view divided n times makes the same array, slower)
