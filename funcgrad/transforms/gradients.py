@@ -357,12 +357,16 @@ def value_and_grad(
     argnums: int | Sequence[int] = 0,
     has_aux: bool = False,
     holomorphic: bool = False,
+    *,
+    argnum: int | Sequence[int] | None = None,
 ) -> Callable[..., Any]:
     """Return a function that computes `f` and its gradient together.
 
     Args:
         f: Function to differentiate. It must return a scalar (shape `()`).
         argnums: Position(s) of the argument(s) to differentiate.
+        argnum: HIPS autograd's name for `argnums` (keyword only), so that
+            `grad(f, argnum=1)` ports by changing the import.
         has_aux: If true, `f` returns `(value, aux)`; only `value` is
             differentiated and `aux` is passed through.
         holomorphic: If true, `f` is holomorphic: complex inputs, a complex
@@ -382,7 +386,19 @@ def value_and_grad(
         >>> fg.value_and_grad(lambda x, y: x * y, argnums=(0, 1))(2.0, 5.0)
         (np.float64(10.0), (5.0, 2.0))
     """
+    argnums = autograd_argnum(argnums, argnum, "funcgrad.value_and_grad")
     return _value_and_grad(f, argnums, has_aux, "funcgrad.value_and_grad", holomorphic)
+
+
+def autograd_argnum(
+    argnums: int | Sequence[int], argnum: int | Sequence[int] | None, op: str
+) -> int | Sequence[int]:
+    """`argnums`, or autograd's keyword `argnum` when it is given instead."""
+    if argnum is None:
+        return argnums
+    if argnums != 0:
+        raise TypeError(f"{op}: give argnums={argnums!r} or argnum={argnum!r}, not both")
+    return argnum
 
 
 def _value_and_grad(
@@ -488,12 +504,16 @@ def grad(
     argnums: int | Sequence[int] = 0,
     has_aux: bool = False,
     holomorphic: bool = False,
+    *,
+    argnum: int | Sequence[int] | None = None,
 ) -> Callable[..., Any]:
     """Return a function that computes the gradient of `f`.
 
     Args:
         f: Function to differentiate. It must return a scalar (shape `()`).
         argnums: Position(s) of the argument(s) to differentiate.
+        argnum: HIPS autograd's name for `argnums` (keyword only), so that
+            `grad(f, argnum=1)` ports by changing the import.
         has_aux: If true, `f` returns `(value, aux)`; only `value` is
             differentiated and the function returns `(gradient, aux)`.
         holomorphic: If true, `f` is holomorphic: complex inputs, a complex
@@ -525,6 +545,7 @@ def grad(
         >>> fg.grad(lambda z: z * z, holomorphic=True)(1 + 1j)
         (2+2j)
     """
+    argnums = autograd_argnum(argnums, argnum, "funcgrad.grad")
     vg = _value_and_grad(f, argnums, has_aux, "funcgrad.grad", holomorphic)
 
     @functools.wraps(f)

@@ -27,7 +27,14 @@ from funcgrad.ops.shape import stack, transpose
 from funcgrad.transforms import _trace
 from funcgrad.transforms.batching import Batched, vmap
 from funcgrad.transforms.forward import check_primals_and_tangents, linearize
-from funcgrad.transforms.gradients import _argnums, _strip, grad, hvp_of_values, vjp
+from funcgrad.transforms.gradients import (
+    _argnums,
+    _strip,
+    autograd_argnum,
+    grad,
+    hvp_of_values,
+    vjp,
+)
 from funcgrad.transforms.pytree import tree_flatten, tree_unflatten
 
 # From this many rows (jacrev) or columns (jacfwd) on, one batched sweep (vmap) computes them
@@ -340,6 +347,8 @@ def jacobian(
     argnums: int | Sequence[int] = 0,
     has_aux: bool = False,
     holomorphic: bool = False,
+    *,
+    argnum: int | Sequence[int] | None = None,
 ) -> Callable[..., Any]:
     """Return a function computing the Jacobian of `f`, in the cheaper mode.
 
@@ -350,6 +359,7 @@ def jacobian(
     Args:
         f: Function of arrays (pytrees allowed).
         argnums: Position(s) of the argument(s) to differentiate.
+        argnum: HIPS autograd's name for `argnums` (keyword only).
         has_aux: If true, `f` returns `(out, aux)`; the result is `(jac, aux)`.
         holomorphic: If true, `f` is holomorphic (complex inputs and outputs)
             and the result is its complex derivative, as in JAX; complex
@@ -366,6 +376,7 @@ def jacobian(
         >>> fg.jacobian(fnp.exp, holomorphic=True)(np.array([1j]))
         array([[0.54030231+0.84147098j]])
     """
+    argnums = autograd_argnum(argnums, argnum, "funcgrad.jacobian")
 
     @functools.wraps(f)
     def jac_f(*args: Any) -> Any:
@@ -394,6 +405,8 @@ def hessian(
     argnums: int | Sequence[int] = 0,
     has_aux: bool = False,
     holomorphic: bool = False,
+    *,
+    argnum: int | Sequence[int] | None = None,
 ) -> Callable[..., Any]:
     """Return a function computing the Hessian of scalar `f` (forward over reverse).
 
@@ -403,6 +416,7 @@ def hessian(
     Args:
         f: Scalar-valued function.
         argnums: Position(s) of the argument(s) to differentiate.
+        argnum: HIPS autograd's name for `argnums` (keyword only).
         has_aux: If true, `f` returns `(value, aux)`.
         holomorphic: If true, `f` is holomorphic and the result is its
             second complex derivative, as in JAX.
@@ -416,6 +430,7 @@ def hessian(
         array([[ 6.,  0.],
                [ 0., 12.]])
     """
+    argnums = autograd_argnum(argnums, argnum, "funcgrad.hessian")
     g = grad(f, argnums, has_aux, holomorphic)
     forward_over_reverse = jacfwd(g, argnums, has_aux, holomorphic)
     reverse_over_reverse = jacrev(g, argnums, has_aux, holomorphic)

@@ -242,3 +242,16 @@ def test_builtins_look_through_a_node():
     got = fg.grad(f(fbuiltins.isinstance, fbuiltins.type, fnp))(X)
     np.testing.assert_allclose(got, want, rtol=1e-15)
     assert fbuiltins.tuple is tuple and fbuiltins.dict is dict and fbuiltins.list is list
+
+
+@pytest.mark.parametrize("name", ["grad", "value_and_grad", "jacobian", "hessian"])
+def test_autograds_argnum_keyword(name):
+    def f(np_):
+        return lambda x, m: np_.sum(np_.tanh(np_.dot(m, x)) ** 2)
+
+    want = getattr(autograd, name)(f(anp), argnum=1)(X, M)
+    got = getattr(fg, name)(f(fnp), argnum=1)(X, M)
+    for g, w in zip(_flat(got), _flat(want), strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-13)
+    with pytest.raises(TypeError, match=f"funcgrad.{name}: give argnums=1 or argnum=0"):
+        getattr(fg, name)(f(fnp), 1, argnum=0)
