@@ -24,6 +24,10 @@ from tests.references import requires
 
 autograd = requires("autograd")
 anp = requires("autograd.numpy")
+# Submodules by name: `import autograd` alone need not load them.
+ag_extend = requires("autograd.extend")
+ag_builtins = requires("autograd.builtins")
+ag_test_util = requires("autograd.test_util")
 
 # autograd's names that funcgrad leaves out on purpose, with the reason.
 EXEMPT = {
@@ -205,13 +209,13 @@ def test_errors_name_the_operator():
 
 def test_check_grads_both_spellings():
     # autograd's curried form checks argnum 0 and holds an integer argument fixed.
-    autograd.test_util.check_grads(lambda x, n: anp.sin(x) ** n, modes=["rev"], order=2)(X, 3)
+    ag_test_util.check_grads(lambda x, n: anp.sin(x) ** n, modes=["rev"], order=2)(X, 3)
     ftest_util.check_grads(lambda x, n: fnp.sin(x) ** n, modes=["rev"], order=2)(X, 3)
     fg.check_grads(lambda x, m: fnp.sin(m @ x), argnum=1)(X, M)
     fg.check_grads(lambda x, m: fnp.sin(m @ x), (X, M), order=1)
 
     for ext, np_, check in (
-        (autograd.extend, anp, autograd.test_util.check_grads),
+        (ag_extend, anp, ag_test_util.check_grads),
         (fextend, fnp, ftest_util.check_grads),
     ):
         wrong_sin = ext.primitive(np.sin)  # with the derivative of -cos: a wrong rule
@@ -225,7 +229,7 @@ def test_notrace_primitive_is_a_constant():
         sign = notrace(np.sign)
         return lambda x: np_.sum(sign(x) * x**2)
 
-    want = autograd.grad(f(anp, autograd.extend.notrace_primitive))(X)
+    want = autograd.grad(f(anp, ag_extend.notrace_primitive))(X)
     got = fg.grad(f(fnp, fextend.notrace_primitive))(X)
     np.testing.assert_allclose(got, want, rtol=1e-15)
 
@@ -238,7 +242,7 @@ def test_builtins_look_through_a_node():
 
         return g
 
-    want = autograd.grad(f(autograd.builtins.isinstance, autograd.builtins.type, anp))(X)
+    want = autograd.grad(f(ag_builtins.isinstance, ag_builtins.type, anp))(X)
     got = fg.grad(f(fbuiltins.isinstance, fbuiltins.type, fnp))(X)
     np.testing.assert_allclose(got, want, rtol=1e-15)
     assert fbuiltins.tuple is tuple and fbuiltins.dict is dict and fbuiltins.list is list
