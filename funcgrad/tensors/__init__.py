@@ -32,11 +32,14 @@ from funcgrad.tensors.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from funcgrad.tensors.legacy_types import *  # noqa: F403  (LongTensor, DoubleTensor ...)
+from funcgrad.tensors.legacy_types import __all__ as _legacy_all
 from funcgrad.tensors.random import *  # noqa: F403  (Generator, manual_seed, rand, normal ...)
 from funcgrad.tensors.random import __all__ as _random_all
 from funcgrad.tensors.tensor_class import Size, Tensor
 
 __all__ = [
+    *_legacy_all,
     *_random_all,
     "Size",
     "Tensor",
