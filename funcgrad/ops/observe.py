@@ -10,12 +10,18 @@ skipped):
 
 * `call(prim, args, params, run)`: wraps one application of a primitive
   (`run()` computes it and returns the result, which `call` returns);
+* `call_alone(prim, args, params)`: what `call` does, asked instead of it
+  while this observer is the thread's only one: it returns the result, or
+  `UNOBSERVED` for the caller to compute as usual (no `run()` closure is made:
+  `funcgrad.vmap`'s interpreter, on every primitive applied inside a vmap);
 * `node_made(node)`: a node was recorded;
 * `before_vjp(node) -> token`, `cotangent(node, i, ct)`,
   `after_vjp(node, token)`: the backward walk applies `node`'s VJP rules.
 
 The hot paths test one module-level counter (`active`) and look up the
-thread's observers only while some thread observes.
+thread's observers only while some thread observes. An observer of calls
+only (without `node_made` and the walk's three methods) is not among
+`current()`'s: the walk and the node makers do not call it.
 """
 
 from __future__ import annotations
@@ -33,10 +39,25 @@ _local = threading.local()
 
 
 def current() -> tuple[Any, ...]:
-    """Return the calling thread's observers, outermost first (empty when none)."""
+    """Return the calling thread's observers of nodes and walks, outermost first (empty when none).
+
+    An observer with none of `node_made`, `before_vjp`, `cotangent` and
+    `after_vjp` (one of calls only) is left out.
+    """
     if not active:
         return ()
-    return getattr(_local, "stack", ())
+    return getattr(_local, "watchers", ())
+
+
+_WATCHING = ("node_made", "before_vjp", "cotangent", "after_vjp")
+
+
+def _set_stack(stack: tuple[Any, ...]) -> None:
+    """Make `stack` the thread's observers, with what the hot paths read of it."""
+    local = _local
+    local.stack = stack
+    local.watchers = tuple(ob for ob in stack if any(hasattr(ob, m) for m in _WATCHING))
+    local.alone = getattr(stack[0], "call_alone", None) if len(stack) == 1 else None
 
 
 class observing:
@@ -71,7 +92,7 @@ class observing:
         if not stack:
             with _count_lock:
                 active += 1
-        _local.stack = (*stack, self.observer)
+        _set_stack((*stack, self.observer))
         return self.observer
 
     def __exit__(self, *exc: object) -> None:
@@ -79,7 +100,7 @@ class observing:
         stack = _local.stack
         # Remove the innermost occurrence (contexts may close out of order).
         k = len(stack) - 1 - stack[::-1].index(self.observer)
-        _local.stack = stack[:k] + stack[k + 1 :]
+        _set_stack(stack[:k] + stack[k + 1 :])
         if not _local.stack:
             with _count_lock:
                 active -= 1
@@ -108,15 +129,18 @@ def observed_call(prim: Callable[..., Any], args: tuple[Any, ...], params: dict[
     if getattr(local, "plain", False):
         local.plain = False  # this is run()'s own application: compute it
         return UNOBSERVED
-    calls = [ob.call for ob in stack if hasattr(ob, "call")]
-    if not calls:
-        return UNOBSERVED
     for a in args:  # mirrors the dispatch of Primitive.__call__
         t = type(a)
         if t is Node:
             break
         if getattr(t, "__funcgrad_apply__", None) is not None:
             return UNOBSERVED
+    alone = local.alone
+    if alone is not None:  # the only observer, with a call of its own for that case
+        return alone(prim, args, params)
+    calls = [ob.call for ob in stack if hasattr(ob, "call")]
+    if not calls:
+        return UNOBSERVED
 
     def run() -> Any:
         local.plain = True

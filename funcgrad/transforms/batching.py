@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy
 
-from funcgrad.backend import freeze, rng, xp_for
+from funcgrad.backend import freeze, rng
 from funcgrad.errors import AxisError, BatchingError, FuncgradError, TreeStructureError
 from funcgrad.graph import Node
 from funcgrad.graph.node import _next_seq, make_node
@@ -67,7 +67,7 @@ from funcgrad.ops import observe
 from funcgrad.ops import registry as _registry
 from funcgrad.ops import shape as _shapes
 from funcgrad.ops import ufuncs as _uf
-from funcgrad.ops._util import all_finite, broadcast_hint, op_error, value_of
+from funcgrad.ops._util import all_finite, value_of
 from funcgrad.ops.batching import Mapped, move
 from funcgrad.ops.elementwise import identity
 from funcgrad.ops.index import getitem
@@ -850,7 +850,8 @@ class _State(threading.local):
 
 
 _state = _State()
-_PLAIN = object()  # `_apply`'s answer when no batched value is involved
+# `_apply`'s answer when no batched value is involved: the observers' own "compute as usual"
+_PLAIN = observe.UNOBSERVED
 
 
 def _created_at(seq: int) -> int:
@@ -1297,7 +1298,11 @@ def _take_param(v: Any, k: int) -> Any:
 
 
 class _Interpreter:
-    """The observer (`funcgrad.ops.observe`) through which nodes over batched values are applied."""
+    """The observer (`funcgrad.ops.observe`) through which nodes over batched values are applied.
+
+    An observer of calls only: the backward walk and the node makers do not
+    call it (`observe.current()` leaves it out).
+    """
 
     __slots__ = ()
 
@@ -1305,37 +1310,15 @@ class _Interpreter:
         out = _apply(prim, args, params)
         if out is not _PLAIN:
             return out
-        stack_ = observe.current()
-        if len(stack_) == 1:  # the only observer: compute here rather than call the primitive again
-            return _compute(prim, args, params)
         return run()
 
-    # The backward walk tells every observer about each node; this one has nothing to do there.
-    def before_vjp(self, node: Node) -> None:
-        return None
-
-    def cotangent(self, node: Node, i: int, ct: Any) -> None:
-        return None
-
-    def after_vjp(self, node: Node, token: Any) -> None:
-        return None
+    # NOTE: while it is the thread's only observer (the usual case), `observe.observed_call`
+    # asks this instead of `call`: the batched result, or UNOBSERVED (`_PLAIN`) for the
+    # primitive to compute as usual; no closures are made (the batched hot path)
+    call_alone = staticmethod(_apply)
 
 
 _INTERPRETER = _Interpreter()
-
-
-def _compute(prim: Primitive, args: tuple[Any, ...], params: dict[str, Any]) -> Any:
-    """What `Primitive.__call__` does for arguments without batched values (inlined: hot)."""
-    for a in args:
-        if type(a) is Node:
-            return prim.bind(args, params)
-    xp = numpy if sys.modules.get("cupy") is None else xp_for(prim.name, args)
-    try:
-        return prim.forward(xp, *args, **params)
-    except FuncgradError:
-        raise
-    except Exception as e:  # NumPy's message, with the op named
-        raise op_error(prim.name, args, params, broadcast_hint(e, *args), e) from e
 
 
 # --- random numbers ------------------------------------------------------------------------------
