@@ -64,9 +64,9 @@ def _spy(monkeypatch):
     for name in ("_wino_conv", "_wino_weight"):
         real = getattr(conv_ops, name)
 
-        def spy(*args, _real=real, _name=name):
+        def spy(*args, _real=real, _name=name, **kwargs):
             calls.append(_name)
-            return _real(*args)
+            return _real(*args, **kwargs)
 
         monkeypatch.setattr(conv_ops, name, spy)
     return calls
@@ -182,3 +182,114 @@ def test_array_module_other_than_numpy_takes_the_plain_paths():
     ]:
         fn = getattr(conv_ops, name)
         assert_close(fn(shim, *args, **kw, **extra), fn(np, *args, **kw, **extra), F32, name)
+
+
+# conv_weight reuses the transform (im2col, Winograd's B^T d B) that conv's forward made of
+# the same input array, where that array cannot have changed (`_kept_input`).
+KW = {"stride": (1, 1), "padding": ((1, 1), (1, 1)), "dilation": (1, 1), "groups": 1}
+
+
+def _frozen(a):
+    a = np.array(a)
+    a.setflags(write=False)
+    return a
+
+
+def _unkept(monkeypatch):
+    """conv_ops with the kept transforms switched off: the reference path."""
+    monkeypatch.setattr(conv_ops, "_kept_input", lambda xp, kind, x, key, make: make(""))
+
+
+def _made(monkeypatch):
+    """A list that gets the kind of each transform `_kept_input` makes (not reuses)."""
+    made = []
+    real = conv_ops._kept_input
+
+    def spy(xp, kind, x, key, make):
+        def counted(slot):
+            made.append(kind)
+            return make(slot)
+
+        return real(xp, kind, x, key, counted)
+
+    monkeypatch.setattr(conv_ops, "_kept_input", spy)
+    return made
+
+
+@pytest.mark.parametrize("channels", [8, 64], ids=["im2col", "winograd"])
+def test_conv_weight_reuses_the_forwards_transform_bit_for_bit(monkeypatch, channels):
+    rng = np.random.default_rng(8)
+    x = _frozen(rng.standard_normal((2, channels, 7, 6)).astype(np.float32))
+    w = _frozen(rng.standard_normal((channels, channels, 3, 3)).astype(np.float32))
+    ct = _frozen(rng.standard_normal((2, channels, 7, 6)).astype(np.float32))
+    with monkeypatch.context() as m:
+        _unkept(m)
+        y_ref = conv_ops._conv_forward(np, x, w, 0.0, **KW)
+        dw_ref = conv_ops._conv_weight_forward(np, x, ct, kernel=(3, 3), **KW)
+    made = _made(monkeypatch)
+    y = conv_ops._conv_forward(np, x, w, 0.0, **KW)
+    conv_ops._conv_transpose_forward(np, ct, w, 0.0, **KW)  # between them, as in a backward
+    dw = conv_ops._conv_weight_forward(np, x, ct, kernel=(3, 3), **KW)
+    assert len(made) == 1, made  # made by the forward, reused by the weight gradient
+    np.testing.assert_array_equal(y, y_ref)
+    np.testing.assert_array_equal(dw, dw_ref)
+
+
+@pytest.mark.parametrize("channels", [8, 64], ids=["im2col", "winograd"])
+def test_kept_transform_is_never_stale(monkeypatch, channels):
+    rng = np.random.default_rng(9)
+    shape = (2, channels, 6, 6)
+    x1, x2 = (_frozen(rng.standard_normal(shape).astype(np.float32)) for _ in range(2))
+    w = _frozen(rng.standard_normal((channels, channels, 3, 3)).astype(np.float32))
+    ct = _frozen(rng.standard_normal(shape).astype(np.float32))
+    crop = {**KW, "padding": ((1, 1), (0, 2))}  # the same x, another geometry
+    with monkeypatch.context() as m:
+        _unkept(m)
+        want = [
+            conv_ops._conv_weight_forward(np, x, ct, kernel=(3, 3), **kw)
+            for x, kw in [(x1, KW), (x2, KW), (x1, crop)]
+        ]
+    made = _made(monkeypatch)
+    conv_ops._conv_forward(np, x1, w, 0.0, **KW)
+    conv_ops._conv_forward(np, x2, w, 0.0, **KW)  # the same shape, another array: replaces x1's
+    np.testing.assert_array_equal(
+        conv_ops._conv_weight_forward(np, x1, ct, kernel=(3, 3), **KW), want[0]
+    )
+    np.testing.assert_array_equal(
+        conv_ops._conv_weight_forward(np, x2, ct, kernel=(3, 3), **KW), want[1]
+    )
+    np.testing.assert_array_equal(
+        conv_ops._conv_weight_forward(np, x1, ct, kernel=(3, 3), **crop), want[2]
+    )
+    assert len(made) == 5, made  # each call transformed its input anew
+
+    # a writeable array (or a read-only view of one) may change between the calls: never kept
+    live = rng.standard_normal(shape).astype(np.float32)
+    view = live[:]
+    view.setflags(write=False)
+    for x in (live, view):
+        conv_ops._conv_forward(np, x, w, 0.0, **KW)
+        live *= 2.0
+        got = conv_ops._conv_weight_forward(np, x, ct, kernel=(3, 3), **KW)
+        with monkeypatch.context() as m:
+            _unkept(m)
+            fresh = conv_ops._conv_weight_forward(np, _frozen(live), ct, kernel=(3, 3), **KW)
+        np.testing.assert_array_equal(got, fresh)
+
+
+def test_gradients_through_the_kept_transform_match_torch():
+    # the whole step (forward, input and weight gradients) through F.conv2d, float32
+    rng = np.random.default_rng(10)
+    for c in (8, 64):
+        x = rng.standard_normal((2, c, 6, 5)).astype(np.float32)
+        w = (rng.standard_normal((c, c, 3, 3)) / (3 * c**0.5)).astype(np.float32)
+        g = rng.standard_normal((2, c, 6, 5)).astype(np.float32)
+
+        def loss(x_, w_, g=g):
+            return (F.conv2d(x_, w_, padding=1) * g).sum()
+
+        dx, dw = fg.grad(loss, argnums=(0, 1))(x, w)
+        tx, tw = torch.from_numpy(x).requires_grad_(), torch.from_numpy(w).requires_grad_()
+        (TF.conv2d(tx, tw, padding=1) * torch.from_numpy(g)).sum().backward()
+        assert_close(dx, tx.grad.numpy(), F32, f"input gradient, {c} channels")
+        assert_close(dw, tw.grad.numpy(), F32, f"weight gradient, {c} channels")
