@@ -120,17 +120,25 @@ class Source:
         True
     """
 
-    __slots__ = ("_raw", "_stream_seed", "device", "initial_seed")
+    __slots__ = ("_raw", "_stream_seed", "device", "initial_seed", "legacy")
 
-    def __init__(self, device: str = "cpu", seed: int = DEFAULT_SEED):
+    def __init__(self, device: str = "cpu", seed: Any = DEFAULT_SEED, *, legacy: bool = False):
         self.device = device  # "cpu" or "cuda:N"
+        self.legacy = legacy  # NumPy's legacy MT19937 stream (`Legacy`), CPU only
         self.reseed(seed)
 
-    def reseed(self, seed: int) -> None:
-        """Start the stream again from `seed` (a 64-bit unsigned integer, see `check_seed`)."""
+    def reseed(self, seed: Any) -> None:
+        """Start the stream again from `seed` (a 64-bit unsigned integer, see `check_seed`).
+
+        A legacy source takes what `numpy.random.RandomState` takes (an
+        integer below 2**32, an array of them, or None for fresh entropy).
+        """
         self.initial_seed = seed
         self._stream_seed = seed  # GPU: the seed of the current CuPy stream
-        self._raw: Any = numpy.random.default_rng(seed) if self.device == "cpu" else None
+        if self.legacy:
+            self._raw: Any = Legacy(seed)
+        else:
+            self._raw = numpy.random.default_rng(seed) if self.device == "cpu" else None
 
     @property
     def raw(self) -> Any:
@@ -153,6 +161,11 @@ class Source:
         are a new stream (still determined by the seed), and `set_state`
         gives exactly them.
         """
+        if self.legacy:
+            raise TypeError(
+                "funcgrad: a NumPy legacy (MT19937) stream has no funcgrad generator state; "
+                "use funcgrad.numpy.random.RandomState.get_state(), which returns NumPy's tuple"
+            )
         head = _MAGIC + (b"c" if self.device == "cpu" else b"g") + _u(self.initial_seed, 8)
         if self.device == "cpu":
             st = self._raw.bit_generator.state
@@ -175,6 +188,11 @@ class Source:
             ValueError: For bytes that are not such a state (PyTorch's own
                 generator states are named as such).
         """
+        if self.legacy:
+            raise TypeError(
+                f"{op}: a NumPy legacy (MT19937) stream takes NumPy's state: use "
+                f"funcgrad.numpy.random.RandomState.set_state"
+            )
         state = bytes(state)
         kind = b"c" if self.device == "cpu" else b"g"
         size = _CPU_STATE_SIZE if kind == b"c" else _GPU_STATE_SIZE
@@ -192,6 +210,125 @@ class Source:
             "has_uint32": body[40],
             "uinteger": _int(body[41:45]),
         }
+
+
+class Legacy:
+    """NumPy's legacy stream (`numpy.random.RandomState`, MT19937) behind `numpy.random.Generator`'s methods.
+
+    `funcgrad.numpy.random.RandomState(seed)` draws from one, so that code
+    ported from HIPS autograd (`npr.RandomState(0)`) gets NumPy's very
+    numbers. The methods whose signatures differ between the two APIs
+    (`random`, `standard_normal`, `integers`, `choice` ...) take the
+    `Generator` signature that funcgrad's code and `funcgrad.vmap`'s batched
+    draws call with, and draw as `RandomState`'s namesake does (`integers`
+    is `randint`); every other method is `RandomState`'s own.
+
+    Examples:
+        >>> g = Legacy(0)
+        >>> bool((g.standard_normal(3) == numpy.random.RandomState(0).randn(3)).all())
+        True
+    """
+
+    __slots__ = ("legacy",)
+
+    def __init__(self, seed: Any = None):
+        try:
+            self.legacy = numpy.random.RandomState(seed)
+        except (TypeError, ValueError) as e:
+            raise type(e)(
+                f"funcgrad.numpy.random.RandomState: bad seed {seed!r} (NumPy's legacy "
+                f"RandomState takes an integer in [0, 2**32 - 1], an array of them, or None): {e}"
+            ) from e
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.legacy, name)
+
+    @property
+    def bit_generator(self) -> Any:
+        """The MT19937 bit generator the numbers come from."""
+        return self.legacy._bit_generator
+
+    @staticmethod
+    def _cast(out: Any, dtype: Any) -> Any:
+        dtype = numpy.dtype(dtype)
+        return out if numpy.result_type(out) == dtype else numpy.asarray(out).astype(dtype)
+
+    def random(self, size: Any = None, dtype: Any = numpy.float64, out: Any = None) -> Any:
+        """`RandomState.random_sample(size)` (cast to `dtype`, written into `out` if given)."""
+        return _into(self._cast(self.legacy.random_sample(size), dtype), out)
+
+    def standard_normal(self, size: Any = None, dtype: Any = numpy.float64, out: Any = None) -> Any:
+        """`RandomState.standard_normal(size)` (cast to `dtype`, written into `out` if given)."""
+        return _into(self._cast(self.legacy.standard_normal(size), dtype), out)
+
+    def standard_exponential(
+        self, size: Any = None, dtype: Any = numpy.float64, method: str = "zig", out: Any = None
+    ) -> Any:
+        """`RandomState.standard_exponential(size)` (`method` is the Generator's: ignored)."""
+        return _into(self._cast(self.legacy.standard_exponential(size), dtype), out)
+
+    def standard_gamma(
+        self, shape: Any, size: Any = None, dtype: Any = numpy.float64, out: Any = None
+    ) -> Any:
+        """`RandomState.standard_gamma(shape, size)`."""
+        return _into(self._cast(self.legacy.standard_gamma(shape, size), dtype), out)
+
+    def integers(
+        self,
+        low: Any,
+        high: Any = None,
+        size: Any = None,
+        dtype: Any = numpy.int64,
+        endpoint: bool = False,
+    ) -> Any:
+        """`RandomState.randint(low, high, size, dtype)` (`high` included if `endpoint`)."""
+        if high is None:
+            low, high = 0, low
+        if endpoint:
+            high = numpy.add(high, 1)
+        return self.legacy.randint(low, high, size, dtype)
+
+    def choice(
+        self,
+        a: Any,
+        size: Any = None,
+        replace: bool = True,
+        p: Any = None,
+        axis: int = 0,
+        shuffle: bool = True,
+    ) -> Any:
+        """`RandomState.choice(a, size, replace, p)`, which picks along the first axis only."""
+        if axis != 0:
+            raise ValueError(
+                f"funcgrad.numpy.random.RandomState.choice: NumPy's legacy RandomState picks "
+                f"along axis 0 only, got axis={axis}; use default_rng(seed).choice"
+            )
+        return self.legacy.choice(a, size, replace, p)
+
+    def permutation(self, x: Any, axis: int = 0) -> Any:
+        """`RandomState.permutation(x)`, along the first axis only."""
+        if axis != 0:
+            raise ValueError(
+                f"funcgrad.numpy.random.RandomState.permutation: NumPy's legacy RandomState "
+                f"permutes along axis 0 only, got axis={axis}; use default_rng(seed).permutation"
+            )
+        return self.legacy.permutation(x)
+
+    def shuffle(self, x: Any, axis: int = 0) -> None:
+        """`RandomState.shuffle(x)`, along the first axis only."""
+        if axis != 0:
+            raise ValueError(
+                f"funcgrad.numpy.random.RandomState.shuffle: NumPy's legacy RandomState "
+                f"shuffles along axis 0 only, got axis={axis}; use default_rng(seed).shuffle"
+            )
+        self.legacy.shuffle(x)
+
+
+def _into(value: Any, out: Any) -> Any:
+    if out is None:
+        return value
+    out[...] = value
+    return out
 
 
 def _u(value: int, size: int) -> bytes:

@@ -9,8 +9,14 @@ generator (and every GPU's), and `funcgrad.checkpoint` replays its draws.
 
 Differences from NumPy, on purpose:
 
-* The streams are funcgrad's (a NumPy `Generator` on PCG64), so a seed gives
-  other numbers than NumPy's legacy `numpy.random.seed` (MT19937).
+* The module functions draw from funcgrad's default stream (a NumPy
+  `Generator` on PCG64, the one `funcgrad.manual_seed` seeds and
+  `funcgrad.checkpoint` replays), so `seed(s)` gives other numbers than
+  NumPy's legacy `numpy.random.seed(s)` (MT19937). `RandomState(seed)`, on
+  the other hand, draws NumPy's legacy stream: the numbers of
+  `numpy.random.RandomState(seed)`, bit for bit, which is what code ported
+  from HIPS autograd (`npr.RandomState(0)`) expects; and `default_rng(seed)`
+  draws those of `numpy.random.default_rng(seed)`.
 * Parameters may be graph nodes where the draw is a differentiable function
   of them (the reparameterization trick): `normal(mu, sigma)` is
   `mu + sigma * standard_normal()`, and likewise `uniform`, `exponential`,
@@ -25,14 +31,17 @@ Differences from NumPy, on purpose:
 * `shuffle` shuffles a plain array in place, as NumPy's; a node cannot be
   changed in place (the graph is immutable): use `permutation`, which
   returns the shuffled copy and is differentiable.
-* `get_state` returns the state of funcgrad's PCG64 generator (a dict, as
-  `numpy.random.Generator.bit_generator.state` gives), not NumPy's legacy
-  MT19937 tuple; `set_state` takes such a dict.
+* The module's `get_state` returns the state of funcgrad's PCG64 generator
+  (a dict, as `numpy.random.Generator.bit_generator.state` gives), not
+  NumPy's legacy MT19937 tuple; `set_state` takes such a dict.
+  `RandomState(seed).get_state()` returns NumPy's legacy tuple.
+* `vmap(randomness='different')` batches a `RandomState`'s draws as a
+  `default_rng`'s: the batch is a leading axis of one draw, so example `i`
+  gets the numbers a loop over the batch would draw `i`-th.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as _np
@@ -434,17 +443,26 @@ class Generator:
 class RandomState(Generator):
     """A random generator with NumPy's legacy `RandomState` methods (`rand`, `randn`, `randint` ...).
 
-    `RandomState(seed)` owns a generator of its own (funcgrad's PCG64
-    stream, not NumPy's MT19937: a seed gives other numbers than
-    `numpy.random.RandomState(seed)`); the module functions are the methods
-    of one `RandomState` that draws from funcgrad's default generator.
+    `RandomState(seed)` owns a generator of its own that draws NumPy's
+    legacy stream (MT19937, with `numpy.random.RandomState`'s algorithms):
+    the same seed gives the same numbers as `numpy.random.RandomState(seed)`,
+    so code ported from HIPS autograd, which seeds with `npr.RandomState(0)`,
+    gets the numbers it got there. `get_state` and `set_state` take NumPy's
+    legacy state tuple. The module functions are the methods of one
+    `RandomState` that draws from funcgrad's default generator (PCG64, see
+    the module's docstring) instead.
 
     Examples:
-        >>> import funcgrad.numpy as fnp
+        >>> import numpy as np, funcgrad.numpy as fnp
         >>> a = fnp.random.RandomState(0).randn(2, 3)
-        >>> bool((a == fnp.random.RandomState(0).randn(2, 3)).all())
+        >>> bool((a == np.random.RandomState(0).randn(2, 3)).all())
         True
     """
+
+    def __init__(self, seed: Any = None, *, shared: bool = False):
+        # NOTE: a `Source` as funcgrad's own streams, so that vmap(randomness='different') and
+        # jit's replay see its draws as they see theirs; its generator is NumPy's legacy one
+        self._own = None if shared else _rng.Source("cpu", seed, legacy=True)
 
     def seed(self, seed: Any = None) -> None:
         """Reseed the generator; on the module's (`funcgrad.numpy.random.seed`) it is `funcgrad.manual_seed`.
@@ -464,7 +482,7 @@ class RandomState(Generator):
         if self._own is None:
             _rng.manual_seed(seed)
         else:
-            self._own = _rng.Source("cpu", seed)
+            self._own = _rng.Source("cpu", seed, legacy=True)
 
     def rand(self, *shape: int) -> Any:
         """Return numbers uniform in [0, 1) of shape `shape` (a float for no arguments).
@@ -523,10 +541,14 @@ class RandomState(Generator):
             low, high = 1, low
         return self.integers(low, high, size, endpoint=True)
 
-    def get_state(self) -> Mapping[str, Any]:
-        """Return the state of the generator: its PCG64 bit generator's state, a dict.
+    def get_state(self) -> Any:
+        """Return the state of the generator.
 
-        Not NumPy's legacy MT19937 tuple: funcgrad's streams are PCG64's.
+        For `RandomState(seed)`, NumPy's legacy state tuple (`('MT19937',
+        keys, pos, has_gauss, cached_gaussian)`, as
+        `numpy.random.RandomState.get_state` returns); for the module's
+        functions (`funcgrad.numpy.random.get_state`), the state of funcgrad's
+        PCG64 generator, a dict.
 
         Examples:
             >>> import funcgrad.numpy as fnp
@@ -537,14 +559,21 @@ class RandomState(Generator):
             >>> bool((rs.rand(2) == a).all())
             True
         """
+        if self._own is not None:
+            return self._own.raw.legacy.get_state()
         return self._numpy().bit_generator.state
 
-    def set_state(self, state: Mapping[str, Any]) -> None:
-        """Restore a state `get_state` returned (a bit generator's state dict)."""
-        self._numpy().bit_generator.state = state
+    def set_state(self, state: Any) -> None:
+        """Restore a state `get_state` returned (NumPy's legacy tuple, or a PCG64 state dict)."""
+        if self._own is not None:
+            self._own.raw.legacy.set_state(state)
+        else:
+            self._numpy().bit_generator.state = state
 
     def get_bit_generator(self) -> Any:
-        """Return the NumPy bit generator the draws come from (funcgrad's PCG64)."""
+        """Return the NumPy bit generator the draws come from (MT19937, or funcgrad's PCG64)."""
+        if self._own is not None:
+            return self._own.raw.bit_generator
         return self._numpy().bit_generator
 
 

@@ -155,3 +155,108 @@ def test_random_integers_includes_both_ends():
     draws = fnp.random.RandomState(0).random_integers(1, 3, size=200)
     assert set(draws.tolist()) == {1, 2, 3}
     assert set(fnp.random.RandomState(0).random_integers(2, size=50).tolist()) == {1, 2}
+
+
+# --- RandomState(seed): NumPy's legacy stream ----------------------------------------------------
+
+
+def _legacy_draws(rs):
+    """A program of draws that mixes methods, so a cached Gaussian or a skipped number shows."""
+    return [
+        rs.randn(3),
+        rs.rand(2, 2),
+        rs.rand(),
+        rs.randn(),
+        rs.randint(7, size=4),
+        rs.randint(-3, 3, size=(2,)),
+        rs.random_sample(3),
+        rs.normal(1.0, 2.0, size=3),
+        rs.uniform(-1.0, 1.0, size=2),
+        rs.choice(5, size=3, p=[0.1, 0.2, 0.3, 0.2, 0.2]),
+        rs.choice(4, size=2, replace=False),
+        rs.permutation(6),
+        rs.multivariate_normal([0.0, 1.0], [[2.0, 0.5], [0.5, 1.0]], size=2),
+        rs.gamma(2.0, 1.5, size=3),
+        rs.poisson(3.0, size=3),
+        rs.standard_normal(3),
+        rs.exponential(2.0, size=2),
+        rs.standard_exponential(2),
+        rs.standard_gamma(2.5, size=2),
+        rs.beta(2.0, 3.0, size=2),
+        rs.binomial(10, 0.3, size=2),
+    ]
+
+
+def test_random_state_draws_numpys_legacy_stream():
+    # HIPS autograd's programs seed with npr.RandomState(0): a port gets NumPy's numbers
+    for seed in (0, 1, 2**32 - 1):
+        got = _legacy_draws(fnp.random.RandomState(seed))
+        want = _legacy_draws(np.random.RandomState(seed))
+        for i, (g, w) in enumerate(zip(got, want, strict=True)):
+            np.testing.assert_array_equal(g, w, err_msg=f"draw {i}, seed {seed}")
+            assert np.asarray(g).dtype == np.asarray(w).dtype, (i, seed)
+    assert isinstance(fnp.random.RandomState(0).rand(), float)
+    legacy = np.random.RandomState(0)
+    with pytest.warns(DeprecationWarning):
+        want = legacy.random_integers(1, 3, size=20)
+    np.testing.assert_array_equal(fnp.random.RandomState(0).random_integers(1, 3, size=20), want)
+
+
+def test_random_state_seed_state_and_shuffle_are_numpys():
+    rs, ref = fnp.random.RandomState(4), np.random.RandomState(4)
+    rs.randn(1)  # an odd number of Gaussians: the state holds a cached one
+    ref.randn(1)
+    state = rs.get_state()
+    assert state[0] == "MT19937" and state[3] == 1
+    np.testing.assert_array_equal(state[1], ref.get_state()[1])
+    a = rs.randn(3)
+    rs.set_state(state)
+    np.testing.assert_array_equal(rs.randn(3), a)
+    np.testing.assert_array_equal(a, ref.randn(3))
+    rs.set_state(np.random.RandomState(9).get_state())  # a state NumPy made
+    np.testing.assert_array_equal(rs.rand(3), np.random.RandomState(9).rand(3))
+    rs.seed(6)
+    np.testing.assert_array_equal(rs.randn(2), np.random.RandomState(6).randn(2))
+    assert isinstance(rs.get_bit_generator(), np.random.MT19937)
+    x, y = np.arange(8), np.arange(8)
+    fnp.random.RandomState(2).shuffle(x)
+    np.random.RandomState(2).shuffle(y)
+    np.testing.assert_array_equal(x, y)
+    # the module's functions stay on funcgrad's default (PCG64) stream, seeded by manual_seed
+    fnp.random.seed(4)
+    assert not np.array_equal(fnp.random.randn(3), np.random.RandomState(4).randn(3))
+
+
+def test_random_state_refuses_what_numpys_legacy_generator_cannot_do():
+    with pytest.raises(ValueError, match=r"RandomState: bad seed 1099511627776.*2\*\*32 - 1"):
+        fnp.random.RandomState(2**40)
+    with pytest.raises(ValueError, match=r"RandomState.choice: .*axis 0 only, got axis=1"):
+        fnp.random.RandomState(0).choice(np.ones((2, 3)), axis=1)
+
+
+def test_random_state_reparameterized_draws_are_legacy_normals():
+    z = np.random.RandomState(8).standard_normal(4)
+    g = fg.grad(lambda p: fnp.sum(fnp.random.RandomState(8).normal(p[0], p[1], size=4)))
+    np.testing.assert_allclose(g(np.array([0.5, 2.0])), [4.0, z.sum()])
+    got = fnp.random.RandomState(8).normal(fg.leaf(1.0), 3.0, size=4).value
+    np.testing.assert_array_equal(got, np.random.RandomState(8).normal(1.0, 3.0, size=4))
+
+
+def test_random_state_draws_are_replayed_by_jit():
+    # each call of the jitted function draws the next numbers of the legacy stream
+    rs, ref = fnp.random.RandomState(3), np.random.RandomState(3)
+    f = fg.jit(lambda x: fnp.tanh(x + rs.randn(3)))
+    x = np.zeros(3)
+    for _ in range(4):
+        np.testing.assert_array_equal(f(x), np.tanh(x + ref.randn(3)))
+
+
+def test_random_state_batches_under_vmap_different():
+    rs, ref = fnp.random.RandomState(5), np.random.RandomState(5)
+    got = fg.vmap(lambda x: x + rs.randn(3), randomness="different")(np.zeros((4, 3)))
+    np.testing.assert_array_equal(got, np.stack([ref.randn(3) for _ in range(4)]))
+    np.testing.assert_array_equal(rs.rand(2), ref.rand(2))  # the stream went on
+    got = fg.vmap(lambda x: x + rs.randint(0, 100, size=2), randomness="different")(
+        np.zeros((3, 2))
+    )
+    np.testing.assert_array_equal(got, np.stack([ref.randint(0, 100, size=2) for _ in range(3)]))

@@ -380,6 +380,19 @@ def test_randomness_different_batches_integer_and_other_draws():
     assert np.array_equal(got.numpy(), fg.randn(6, 3, generator=fg.Generator().manual_seed(1)))
 
 
+class _LegacyReference:
+    """`numpy.random.RandomState` with `Generator.integers` (as its `randint`)."""
+
+    def __init__(self, seed):
+        self.legacy = np.random.RandomState(seed)
+
+    def __getattr__(self, name):
+        return getattr(self.legacy, name)
+
+    def integers(self, low, high, size):
+        return self.legacy.randint(low, high, size)
+
+
 def test_randomness_of_a_numpy_style_generator():
     # 'different': each example its own numbers, the ones a loop over the batch draws from
     # the same seed (the batch is a leading axis of one draw), and the generator advances
@@ -390,8 +403,12 @@ def test_randomness_of_a_numpy_style_generator():
         "standard_normal": lambda g: g.standard_normal(3),
     }
     for name, draw in draws.items():
-        for make in (fnp.random.default_rng, fnp.random.RandomState):
-            g, ref = make(5), np.random.default_rng(5)
+        # RandomState(seed) draws NumPy's legacy stream: numpy.random.RandomState is its reference
+        for make, reference in (
+            (fnp.random.default_rng, np.random.default_rng),
+            (fnp.random.RandomState, _LegacyReference),
+        ):
+            g, ref = make(5), reference(5)
             got = fg.vmap(lambda x, draw=draw, g=g: x + draw(g), randomness="different")(X * 0)
             want = np.stack([draw(ref) for _ in range(4)])
             np.testing.assert_array_equal(got, want, err_msg=name)
