@@ -30,15 +30,21 @@ def odeint(
     y0: Any,
     t: Any,
     *args: Any,
-    rtol: float = 1.4e-8,
-    atol: float = 1.4e-8,
+    rtol: float = 1.49012e-8,
+    atol: float = 1.49012e-8,
     mxstep: int = 0,
+    **scipy_args: Any,
 ) -> Any:
     """Integrate `dy/dt = func(y, t, *args)` from `y(t[0]) = y0`; differentiable (adjoint method).
 
-    The signature of `jax.experimental.ode.odeint` (and of
-    `autograd.scipy.integrate.odeint`, which takes `args=` as a tuple).
-    Gradients in `y0`, `t` and `args` come from the adjoint ODE, solved
+    The signature of `jax.experimental.ode.odeint`, and SciPy's (that of
+    `autograd.scipy.integrate.odeint`) too: the parameters may come as
+    `odeint(func, y0, t, a, b)` (JAX), as the keyword `args=(a, b)`
+    (SciPy), or as one plain tuple in fourth place, `odeint(func, y0, t,
+    (a, b))` (SciPy's positional `args`, as autograd programs write it:
+    `tuple((params,))`); so a lone parameter that is itself a plain tuple
+    must be wrapped, `odeint(func, y0, t, (my_tuple,))` (a namedtuple, list
+    or dict is passed as it is). Gradients in `y0`, `t` and `args` come from the adjoint ODE, solved
     backwards in time with SciPy at the same tolerances, so they are as
     accurate as the solver (about `rtol`), not exact.
 
@@ -52,10 +58,15 @@ def odeint(
         y0: The initial state: an array or a pytree of arrays.
         t: The times (1-D, increasing or decreasing); `t[0]` is the time
             of `y0`.
-        *args: Parameters of the dynamics (arrays or pytrees of arrays).
-        rtol: Relative tolerance of the solver (forward and adjoint).
-        atol: Absolute tolerance of the solver.
+        *args: Parameters of the dynamics (arrays or pytrees of arrays); a
+            lone plain tuple is SciPy's `args` tuple of them.
+        rtol: Relative tolerance of the solver (forward and adjoint);
+            SciPy's default (JAX's is 1.4e-8).
+        atol: Absolute tolerance of the solver; SciPy's default.
         mxstep: Most steps per output interval (0: SciPy's default, 500).
+        **scipy_args: `args=`, SciPy's tuple of the parameters (a single
+            value is a 1-tuple, as in SciPy); no other SciPy option is
+            taken.
 
     Returns:
         The states at the times `t`: shaped `(len(t), *y0.shape)`, or the
@@ -64,6 +75,8 @@ def odeint(
     Raises:
         ShapeError: If `t` is not 1-D, or `func` returns a state of
             another shape.
+        TypeError: For parameters given both positionally and as `args=`,
+            or a SciPy option other than `args`.
         NotDifferentiableError: For forward mode or second derivatives.
 
     Examples:
@@ -76,6 +89,7 @@ def odeint(
         >>> float(fg.grad(lambda k: odeint(decay, 1.0, t, k)[1])(0.5))  # -exp(-0.5)
         -0.6065306...
     """
+    args = _parameters(args, scipy_args)
     t_shape = np.shape(getattr(t, "value", t))
     if len(t_shape) != 1:
         raise ShapeError(f"funcgrad.scipy.integrate.odeint: t must be 1-D, got shape {t_shape}")
@@ -108,6 +122,27 @@ def odeint(
         pieces.append(_reshape(ys[:, start : start + size], (t_shape[0], *shape)))
         start += size
     return tree_unflatten(out_def, pieces)
+
+
+def _parameters(args: tuple[Any, ...], scipy_args: dict[str, Any]) -> tuple[Any, ...]:
+    """The dynamics' parameters from JAX's `*args`, SciPy's `args=` or SciPy's positional tuple."""
+    unknown = sorted(set(scipy_args) - {"args"})
+    if unknown:
+        raise TypeError(
+            f"funcgrad.scipy.integrate.odeint: unexpected keyword argument(s) {unknown}; it "
+            f"takes the parameters (positionally or as args=), rtol, atol and mxstep"
+        )
+    if "args" in scipy_args:
+        if args:
+            raise TypeError(
+                f"funcgrad.scipy.integrate.odeint: the parameters were given both positionally "
+                f"({len(args)} of them) and as args=; give them one way"
+            )
+        given = scipy_args["args"]
+        return given if type(given) is tuple else (given,)  # SciPy wraps a single value
+    if len(args) == 1 and type(args[0]) is tuple:
+        return args[0]  # SciPy's positional `args` tuple: odeint(func, y0, t, (a, b))
+    return args
 
 
 def _reshape(x: Any, shape: tuple[int, ...]) -> Any:

@@ -100,3 +100,56 @@ def test_static_arguments_and_a_list_of_times():
 
     assert end(0.5) == pytest.approx(np.exp(-0.5), rel=1e-8)
     assert fg.grad(end)(0.5) == pytest.approx(-np.exp(-0.5), rel=1e-7)
+
+
+# --- SciPy's (autograd's) ways of passing the parameters, and SciPy's default tolerances -----------
+
+
+def test_scipys_args_tuple_positional_or_keyword_ports_autograd_calls():
+    import autograd
+    import autograd.numpy as anp
+    from autograd.builtins import tuple as a_tuple
+    from autograd.scipy.integrate import odeint as a_odeint
+
+    from funcgrad.builtins import tuple as f_tuple
+
+    def net(y, t, params):  # a parameter that is itself a list of pairs, as autograd's ode_net
+        (w, b), (v, c) = params
+        return fnp.tanh(y @ w + b) @ v + c
+
+    def a_net(y, t, params):
+        (w, b), (v, c) = params
+        return anp.dot(anp.tanh(anp.dot(y, w) + b), v) + c
+
+    rng = np.random.default_rng(0)
+    params = [(rng.normal(size=(2, 3)), rng.normal(size=3)), (rng.normal(size=(3, 2)), np.zeros(2))]
+    want = autograd.grad(lambda p: anp.sum(a_odeint(a_net, Y0, T, a_tuple((p,)), **KW) * W))(params)
+    forms = {
+        "positional tuple": lambda p: odeint(net, Y0, T, f_tuple((p,)), **KW),
+        "args=": lambda p: odeint(net, Y0, T, args=(p,), **KW),
+        "JAX's *args": lambda p: odeint(net, Y0, T, p, **KW),
+    }
+    ys = a_odeint(a_net, Y0, T, (params,), **KW)
+    for name, solve in forms.items():
+        np.testing.assert_allclose(solve(params), ys, rtol=1e-12, err_msg=name)
+        got = fg.grad(lambda p, solve=solve: fnp.sum(solve(p) * W))(params)
+        for g, w in zip(fg.tree.tree_leaves(got), fg.tree.tree_leaves(want), strict=True):
+            np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-9, err_msg=name)
+    # SciPy's args= takes a single value as a 1-tuple
+    np.testing.assert_allclose(
+        odeint(lambda y, t, k: -k * y, 1.0, T, args=0.5, **KW), np.exp(-0.5 * T), rtol=1e-8
+    )
+
+
+def test_default_tolerances_are_scipys():
+    # SciPy's odeint at its defaults gives these very numbers (autograd's forward is SciPy's)
+    f = dynamics(np)
+    np.testing.assert_array_equal(odeint(f, Y0, T, A, B), si.odeint(f, Y0, T, args=(A, B)))
+
+
+def test_parameters_given_two_ways_or_unknown_options_are_refused():
+    f = dynamics(fnp)
+    with pytest.raises(TypeError, match=r"both positionally \(2 of them\) and as args="):
+        odeint(f, Y0, T, A, B, args=(A, B))
+    with pytest.raises(TypeError, match=r"unexpected keyword argument\(s\) \['hmax'\]"):
+        odeint(f, Y0, T, A, B, hmax=0.1)
