@@ -1,4 +1,4 @@
-"""`flatten`: HIPS autograd's `autograd.misc.flatten`, over `funcgrad.tree.ravel`."""
+"""`flatten` and `flatten_func`: HIPS autograd's `autograd.misc.flatten`, over `funcgrad.tree.ravel`."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+import numpy as _np
+
 from funcgrad.tree import ravel
 
-__all__ = ["flatten"]
+__all__ = ["flatten", "flatten_func"]
 
 
 def flatten(value: Any) -> tuple[Any, Callable[[Any], Any]]:
@@ -35,6 +37,45 @@ def flatten(value: Any) -> tuple[Any, Callable[[Any], Any]]:
         array([[1., 1.]])
     """
     return ravel(value)
+
+
+def flatten_func(
+    func: Callable[..., Any], example: Any
+) -> tuple[Callable[..., Any], Callable[[Any], Any], Any]:
+    """Turn `func` of a pytree into a function of one flat vector (for vector optimizers).
+
+    Args:
+        func: A function `func(params, *args)` of a pytree `params`.
+        example: A pytree shaped like `func`'s `params` (its flat vector is
+            where an optimizer starts).
+
+    Returns:
+        `(flat_func, unflatten, flat_example)`: `flat_func(vector, *args)`
+        is `func(unflatten(vector), *args)` with its result flattened too,
+        differentiable in `vector`; `flat_example` is `example` flattened.
+
+    A scalar result stays a scalar, where autograd's `flatten_func` makes it
+    a vector of one number: `funcgrad.grad` takes only scalar results (of
+    shape `()`), and `scipy.optimize.minimize` takes either.
+
+    Examples:
+        >>> import numpy as np, funcgrad as fg, funcgrad.numpy as fnp
+        >>> params = {"w": np.ones(2), "b": 3.0}
+        >>> f, unflatten, x0 = flatten_func(lambda p: fnp.sum(p["w"] ** 2) + p["b"] ** 2, params)
+        >>> x0
+        array([3., 1., 1.])
+        >>> fg.grad(f)(x0)
+        array([6., 2., 2.])
+    """
+    flat_example, unflatten = flatten(example)
+
+    def flat_func(vector: Any, *args: Any) -> Any:
+        out = func(unflatten(vector), *args)
+        if _np.ndim(getattr(out, "value", out)) == 0 and not isinstance(out, (tuple, list, dict)):
+            return out
+        return flatten(out)[0]
+
+    return flat_func, unflatten, flat_example
 
 
 class _CallableModule(types.ModuleType):
