@@ -299,11 +299,17 @@ def _cross(a, b, axis, shape):
 def tensordot(a, b, dims=2, out=None):
     """Return the sum of products over `dims`: a count of last/first dims, or a pair of dim lists.
 
+    With `out=`, the result is written into that tensor, which is returned (PyTorch's `out`).
+
     Examples:
         >>> import funcgrad as torch
         >>> torch.tensordot(torch.ones(2, 3), torch.ones(3, 4), dims=1).shape
         funcgrad.Size([2, 4])
     """
+    if out is not None:
+        from funcgrad.tensors._out import into
+
+        return into("tensordot", tensordot(a, b, dims), out)
     if isinstance(dims, Tensor):
         dims = dims.tolist()
     if isinstance(dims, (list, tuple)):

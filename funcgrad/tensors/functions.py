@@ -43,6 +43,7 @@ from funcgrad.tensors._math import *  # noqa: F403
 from funcgrad.tensors._math import __all__ as _math_all
 from funcgrad.tensors._matrices import *  # noqa: F403
 from funcgrad.tensors._matrices import __all__ as _matrices_all
+from funcgrad.tensors._out import into as _into
 from funcgrad.tensors._products import *  # noqa: F403
 from funcgrad.tensors._products import __all__ as _products_all
 from funcgrad.tensors._shaping import *  # noqa: F403
@@ -121,37 +122,47 @@ def _scaled(b, alpha):
     return b * alpha if type(b) in (int, float, complex) else _ew.multiply(b, alpha)
 
 
-def add(input, other, *, alpha=1):  # noqa: A002
+def add(input, other, *, alpha=1, out=None):  # noqa: A002
     """Return `input + alpha * other`.
+
+    With `out=`, the result is written into that tensor, which is returned (PyTorch's `out`).
 
     Examples:
         >>> import funcgrad as torch
         >>> torch.add(torch.ones(2), torch.ones(2), alpha=3)
         tensor([4., 4.])
     """
+    if out is not None:
+        return _into("add", add(input, other, alpha=alpha), out)
     if alpha != 1:
         return _apply(lambda a, b: _ew.add(a, _scaled(b, alpha)), input, other)
     return _apply(_ew.add, input, other)
 
 
-def sub(input, other, *, alpha=1):  # noqa: A002
+def sub(input, other, *, alpha=1, out=None):  # noqa: A002
     """Return `input - alpha * other`.
+
+    With `out=`, the result is written into that tensor, which is returned (PyTorch's `out`).
 
     Examples:
         >>> import funcgrad as torch
         >>> torch.sub(torch.ones(2), torch.ones(2), alpha=3)
         tensor([-2., -2.])
     """
+    if out is not None:
+        return _into("sub", sub(input, other, alpha=alpha), out)
     if alpha != 1:
         return _apply(lambda a, b: _ew.subtract(a, _scaled(b, alpha)), input, other)
     return _apply(_ew.subtract, input, other)
 
 
-def div(input, other, *, rounding_mode=None):  # noqa: A002
+def div(input, other, *, rounding_mode=None, out=None):  # noqa: A002
     """Return `input / other`: true division, or rounded (`rounding_mode` `"trunc"` or `"floor"`).
 
     A rounded quotient has a zero gradient, as in PyTorch; integers then
     divide exactly (a zero divisor raises `ZeroDivisionError`).
+
+    With `out=`, the result is written into that tensor, which is returned (PyTorch's `out`).
 
     Examples:
         >>> import funcgrad as torch
@@ -160,6 +171,8 @@ def div(input, other, *, rounding_mode=None):  # noqa: A002
         >>> torch.div(torch.tensor([-7, 7]), 2, rounding_mode="trunc")
         tensor([-3,  3])
     """
+    if out is not None:
+        return _into("div", div(input, other, rounding_mode=rounding_mode), out)
     if rounding_mode is not None:
         return _math._rounded_division(input, other, rounding_mode)
     return _apply(_ew.divide, input, other)
@@ -651,17 +664,21 @@ def outer(input, vec2):  # noqa: A002
     return _apply(fnp.outer, input, vec2)
 
 
-def mm(input, mat2):  # noqa: A002
+def mm(input, mat2, *, out=None):  # noqa: A002
     """Return the matrix product of two 2-D tensors (no broadcasting: see `matmul`).
 
     Raises:
         funcgrad.errors.OpError: If an operand is not 2-D or the inner sizes differ.
+
+    With `out=`, the result is written into that tensor, which is returned (PyTorch's `out`).
 
     Examples:
         >>> import funcgrad as torch
         >>> torch.mm(torch.ones(2, 3), torch.ones(3, 4)).shape
         funcgrad.Size([2, 4])
     """
+    if out is not None:
+        return _into("mm", mm(input, mat2), out)
     _operands("mm", 2, (("input", "self", input), ("mat2", "mat2", mat2)))
     (n, k), (k2, m) = input.shape, mat2.shape
     if k != k2:
@@ -672,17 +689,21 @@ def mm(input, mat2):  # noqa: A002
     return _apply(_linalg.matmul, input, mat2)
 
 
-def bmm(input, mat2):  # noqa: A002
+def bmm(input, mat2, *, out=None):  # noqa: A002
     """Return the matrix products of two batches of matrices (3-D tensors, same batch size).
 
     Raises:
         funcgrad.errors.OpError: If an operand is not 3-D, or the batch or inner sizes differ.
+
+    With `out=`, the result is written into that tensor, which is returned (PyTorch's `out`).
 
     Examples:
         >>> import funcgrad as torch
         >>> torch.bmm(torch.ones(5, 2, 3), torch.ones(5, 3, 4)).shape
         funcgrad.Size([5, 2, 4])
     """
+    if out is not None:
+        return _into("bmm", bmm(input, mat2), out)
     _operands("bmm", 3, (("input", "batch1", input), ("mat2", "batch2", mat2)))
     b, _, k = input.shape
     if tuple(mat2.shape[:2]) != (b, k):
@@ -869,11 +890,13 @@ def squeeze(input, dim=None):  # noqa: A002
     return _apply(_sh.squeeze, input, axis=axes[0] if one else axes)
 
 
-def cat(tensors, dim=0):
+def cat(tensors, dim=0, *, out=None):
     """Return the tensors joined along an existing dimension.
 
     As in PyTorch, a 1-D empty tensor (shape `(0,)`) joins any tensor, along any
     `dim` (its legacy rule: such a tensor is skipped in the shape checks).
+
+    With `out=`, the result is written into that tensor, which is returned (PyTorch's `out`).
 
     Examples:
         >>> import funcgrad as torch
@@ -882,6 +905,8 @@ def cat(tensors, dim=0):
         >>> torch.cat([torch.ones(0), torch.ones(2, 3)], dim=1).shape
         funcgrad.Size([2, 3])
     """
+    if out is not None:
+        return _into("cat", cat(tensors, dim), out)
     tensors = list(tensors)
     shapes = [tuple(np.shape(t)) for t in tensors]  # np.shape reads `.shape` first
     kept = [s for s in shapes if s != (0,)]
@@ -907,14 +932,18 @@ def cat(tensors, dim=0):
 concatenate = cat
 
 
-def stack(tensors, dim=0):
+def stack(tensors, dim=0, *, out=None):
     """Return the tensors stacked along a new dimension.
+
+    With `out=`, the result is written into that tensor, which is returned (PyTorch's `out`).
 
     Examples:
         >>> import funcgrad as torch
         >>> torch.stack([torch.ones(2), torch.zeros(2)]).shape
         funcgrad.Size([2, 2])
     """
+    if out is not None:
+        return _into("stack", stack(tensors, dim), out)
     return _apply(lambda ts: fnp.stack(ts, axis=dim), list(tensors))
 
 
