@@ -443,6 +443,7 @@ def torch_docstring(item: Surface) -> str:
     for p in prim.params:
         conv = PARAMS[p]
         lines.append(f"    {conv.torch}: {conv.torch_doc or conv.doc}")
+    lines.append("    out: A tensor to write the result into (PyTorch's `out=`); it is returned.")
     lines += ["", "Returns:", "    A tensor: its `grad_fn` is named as in PyTorch.", ""]
     lines += ["Examples:", "    >>> import funcgrad as torch"]
     tensors = []
@@ -458,10 +459,15 @@ def torch_docstring(item: Surface) -> str:
     return "\n".join(lines)
 
 
-def _function(name: str, signature: str, doc: str, body: str, returns: str = "") -> str:
+def _function(
+    name: str, signature: str, doc: str, body: str, returns: str = "", pre: str = ""
+) -> str:
     doc = "\n".join(("    " + line) if line else "" for line in doc.splitlines())
     arrow = f" -> {returns}" if returns else ""
-    return f'def {name}({signature}){arrow}:\n    """{doc.lstrip()}\n    """\n    return {body}\n'
+    pre = "".join(f"    {line}\n" for line in pre.splitlines())
+    return (
+        f'def {name}({signature}){arrow}:\n    """{doc.lstrip()}\n    """\n{pre}    return {body}\n'
+    )
 
 
 # --- the generated modules -----------------------------------------------------------------
@@ -497,6 +503,7 @@ def torch_module(items: list[Surface], prims) -> str:
     used = {PARAMS[p].torch_convert.split("(")[0] for i in items for p in i.prim.params}
     imports = [f"from funcgrad.ops import {f} as _{f}" for f in _families(items)]
     imports.append("from funcgrad.tensors import functions as _functions")
+    imports.append("from funcgrad.tensors._out import into as _into")
     imports += [
         f"from funcgrad.tensors._adapters import {c[4:]} as {c}" for c in sorted(used - {"{}"})
     ]
@@ -512,8 +519,13 @@ def torch_module(items: list[Surface], prims) -> str:
             conv = _param(prim, p, "torch")
             sig.append(conv.torch if conv.default is None else f"{conv.torch}={conv.default}")
             call.append(f"{p}={conv.torch_convert.format(conv.torch)}")
+        sig += ["*", "out: Tensor | None = None"]  # PyTorch's out=: the result written into it
+        named = [_param(prim, p, "torch").torch for p in prim.params]
+        again = ", ".join([*ins, *(f"{n}={n}" for n in named)])
+        pre = f'if out is not None:\n    return _into("{item.name}", {item.name}({again}), out)\n'
         body = f"_apply({', '.join(call)})"
-        blocks.append(_function(item.name, ", ".join(sig), torch_docstring(item), body, "Tensor"))
+        doc = torch_docstring(item)
+        blocks.append(_function(item.name, ", ".join(sig), doc, body, "Tensor", pre))
         if item.aliases:
             blocks.append("\n".join(f"{alias} = {item.name}" for alias in item.aliases))
     names = [n for i in items for n in (i.name, *i.aliases)]

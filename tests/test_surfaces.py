@@ -151,7 +151,7 @@ def test_a_new_declaration_reaches_every_surface(monkeypatch):
     numpy_source = rendered[generator.NUMPY_OUT]
     torch_source = rendered[generator.TORCH_OUT]
     assert "def cube(x):" in numpy_source and "_elementwise.cube_test(x)" in numpy_source
-    assert "def cube(input: Tensor) -> Tensor:" in torch_source
+    assert "def cube(input: Tensor, *, out: Tensor | None = None) -> Tensor:" in torch_source
     assert "    cube = cube\n" in torch_source
     assert '    cube_ = _inplace("cube_", cube)\n' in torch_source
     assert (

@@ -9,6 +9,7 @@ from funcgrad.ops import linalg as _linalg
 from funcgrad.ops import special as _special
 from funcgrad.ops import ufuncs as _ufuncs
 from funcgrad.tensors import functions as _functions
+from funcgrad.tensors._out import into as _into
 from funcgrad.tensors.inplace import inplace as _inplace
 from funcgrad.tensors.tensor_class import Tensor, _apply
 
@@ -77,12 +78,13 @@ __all__ = [
 ]
 
 
-def mul(input: Tensor, other: Tensor | float) -> Tensor:
+def mul(input: Tensor, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:
     """Return `x * y`.
 
     Args:
         input: A tensor (`x` above).
         other: A tensor or a number (`y` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -94,17 +96,20 @@ def mul(input: Tensor, other: Tensor | float) -> Tensor:
         >>> torch.mul(x, y)
         tensor([-0.9900, -2.8800], grad_fn=<MulBackward0>)
     """
+    if out is not None:
+        return _into("mul", mul(input, other), out)
     return _apply(_elementwise.multiply, input, other)
 
 
 multiply = mul
 
 
-def neg(input: Tensor) -> Tensor:
+def neg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return `-x`.
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -115,17 +120,20 @@ def neg(input: Tensor) -> Tensor:
         >>> torch.neg(x)
         tensor([ 1.1000, -1.6000], grad_fn=<NegBackward0>)
     """
+    if out is not None:
+        return _into("neg", neg(input), out)
     return _apply(_elementwise.negative, input)
 
 
 negative = neg
 
 
-def exp(input: Tensor) -> Tensor:
+def exp(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return `e ** x`.
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -136,14 +144,17 @@ def exp(input: Tensor) -> Tensor:
         >>> torch.exp(x)
         tensor([0.3329, 4.9530], grad_fn=<ExpBackward0>)
     """
+    if out is not None:
+        return _into("exp", exp(input), out)
     return _apply(_elementwise.exp, input)
 
 
-def log(input: Tensor) -> Tensor:
+def log(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return the natural logarithm (gradient inf at 0).
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -154,14 +165,17 @@ def log(input: Tensor) -> Tensor:
         >>> torch.log(x)
         tensor([1.1939, 2.0412], grad_fn=<LogBackward0>)
     """
+    if out is not None:
+        return _into("log", log(input), out)
     return _apply(_elementwise.log, input)
 
 
-def log1p(input: Tensor) -> Tensor:
+def log1p(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return `log(1 + x)`, accurate near 0.
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -172,14 +186,17 @@ def log1p(input: Tensor) -> Tensor:
         >>> torch.log1p(x)
         tensor([0.2624, 1.1314], grad_fn=<Log1PBackward0>)
     """
+    if out is not None:
+        return _into("log1p", log1p(input), out)
     return _apply(_elementwise.log1p, input)
 
 
-def expm1(input: Tensor) -> Tensor:
+def expm1(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return `exp(x) - 1`, accurate near 0.
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -190,14 +207,17 @@ def expm1(input: Tensor) -> Tensor:
         >>> torch.expm1(x)
         tensor([-0.6671,  3.9530], grad_fn=<Expm1Backward0>)
     """
+    if out is not None:
+        return _into("expm1", expm1(input), out)
     return _apply(_elementwise.expm1, input)
 
 
-def sqrt(input: Tensor) -> Tensor:
+def sqrt(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return the square root (gradient inf at 0).
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -208,14 +228,17 @@ def sqrt(input: Tensor) -> Tensor:
         >>> torch.sqrt(x)
         tensor([1.8166, 2.7749], grad_fn=<SqrtBackward0>)
     """
+    if out is not None:
+        return _into("sqrt", sqrt(input), out)
     return _apply(_elementwise.sqrt, input)
 
 
-def abs(input: Tensor) -> Tensor:
+def abs(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return `|x|` (gradient 0 at 0; conj(z) / |z| for complex z).
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -226,17 +249,20 @@ def abs(input: Tensor) -> Tensor:
         >>> torch.abs(x)
         tensor([1.1000, 1.6000], grad_fn=<AbsBackward0>)
     """
+    if out is not None:
+        return _into("abs", abs(input), out)
     return _apply(_elementwise.absolute, input)
 
 
 absolute = abs
 
 
-def sign(input: Tensor) -> Tensor:
+def sign(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return `-1`, 0 or 1 (zero gradient); z / |z| for complex z.
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -247,14 +273,17 @@ def sign(input: Tensor) -> Tensor:
         >>> torch.sign(x)
         tensor([-1.,  1.], grad_fn=<SignBackward0>)
     """
+    if out is not None:
+        return _into("sign", sign(input), out)
     return _apply(_elementwise.sign, input)
 
 
-def sin(input: Tensor) -> Tensor:
+def sin(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return the sine.
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -265,14 +294,17 @@ def sin(input: Tensor) -> Tensor:
         >>> torch.sin(x)
         tensor([-0.8912,  0.9996], grad_fn=<SinBackward0>)
     """
+    if out is not None:
+        return _into("sin", sin(input), out)
     return _apply(_elementwise.sin, input)
 
 
-def cos(input: Tensor) -> Tensor:
+def cos(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return the cosine.
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -283,14 +315,17 @@ def cos(input: Tensor) -> Tensor:
         >>> torch.cos(x)
         tensor([ 0.4536, -0.0292], grad_fn=<CosBackward0>)
     """
+    if out is not None:
+        return _into("cos", cos(input), out)
     return _apply(_elementwise.cos, input)
 
 
-def tan(input: Tensor) -> Tensor:
+def tan(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return the tangent.
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -301,14 +336,17 @@ def tan(input: Tensor) -> Tensor:
         >>> torch.tan(x)
         tensor([-0.4228,  0.6841], grad_fn=<TanBackward0>)
     """
+    if out is not None:
+        return _into("tan", tan(input), out)
     return _apply(_elementwise.tan, input)
 
 
-def tanh(input: Tensor) -> Tensor:
+def tanh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return the hyperbolic tangent.
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -319,14 +357,17 @@ def tanh(input: Tensor) -> Tensor:
         >>> torch.tanh(x)
         tensor([-0.8005,  0.9217], grad_fn=<TanhBackward0>)
     """
+    if out is not None:
+        return _into("tanh", tanh(input), out)
     return _apply(_elementwise.tanh, input)
 
 
-def sinh(input: Tensor) -> Tensor:
+def sinh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return the hyperbolic sine.
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -337,14 +378,17 @@ def sinh(input: Tensor) -> Tensor:
         >>> torch.sinh(x)
         tensor([-1.3356,  2.3756], grad_fn=<SinhBackward0>)
     """
+    if out is not None:
+        return _into("sinh", sinh(input), out)
     return _apply(_elementwise.sinh, input)
 
 
-def cosh(input: Tensor) -> Tensor:
+def cosh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return the hyperbolic cosine.
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -355,14 +399,17 @@ def cosh(input: Tensor) -> Tensor:
         >>> torch.cosh(x)
         tensor([1.6685, 2.5775], grad_fn=<CoshBackward0>)
     """
+    if out is not None:
+        return _into("cosh", cosh(input), out)
     return _apply(_elementwise.cosh, input)
 
 
-def asin(input: Tensor) -> Tensor:
+def asin(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return the inverse sine.
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -373,17 +420,20 @@ def asin(input: Tensor) -> Tensor:
         >>> torch.asin(x)
         tensor([-0.3047,  0.5236], grad_fn=<AsinBackward0>)
     """
+    if out is not None:
+        return _into("asin", asin(input), out)
     return _apply(_elementwise.arcsin, input)
 
 
 arcsin = asin
 
 
-def acos(input: Tensor) -> Tensor:
+def acos(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return the inverse cosine.
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -394,17 +444,20 @@ def acos(input: Tensor) -> Tensor:
         >>> torch.acos(x)
         tensor([1.8755, 1.0472], grad_fn=<AcosBackward0>)
     """
+    if out is not None:
+        return _into("acos", acos(input), out)
     return _apply(_elementwise.arccos, input)
 
 
 arccos = acos
 
 
-def atan(input: Tensor) -> Tensor:
+def atan(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return the inverse tangent.
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -415,17 +468,20 @@ def atan(input: Tensor) -> Tensor:
         >>> torch.atan(x)
         tensor([-0.8330,  1.0122], grad_fn=<AtanBackward0>)
     """
+    if out is not None:
+        return _into("atan", atan(input), out)
     return _apply(_elementwise.arctan, input)
 
 
 arctan = atan
 
 
-def asinh(input: Tensor) -> Tensor:
+def asinh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return the inverse hyperbolic sine.
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -436,18 +492,21 @@ def asinh(input: Tensor) -> Tensor:
         >>> torch.asinh(x)
         tensor([-0.9503,  1.2490], grad_fn=<AsinhBackward0>)
     """
+    if out is not None:
+        return _into("asinh", asinh(input), out)
     return _apply(_elementwise.arcsinh, input)
 
 
 arcsinh = asinh
 
 
-def atan2(input: Tensor, other: Tensor | float) -> Tensor:
+def atan2(input: Tensor, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:
     """Return the angle of the point (x, y) (gradient 0 at the origin, as PyTorch's).
 
     Args:
         input: A tensor (`x` above).
         other: A tensor or a number (`y` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -459,17 +518,20 @@ def atan2(input: Tensor, other: Tensor | float) -> Tensor:
         >>> torch.atan2(x, y)
         tensor([0.5191, 1.2490], grad_fn=<Atan2Backward0>)
     """
+    if out is not None:
+        return _into("atan2", atan2(input, other), out)
     return _apply(_elementwise.arctan2, input, other)
 
 
 arctan2 = atan2
 
 
-def sigmoid(input: Tensor) -> Tensor:
+def sigmoid(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return `1 / (1 + exp(-x))`, stable for large |x|.
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -480,14 +542,17 @@ def sigmoid(input: Tensor) -> Tensor:
         >>> torch.sigmoid(x)
         tensor([0.2497, 0.8320], grad_fn=<SigmoidBackward0>)
     """
+    if out is not None:
+        return _into("sigmoid", sigmoid(input), out)
     return _apply(_elementwise.sigmoid, input)
 
 
-def relu(input: Tensor) -> Tensor:
+def relu(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return `max(x, 0)` (gradient 0 at 0).
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -498,15 +563,18 @@ def relu(input: Tensor) -> Tensor:
         >>> torch.relu(x)
         tensor([0.0000, 1.6000], grad_fn=<ReluBackward0>)
     """
+    if out is not None:
+        return _into("relu", relu(input), out)
     return _apply(_elementwise.relu, input)
 
 
-def maximum(input: Tensor, other: Tensor | float) -> Tensor:
+def maximum(input: Tensor, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:
     """Return the elementwise larger value (ties split the gradient).
 
     Args:
         input: A tensor (`x` above).
         other: A tensor or a number (`y` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -518,15 +586,18 @@ def maximum(input: Tensor, other: Tensor | float) -> Tensor:
         >>> torch.maximum(x, y)
         tensor([0.9000, 1.6000], grad_fn=<MaximumBackward0>)
     """
+    if out is not None:
+        return _into("maximum", maximum(input, other), out)
     return _apply(_elementwise.maximum, input, other)
 
 
-def minimum(input: Tensor, other: Tensor | float) -> Tensor:
+def minimum(input: Tensor, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:
     """Return the elementwise smaller value (ties split the gradient).
 
     Args:
         input: A tensor (`x` above).
         other: A tensor or a number (`y` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -538,15 +609,18 @@ def minimum(input: Tensor, other: Tensor | float) -> Tensor:
         >>> torch.minimum(x, y)
         tensor([-1.1000, -1.8000], grad_fn=<MinimumBackward0>)
     """
+    if out is not None:
+        return _into("minimum", minimum(input, other), out)
     return _apply(_elementwise.minimum, input, other)
 
 
-def matmul(input: Tensor, other: Tensor | float) -> Tensor:
+def matmul(input: Tensor, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:
     """Return the matrix product x @ y (batch axes broadcast; 1-D operands as in NumPy).
 
     Args:
         input: A tensor (`x` above).
         other: A tensor or a number (`y` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -559,14 +633,17 @@ def matmul(input: Tensor, other: Tensor | float) -> Tensor:
         tensor([[-0.2400, -0.7200],
                 [-1.6800, -0.7200]], grad_fn=<MmBackward0>)
     """
+    if out is not None:
+        return _into("matmul", matmul(input, other), out)
     return _apply(_linalg.matmul, input, other)
 
 
-def inverse(input: Tensor) -> Tensor:
+def inverse(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return the matrix inverse (of each matrix in a stack).
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -578,14 +655,17 @@ def inverse(input: Tensor) -> Tensor:
         tensor([[ 0.5556,  0.0000],
                 [-0.0242,  0.4348]], grad_fn=<LinalgInvExBackward0>)
     """
+    if out is not None:
+        return _into("inverse", inverse(input), out)
     return _apply(_linalg.inv, input)
 
 
-def det(input: Tensor) -> Tensor:
+def det(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return the determinant (of each matrix in a stack; exact gradient where it is singular).
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -596,14 +676,17 @@ def det(input: Tensor) -> Tensor:
         >>> torch.det(x)
         tensor(4.1400, grad_fn=<LinalgDetBackward0>)
     """
+    if out is not None:
+        return _into("det", det(input), out)
     return _apply(_linalg.det, input)
 
 
-def lgamma(input: Tensor) -> Tensor:
+def lgamma(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return the log of the absolute value of the gamma function.
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -614,14 +697,17 @@ def lgamma(input: Tensor) -> Tensor:
         >>> torch.lgamma(x)
         tensor([-0.0958,  1.6676], grad_fn=<LgammaBackward0>)
     """
+    if out is not None:
+        return _into("lgamma", lgamma(input), out)
     return _apply(_special.gammaln, input)
 
 
-def digamma(input: Tensor) -> Tensor:
+def digamma(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return the digamma function, the derivative of gammaln (and of loggamma).
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -632,14 +718,17 @@ def digamma(input: Tensor) -> Tensor:
         >>> torch.digamma(x)
         tensor([0.2085, 1.2273], grad_fn=<DigammaBackward0>)
     """
+    if out is not None:
+        return _into("digamma", digamma(input), out)
     return _apply(_special.digamma, input)
 
 
-def erf(input: Tensor) -> Tensor:
+def erf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return the error function.
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -650,14 +739,17 @@ def erf(input: Tensor) -> Tensor:
         >>> torch.erf(x)
         tensor([-0.7969,  0.9523], grad_fn=<ErfBackward0>)
     """
+    if out is not None:
+        return _into("erf", erf(input), out)
     return _apply(_special.erf, input)
 
 
-def erfc(input: Tensor) -> Tensor:
+def erfc(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return the complementary error function, 1 - erf(x).
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -668,14 +760,17 @@ def erfc(input: Tensor) -> Tensor:
         >>> torch.erfc(x)
         tensor([1.7969, 0.0477], grad_fn=<ErfcBackward0>)
     """
+    if out is not None:
+        return _into("erfc", erfc(input), out)
     return _apply(_special.erfc, input)
 
 
-def erfinv(input: Tensor) -> Tensor:
+def erfinv(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return the inverse error function (gradient inf at -1 and 1).
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -686,15 +781,18 @@ def erfinv(input: Tensor) -> Tensor:
         >>> torch.erfinv(x)
         tensor([-0.2725,  0.4769], grad_fn=<ErfinvBackward0>)
     """
+    if out is not None:
+        return _into("erfinv", erfinv(input), out)
     return _apply(_special.erfinv, input)
 
 
-def xlogy(input: Tensor, other: Tensor | float) -> Tensor:
+def xlogy(input: Tensor, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:
     """Return `x * log(y)`, 0 where x == 0 (gradients as PyTorch's: in x 0 where also y <= 0).
 
     Args:
         input: A tensor (`x` above).
         other: A tensor or a number (`y` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -706,14 +804,17 @@ def xlogy(input: Tensor, other: Tensor | float) -> Tensor:
         >>> torch.xlogy(x, y)
         tensor([-0.4852, -0.2455], grad_fn=<XlogyBackward0>)
     """
+    if out is not None:
+        return _into("xlogy", xlogy(input, other), out)
     return _apply(_special.xlogy, input, other)
 
 
-def i0(input: Tensor) -> Tensor:
+def i0(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return the modified Bessel function of the first kind of order 0.
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -724,14 +825,17 @@ def i0(input: Tensor) -> Tensor:
         >>> torch.i0(x)
         tensor([1.3262, 1.7500], grad_fn=<I0Backward0>)
     """
+    if out is not None:
+        return _into("i0", i0(input), out)
     return _apply(_special.i0, input)
 
 
-def log2(input: Tensor) -> Tensor:
+def log2(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return base-2 logarithm (gradient inf at 0).
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -743,14 +847,17 @@ def log2(input: Tensor) -> Tensor:
         tensor([[1.7225, 2.2630],
                 [2.6323, 2.9449]], grad_fn=<Log2Backward0>)
     """
+    if out is not None:
+        return _into("log2", log2(input), out)
     return _apply(_ufuncs.log2, input)
 
 
-def log10(input: Tensor) -> Tensor:
+def log10(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return base-10 logarithm (gradient inf at 0).
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -762,14 +869,17 @@ def log10(input: Tensor) -> Tensor:
         tensor([[0.5185, 0.6812],
                 [0.7924, 0.8865]], grad_fn=<Log10Backward0>)
     """
+    if out is not None:
+        return _into("log10", log10(input), out)
     return _apply(_ufuncs.log10, input)
 
 
-def exp2(input: Tensor) -> Tensor:
+def exp2(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return `2 ** x`.
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -781,15 +891,18 @@ def exp2(input: Tensor) -> Tensor:
         tensor([[0.4665, 0.8706],
                 [1.6245, 3.0314]], grad_fn=<Exp2Backward0>)
     """
+    if out is not None:
+        return _into("exp2", exp2(input), out)
     return _apply(_ufuncs.exp2, input)
 
 
-def logaddexp(input: Tensor, other: Tensor | float) -> Tensor:
+def logaddexp(input: Tensor, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:
     """Return `log(exp(x) + exp(y))`, without overflow.
 
     Args:
         input: A tensor (`x` above).
         other: A tensor or a number (`y` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -802,15 +915,18 @@ def logaddexp(input: Tensor, other: Tensor | float) -> Tensor:
         tensor([[ 1.0269,  2.3981],
                 [-0.9161,  1.6328]], grad_fn=<LogaddexpBackward0>)
     """
+    if out is not None:
+        return _into("logaddexp", logaddexp(input, other), out)
     return _apply(_ufuncs.logaddexp, input, other)
 
 
-def logaddexp2(input: Tensor, other: Tensor | float) -> Tensor:
+def logaddexp2(input: Tensor, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:
     """Return `log2(2 ** x + 2 ** y)`, without overflow.
 
     Args:
         input: A tensor (`x` above).
         other: A tensor or a number (`y` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -823,15 +939,18 @@ def logaddexp2(input: Tensor, other: Tensor | float) -> Tensor:
         tensor([[ 1.2219,  2.7035],
                 [-0.6887,  1.7306]], grad_fn=<Logaddexp2Backward0>)
     """
+    if out is not None:
+        return _into("logaddexp2", logaddexp2(input, other), out)
     return _apply(_ufuncs.logaddexp2, input, other)
 
 
-def hypot(input: Tensor, other: Tensor | float) -> Tensor:
+def hypot(input: Tensor, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:
     """Return `sqrt(x ** 2 + y ** 2)`, without overflow (gradient 0 at the origin).
 
     Args:
         input: A tensor (`x` above).
         other: A tensor or a number (`y` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -844,14 +963,17 @@ def hypot(input: Tensor, other: Tensor | float) -> Tensor:
         tensor([[1.4213, 2.4083],
                 [2.9155, 2.4083]], grad_fn=<HypotBackward0>)
     """
+    if out is not None:
+        return _into("hypot", hypot(input, other), out)
     return _apply(_ufuncs.hypot, input, other)
 
 
-def sinc(input: Tensor) -> Tensor:
+def sinc(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return `sin(pi x) / (pi x)`, 1 at 0 (derivatives accurate near 0).
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -863,14 +985,17 @@ def sinc(input: Tensor) -> Tensor:
         tensor([[-0.0894,  0.9355],
                 [ 0.3679, -0.1892]], grad_fn=<SincBackward0>)
     """
+    if out is not None:
+        return _into("sinc", sinc(input), out)
     return _apply(_ufuncs.sinc, input)
 
 
-def acosh(input: Tensor) -> Tensor:
+def acosh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return the inverse hyperbolic cosine (gradient inf at 1).
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -882,17 +1007,20 @@ def acosh(input: Tensor) -> Tensor:
         tensor([[1.3170, 1.5668],
                 [1.7267, 1.8633]], grad_fn=<AcoshBackward0>)
     """
+    if out is not None:
+        return _into("acosh", acosh(input), out)
     return _apply(_ufuncs.arccosh, input)
 
 
 arccosh = acosh
 
 
-def atanh(input: Tensor) -> Tensor:
+def atanh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return the inverse hyperbolic tangent (gradient inf at -1 and 1).
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -904,17 +1032,20 @@ def atanh(input: Tensor) -> Tensor:
         tensor([[-0.3095, -0.1003],
                 [ 0.2027,  0.5493]], grad_fn=<AtanhBackward0>)
     """
+    if out is not None:
+        return _into("atanh", atanh(input), out)
     return _apply(_ufuncs.arctanh, input)
 
 
 arctanh = atanh
 
 
-def deg2rad(input: Tensor) -> Tensor:
+def deg2rad(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return the angles in degrees to radians.
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -926,14 +1057,17 @@ def deg2rad(input: Tensor) -> Tensor:
         tensor([[-1.2566, -0.2094],
                 [ 0.8378,  1.8850]], grad_fn=<Deg2RadBackward0>)
     """
+    if out is not None:
+        return _into("deg2rad", deg2rad(input), out)
     return _apply(_ufuncs.deg2rad, input)
 
 
-def rad2deg(input: Tensor) -> Tensor:
+def rad2deg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Return the angles in radians to degrees.
 
     Args:
         input: A tensor (`x` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -945,15 +1079,18 @@ def rad2deg(input: Tensor) -> Tensor:
         tensor([[-63.0254, -11.4592],
                 [ 40.1070,  91.6732]], grad_fn=<Rad2DegBackward0>)
     """
+    if out is not None:
+        return _into("rad2deg", rad2deg(input), out)
     return _apply(_ufuncs.rad2deg, input)
 
 
-def copysign(input: Tensor, other: Tensor | float) -> Tensor:
+def copysign(input: Tensor, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:
     """Return |x| with the sign of y (gradient +-1 in x, 0 at x == 0; none in y).
 
     Args:
         input: A tensor (`x` above).
         other: A tensor or a number (`y` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -966,15 +1103,18 @@ def copysign(input: Tensor, other: Tensor | float) -> Tensor:
         tensor([[ 1.1000,  1.6000],
                 [-1.1000, -1.6000]], grad_fn=<CopysignBackward0>)
     """
+    if out is not None:
+        return _into("copysign", copysign(input, other), out)
     return _apply(_ufuncs.copysign, input, other)
 
 
-def fmod(input: Tensor, other: Tensor | float) -> Tensor:
+def fmod(input: Tensor, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:
     """Return the remainder of x / y with the sign of x (gradient 1 in x, -trunc(x / y) in y).
 
     Args:
         input: A tensor (`x` above).
         other: A tensor or a number (`y` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -987,15 +1127,18 @@ def fmod(input: Tensor, other: Tensor | float) -> Tensor:
         tensor([[0.2000, 0.5000],
                 [0.2000, 0.5000]], grad_fn=<FmodBackward1>)
     """
+    if out is not None:
+        return _into("fmod", fmod(input, other), out)
     return _apply(_ufuncs.fmod, input, other)
 
 
-def remainder(input: Tensor, other: Tensor | float) -> Tensor:
+def remainder(input: Tensor, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:
     """Return the remainder of x / y with the sign of y (gradient 1 in x, -floor(x / y) in y).
 
     Args:
         input: A tensor (`x` above).
         other: A tensor or a number (`y` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -1008,15 +1151,18 @@ def remainder(input: Tensor, other: Tensor | float) -> Tensor:
         tensor([[0.2000, 0.5000],
                 [0.2000, 0.5000]], grad_fn=<RemainderBackward1>)
     """
+    if out is not None:
+        return _into("remainder", remainder(input, other), out)
     return _apply(_ufuncs.remainder, input, other)
 
 
-def fmax(input: Tensor, other: Tensor | float) -> Tensor:
+def fmax(input: Tensor, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:
     """Return the elementwise larger value, ignoring NaNs (the gradient goes to the value returned).
 
     Args:
         input: A tensor (`x` above).
         other: A tensor or a number (`y` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -1029,15 +1175,18 @@ def fmax(input: Tensor, other: Tensor | float) -> Tensor:
         tensor([[ 0.9000,  1.8000],
                 [-1.1000,  1.6000]], grad_fn=<FmaxBackward0>)
     """
+    if out is not None:
+        return _into("fmax", fmax(input, other), out)
     return _apply(_ufuncs.fmax, input, other)
 
 
-def fmin(input: Tensor, other: Tensor | float) -> Tensor:
+def fmin(input: Tensor, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:
     """Return the elementwise smaller value, ignoring NaNs (the gradient goes to the value returned).
 
     Args:
         input: A tensor (`x` above).
         other: A tensor or a number (`y` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -1050,15 +1199,18 @@ def fmin(input: Tensor, other: Tensor | float) -> Tensor:
         tensor([[-1.1000,  1.6000],
                 [-2.7000, -1.8000]], grad_fn=<FminBackward0>)
     """
+    if out is not None:
+        return _into("fmin", fmin(input, other), out)
     return _apply(_ufuncs.fmin, input, other)
 
 
-def nextafter(input: Tensor, other: Tensor | float) -> Tensor:
+def nextafter(input: Tensor, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:
     """Return the the next float after x towards y (gradient 1 in x, none in y).
 
     Args:
         input: A tensor (`x` above).
         other: A tensor or a number (`y` above).
+        out: A tensor to write the result into (PyTorch's `out=`); it is returned.
 
     Returns:
         A tensor: its `grad_fn` is named as in PyTorch.
@@ -1071,6 +1223,8 @@ def nextafter(input: Tensor, other: Tensor | float) -> Tensor:
         tensor([[-1.1000,  1.6000],
                 [-1.1000,  1.6000]], grad_fn=<NextafterBackward0>)
     """
+    if out is not None:
+        return _into("nextafter", nextafter(input, other), out)
     return _apply(_ufuncs.nextafter, input, other)
 
 
