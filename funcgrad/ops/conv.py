@@ -26,7 +26,7 @@ kernel tap (with unit strides, one add of long runs per tap).
 Two choices are made per call, and neither changes a float64 result:
 
 * 2-D float32 convolutions with a 3x3 kernel, unit stride and dilation, one
-  group and at least 64 channels in and out (all three of the family) go
+  group and at least 96 channels in and out (all three of the family) go
   through Winograd F(2x2, 3x3), which does 2.25x fewer multiplications
   (section "Winograd" below; within PyTorch's float32 tolerance for
   convolutions, tests/nn/test_conv_algorithms.py). A result that is not all
@@ -35,7 +35,7 @@ Two choices are made per call, and neither changes a float64 result:
   transforms) live in per-thread buffers kept between calls (`_scratch`):
   each of up to 11 slots keeps at most `_SCRATCH_MAX` bytes (64 MiB); after
   one float32 step of CV2 (x 32x16x32x32) a thread keeps 48 MB, of CV3
-  (x 8x64x56x56, Winograd) 104 MB. Results are always fresh arrays.
+  (x 8x64x56x56, im2col) 135 MB. Results are always fresh arrays.
 
 One more thing is shared between calls without changing any result: the
 weight gradient `conv_weight` reuses the im2col matrix (or Winograd's
@@ -130,7 +130,8 @@ def _kept_input(xp: ModuleType, kind: str, x: Array, key: tuple[Any, ...],
         kept[kind] = rec
         return rec[2]
     out = make("kept-" + kind)
-    kept[kind] = (weakref.ref(x), full, out)
+    if out.nbytes <= _SCRATCH_MAX:  # else a fresh array (`_scratch`): not held on to
+        kept[kind] = (weakref.ref(x), full, out)
     return out
 
 
@@ -483,11 +484,18 @@ def _use_winograd(xp: ModuleType, a: Array, b: Array, kernel: Ints, stride: Ints
     float32 on NumPy, a 3x3 kernel, unit stride and dilation, one group, enough channels.
 
     NOTE: only where it measured faster (CPU time, one thread, A/B in one
-    process): CV3's whole step (64 -> 64 channels) 0.84-0.89x of im2col's; but
-    its transforms and the two layout transposes (NCHW to tile-major and back)
-    grow with N * H * W * (C + O) and the GEMMs' savings with N * H * W * C * O:
-    at 32 -> 32 channels (x 16x32x32x32) forward, input and weight gradients took
-    9.9, 9.9, 10.4 ms against im2col's 7.8, 6.8, 9.1; at 16 -> 32 (CV2) worse.
+    process): its transforms and the two layout transposes (NCHW to tile-major
+    and back) grow with N * H * W * (C + O) and the GEMMs' savings with
+    N * H * W * C * O: at 32 -> 32 channels (x 16x32x32x32) forward, input and
+    weight gradients took 9.9, 9.9, 10.4 ms against im2col's 7.8, 6.8, 9.1; at
+    16 -> 32 (CV2) worse. At 64 channels it won on an earlier machine (CV3's
+    step 0.84-0.89x of im2col's), but not on the AVX-512 one of 4 December 2026,
+    where the weight gradient reuses the forward's transform (`_kept_input`,
+    which helps im2col's cheaper weight-gradient GEMM more): whole float32 step
+    with a new input array each time, Winograd against im2col, medians of
+    interleaved rounds (load 4-5 on 2 cores): x 8x64x56x56 (CV3) 1.13x, x
+    32x64x32x32 1.14x; x 16x96x28x28 0.94x, x 8x128x28x28 0.93x; x 8x256x14x14
+    1.03x (tiles few against their edges).
     """
     return (
         xp is numpy
@@ -500,7 +508,7 @@ def _use_winograd(xp: ModuleType, a: Array, b: Array, kernel: Ints, stride: Ints
     )
 
 
-_WINO_MIN_CHANNELS = 64
+_WINO_MIN_CHANNELS = 96
 
 
 def _finite(xp: ModuleType, y: Array) -> bool:

@@ -1,7 +1,7 @@
 """The convolution algorithms behind `F.conv*`: Winograd F(2x2, 3x3) beside im2col, against PyTorch.
 
 funcgrad/ops/conv.py picks the algorithm per call: Winograd for float32 3x3
-stride-1 convolutions with at least 64 channels in and out (forward, input
+stride-1 convolutions with at least `_WINO_MIN_CHANNELS` (96) channels in and out (forward, input
 gradient and weight gradient), im2col otherwise. The hypothesis cases of
 test_functional_conv.py are too small to reach Winograd, so here it is
 checked on its own in float64 (odd sizes, uneven and negative padding;
@@ -28,6 +28,7 @@ TF = torch.nn.functional
 
 TIGHT = {"rtol": 1e-12, "atol": 1e-12}
 F32 = {"rtol": 1e-4, "atol": 1e-5}  # PyTorch's float32 tolerance for its convolution tests
+WC = conv_ops._WINO_MIN_CHANNELS  # the fewest channels (in and out) that take Winograd
 
 # (N, C, O, H, W, ((top, bottom), (left, right))): even and odd outputs, crops
 GEOMETRIES = [
@@ -74,7 +75,7 @@ def _spy(monkeypatch):
 
 @pytest.mark.parametrize(
     ("shape", "opts"),
-    [((2, 64, 6, 7), {"padding": "same"}), ((1, 64, 5, 4), {"padding": (0, 2)})],
+    [((2, WC, 6, 7), {"padding": "same"}), ((1, WC, 5, 4), {"padding": (0, 2)})],
     ids=["same", "pad0-2"],
 )
 def test_conv2d_float32_through_winograd(monkeypatch, shape, opts):
@@ -82,8 +83,8 @@ def test_conv2d_float32_through_winograd(monkeypatch, shape, opts):
     rng = np.random.default_rng(shape[2])
     x, w, b = (
         rng.standard_normal(shape),
-        rng.standard_normal((72, 64, 3, 3)) / 24,
-        rng.standard_normal(72),
+        rng.standard_normal((WC + 8, WC, 3, 3)) / 24,
+        rng.standard_normal(WC + 8),
     )
     compare("conv2d", [x, w, b], opts, dtype=np.float32, worlds=False)
     # forward, input gradient (the transposed convolution), weight gradient
@@ -95,7 +96,7 @@ def test_conv2d_float32_through_winograd(monkeypatch, shape, opts):
 def test_conv_transpose2d_float32_through_winograd(monkeypatch):
     calls = _spy(monkeypatch)
     rng = np.random.default_rng(3)
-    x, w = rng.standard_normal((2, 64, 5, 6)), rng.standard_normal((64, 72, 3, 3)) / 24
+    x, w = rng.standard_normal((2, WC, 5, 6)), rng.standard_normal((WC, WC + 8, 3, 3)) / 24
     compare("conv_transpose2d", [x, w], {"padding": 1}, dtype=np.float32, worlds=False)
     assert calls.count("_wino_conv") == 2 and calls.count("_wino_weight") == 1, calls
 
@@ -103,9 +104,12 @@ def test_conv_transpose2d_float32_through_winograd(monkeypatch):
 def test_conv_small_or_float64_stays_im2col(monkeypatch):
     calls = _spy(monkeypatch)
     rng = np.random.default_rng(4)
-    x, w = rng.standard_normal((1, 64, 5, 5)), rng.standard_normal((64, 64, 3, 3))
+    x, w = rng.standard_normal((1, WC, 5, 5)), rng.standard_normal((WC, WC, 3, 3))
     F.conv2d(x, w, padding=1)  # float64
     F.conv2d(x[:, :32].astype(np.float32), w[:, :32].astype(np.float32), padding=1)  # 32 channels
+    few = WC - 8  # in and out: one side short of the threshold is enough
+    F.conv2d(x[:, :few].astype(np.float32), w[:, :few].astype(np.float32), padding=1)
+    F.conv2d(x.astype(np.float32), w[:few].astype(np.float32), padding=1)
     F.conv2d(x.astype(np.float32), w.astype(np.float32), stride=2)
     assert calls == []
 
@@ -113,9 +117,9 @@ def test_conv_small_or_float64_stays_im2col(monkeypatch):
 def test_winograd_non_finite_falls_back_to_im2col():
     # Winograd's transforms turn one inf into inf - inf = NaN; the result is done again by im2col
     rng = np.random.default_rng(5)
-    x = rng.standard_normal((1, 64, 4, 4)).astype(np.float32)
+    x = rng.standard_normal((1, WC, 4, 4)).astype(np.float32)
     x[0, 3, 1, 2] = np.inf
-    w = rng.standard_normal((64, 64, 3, 3)).astype(np.float32)
+    w = rng.standard_normal((WC, WC, 3, 3)).astype(np.float32)
     y = np.asarray(F.conv2d(x, w, padding=1))
     ty = TF.conv2d(torch.from_numpy(x), torch.from_numpy(w), padding=1).numpy()
     np.testing.assert_array_equal(np.isnan(y), np.isnan(ty))
@@ -124,7 +128,7 @@ def test_winograd_non_finite_falls_back_to_im2col():
     assert_close(y[finite], ty[finite], F32, "finite values")
 
 
-@pytest.mark.parametrize("channels", [8, 64], ids=["im2col", "winograd"])
+@pytest.mark.parametrize("channels", [8, WC], ids=["im2col", "winograd"])
 def test_results_do_not_share_the_scratch_buffers(channels):
     rng = np.random.default_rng(6)
     w = rng.standard_normal((channels, channels, 3, 3)).astype(np.float32)
@@ -172,7 +176,7 @@ def test_array_module_other_than_numpy_takes_the_plain_paths():
     shim = types.ModuleType("numpy_under_another_name")
     shim.__dict__.update(np.__dict__)
     rng = np.random.default_rng(7)
-    x, w = (rng.standard_normal(s).astype(np.float32) for s in ((2, 64, 9, 8), (64, 64, 3, 3)))
+    x, w = (rng.standard_normal(s).astype(np.float32) for s in ((2, WC, 9, 8), (WC, WC, 3, 3)))
     kw = {"stride": (1, 1), "padding": ((1, 1), (1, 1)), "dilation": (1, 1), "groups": 1}
     y = conv_ops._conv_forward(np, x, w, 0.0, **kw)
     for name, args, extra in [
@@ -216,7 +220,7 @@ def _made(monkeypatch):
     return made
 
 
-@pytest.mark.parametrize("channels", [8, 64], ids=["im2col", "winograd"])
+@pytest.mark.parametrize("channels", [8, WC], ids=["im2col", "winograd"])
 def test_conv_weight_reuses_the_forwards_transform_bit_for_bit(monkeypatch, channels):
     rng = np.random.default_rng(8)
     x = _frozen(rng.standard_normal((2, channels, 7, 6)).astype(np.float32))
@@ -230,12 +234,13 @@ def test_conv_weight_reuses_the_forwards_transform_bit_for_bit(monkeypatch, chan
     y = conv_ops._conv_forward(np, x, w, 0.0, **KW)
     conv_ops._conv_transpose_forward(np, ct, w, 0.0, **KW)  # between them, as in a backward
     dw = conv_ops._conv_weight_forward(np, x, ct, kernel=(3, 3), **KW)
-    assert len(made) == 1, made  # made by the forward, reused by the weight gradient
+    # made by the forward, reused by the weight gradient
+    assert made == ["winograd" if channels >= WC else "im2col"], made
     np.testing.assert_array_equal(y, y_ref)
     np.testing.assert_array_equal(dw, dw_ref)
 
 
-@pytest.mark.parametrize("channels", [8, 64], ids=["im2col", "winograd"])
+@pytest.mark.parametrize("channels", [8, WC], ids=["im2col", "winograd"])
 def test_kept_transform_is_never_stale(monkeypatch, channels):
     rng = np.random.default_rng(9)
     shape = (2, channels, 6, 6)
@@ -280,7 +285,7 @@ def test_kept_transform_is_never_stale(monkeypatch, channels):
 def test_gradients_through_the_kept_transform_match_torch():
     # the whole step (forward, input and weight gradients) through F.conv2d, float32
     rng = np.random.default_rng(10)
-    for c in (8, 64):
+    for c in (8, WC):
         x = rng.standard_normal((2, c, 6, 5)).astype(np.float32)
         w = (rng.standard_normal((c, c, 3, 3)) / (3 * c**0.5)).astype(np.float32)
         g = rng.standard_normal((2, c, 6, 5)).astype(np.float32)
