@@ -8,6 +8,7 @@ import math as _math
 
 import numpy as _np
 
+from funcgrad.errors import LinAlgError as _LinAlgError
 from funcgrad.errors import NotDifferentiableError as _NotDifferentiableError
 from funcgrad.graph import Node as _Node
 from funcgrad.numpy import linalg as _linalg
@@ -35,11 +36,19 @@ def logpdf(x, mean=None, cov=1, allow_singular=False):
         mean: The mean, shape `(d,)`; None: zeros.
         cov: The covariance matrix `(d, d)`, or a number (times the identity).
         allow_singular: Accepted for SciPy's signature; a singular `cov`
-            is not supported (the solve fails).
+            is not supported either way.
 
     Returns:
         One log density per point: shape `x.shape[:-1]` (a node if an
         argument is a node).
+
+    Raises:
+        LinAlgError: If `cov` is not positive definite: SciPy's test (the
+            eigenvalues of its lower triangle, with SciPy's tolerance), so
+            where SciPy raises (`ValueError` for a matrix that is not
+            positive semidefinite, `LinAlgError` for a singular one; this
+            error is both) funcgrad does too, instead of returning the
+            formula's number for a matrix that is no covariance.
 
     Examples:
         >>> import numpy as np
@@ -54,6 +63,7 @@ def logpdf(x, mean=None, cov=1, allow_singular=False):
     x, mean, cov = _promote(x, mean, cov)
     if _value(cov).ndim < 2:
         cov = _ew.multiply(cov, _np.eye(d, dtype=_value(cov).dtype))
+    _check_positive_definite(_value(cov), "funcgrad.scipy.stats.multivariate_normal.logpdf")
     diff = _ew.subtract(x, mean)
     batch = _value(diff).shape[:-1]
     flat = _shape.reshape(diff, shape=(-1, d) if batch else (1, d))  # (n, d)
@@ -64,6 +74,28 @@ def logpdf(x, mean=None, cov=1, allow_singular=False):
     maha = _shape.reshape(maha, shape=batch)
     logdet = _linalg.slogdet(cov).logabsdet
     return _ew.multiply(-0.5, _ew.add(maha, _ew.add(logdet, d * _LOG_2PI)))
+
+
+def _check_positive_definite(cov, op):
+    """Raise where SciPy's `multivariate_normal` refuses `cov` (its `_PSD` test, lower triangle)."""
+    if cov.ndim != 2 or cov.shape[0] != cov.shape[1] or not _np.isfinite(cov).all():
+        return  # the solve names the shape, or the inf/NaN entries
+    eigenvalues = _np.linalg.eigvalsh(cov, UPLO="L")
+    largest = _np.max(_np.abs(eigenvalues)) if eigenvalues.size else 0.0
+    eps = 1e6 * _np.finfo(eigenvalues.dtype).eps * largest  # SciPy's `_eigvalsh_to_eps`
+    smallest = _np.min(eigenvalues) if eigenvalues.size else 1.0
+    if smallest < -eps:
+        raise _LinAlgError(
+            f"{op}: cov (shape {cov.shape}) is not positive semidefinite (its smallest "
+            f"eigenvalue is {smallest:.6g}), so it is no covariance matrix; SciPy raises too"
+        )
+    if smallest <= eps:
+        raise _LinAlgError(
+            f"{op}: cov (shape {cov.shape}) is singular (its smallest eigenvalue {smallest:.6g} "
+            f"is within {eps:.3g} of 0); funcgrad's multivariate normal needs a positive definite "
+            f"cov (SciPy's allow_singular=True is not supported): add a small multiple of the "
+            f"identity"
+        )
 
 
 def pdf(x, mean=None, cov=1, allow_singular=False):
