@@ -285,5 +285,6 @@ class ApiMethods:
     where = _where
     nonzero = F.nonzero
     argwhere = F.argwhere
+    unique = F.unique
 
     masked_fill_ = inplace("masked_fill_", _masked_fill_values)

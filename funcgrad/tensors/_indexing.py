@@ -28,6 +28,8 @@ from funcgrad.errors import OpError as _OpError
 from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import scatter as _sc
 from funcgrad.ops import shape as _sh
+from funcgrad.ops._util import index_of as _index_of
+from funcgrad.ops._util import normalize_axis as _normalize_axis
 from funcgrad.ops.index import getitem as _getitem
 from funcgrad.ops.index import normalize_index as _normalize_index
 from funcgrad.tensors._adapters import one_dim as _one_dim
@@ -48,6 +50,7 @@ __all__ = [
     "masked_scatter",
     "masked_select",
     "nonzero",
+    "unique",
     "put",
     "scatter",
     "scatter_add",
@@ -837,6 +840,60 @@ def nonzero(input, *, as_tuple=False):  # noqa: A002
     if v.ndim == 0:
         return _wrap(xp.zeros((int(bool(v)), 0), dtype=np.int64))
     return _wrap(xp.argwhere(v).astype(np.int64))
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+    """Return the distinct values of `input`, in ascending order (PyTorch's `torch.unique`).
+
+    With `dim`, the distinct slices along that dimension. `return_inverse`
+    adds, for each entry (or slice), the index of its value in the result;
+    `return_counts` adds how often each value occurs. As PyTorch on the CPU,
+    the result is sorted whatever `sorted` says, and each NaN counts as a
+    distinct value (NaNs come last).
+
+    NOTE: the result has no gradient (PyTorch records one whose backward is
+    not implemented); it does not require grad.
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> torch.unique(torch.tensor([1, 2, 1, 2, 1, 2]))
+        tensor([1, 2])
+        >>> torch.unique(torch.tensor([3, 1, 3]), return_counts=True)
+        (tensor([1, 3]), tensor([1, 2]))
+    """
+    v = _unwrap_value(_tensor(input, "unique"))
+    xp = xp_of(v)
+    if dim is None:
+        flat = v.reshape(-1)
+        order = xp.argsort(flat, kind="stable")
+        ordered = flat[order]
+        # a new value starts where the sorted values change (NaN != NaN: each NaN is new)
+        starts = xp.ones(ordered.shape, dtype=bool)
+        starts[1:] = ordered[1:] != ordered[:-1]
+    else:
+        axis = _normalize_axis(_index_of(dim, "unique", "dim"), max(v.ndim, 1), "unique")[0]
+        if v.ndim == 0:
+            raise _OpError("funcgrad.unique: dim= needs a tensor of at least one dimension")
+        slabs = xp.moveaxis(v, axis, 0).reshape(v.shape[axis], -1)
+        # lexicographic order of the slices (the first column is the primary key)
+        order = xp.lexsort(slabs.T[::-1]) if slabs.shape[1] else xp.arange(len(slabs))
+        ordered = slabs[order]
+        starts = xp.ones(len(ordered), dtype=bool)
+        starts[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    group = xp.cumsum(starts) - 1
+    values = (
+        ordered[starts]
+        if dim is None
+        else xp.moveaxis(ordered[starts].reshape((-1, *xp.moveaxis(v, axis, 0).shape[1:])), 0, axis)
+    )
+    out = [_wrap(values)]
+    if return_inverse:
+        inverse = xp.empty(len(order), dtype=np.int64)
+        inverse[order] = group
+        out.append(_wrap(inverse.reshape(v.shape) if dim is None else inverse))
+    if return_counts:
+        out.append(_wrap(xp.diff(xp.append(xp.flatnonzero(starts), len(starts))).astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
 
 
 def argwhere(input):  # noqa: A002

@@ -702,6 +702,40 @@ op("nonzero", _nonzero, grads=False)
 op("argwhere", lambda b: ((b.tensor(b.shape(), grad=False),), {}), grads=False)
 
 
+def _unique(b):
+    # small integers, so that values (and slices) repeat; no NaN: under dim= PyTorch's order
+    # of NaN slices is unspecified (tests/tensors/test_unique.py checks NaN without dim)
+    shape = b.shape()
+    dtype = b.g.choice(("float32", "int64", "bool"))
+    values = b.g.rng().integers(0, 3, size=shape).astype(dtype)
+    x = b.tensor(shape, dtype, array=values, grad=False)
+    kwargs = {k: True for k in ("return_inverse", "return_counts") if b.g.boolean()}
+    if shape and b.g.boolean():
+        kwargs["dim"] = b.g.choice(range(-len(shape), len(shape)))
+    return (x,), kwargs
+
+
+op("unique", _unique, grads=False)
+
+
+def _legacy_type(name):
+    def draw_fn(b):
+        args = b.g.choice(((2, 3), ([1.0, 2.5],), ([[1, 0]],), (0,), ()))
+
+        def fn(lib, ts):
+            t = getattr(lib, name)(*args)
+            shaped = args and isinstance(args[0], int)  # PyTorch leaves those uninitialised
+            return (tuple(t.shape), t.dtype) if shaped else t
+
+        return fn, f"{name}{args!r}"
+
+    return draw_fn
+
+
+for _name in ("Double", "Half", "Long", "Int", "Short", "Char", "Byte", "Bool"):
+    custom(f"torch.{_name}Tensor", _legacy_type(f"{_name}Tensor"), grads=False)
+
+
 def _where_cond(b):
     shape = b.shape()
     c = b.tensor(shape, "bool", array=values(b.g, shape, "float64", REAL, b.ties) > 0, grad=False)
