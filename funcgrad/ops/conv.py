@@ -273,6 +273,11 @@ def _transpose_runs(xp: ModuleType, w: Array, x: Array, full: Ints, dilation: In
     `x` is laid out on the output's flat plane (its inner axes zero-padded to
     `full`), so tap `t`'s columns (the GEMM of w's tap `t` with x) are one run
     that col2im adds at the flat offset of the tap's window corner.
+
+    NOTE: a few samples at a time (`_chunk`): the GEMM's columns for them
+    stay in the core's cache until col2im has added them. CPU time, one
+    thread, interleaved: x 8x64x56x58 (CV3's input gradient) 27.0 -> 19.8 ms,
+    32x32x32x34 (CV2's shape, 32 -> 16 channels) 7.7 -> 4.6 ms.
     """
     n, groups, cg, run = x.shape
     og, kernel = w.shape[1], w.shape[2:]
@@ -283,15 +288,20 @@ def _transpose_runs(xp: ModuleType, w: Array, x: Array, full: Ints, dilation: In
         for tap in _taps(kernel)
     ]
     pitch = max(offsets) + run
+    itemsize = numpy.dtype(dt).itemsize
     if 4 * max(offsets) > run:
         # cols[n, g, (o, k), p] = sum_c w[g, c, (o, k)] x[n, g, c, p]; one add per tap and channel
         wt = w.reshape(groups, cg, og * taps).transpose(0, 2, 1)
-        cols = _scratch(xp, "cols", (n, groups, og * taps, run), dt)
-        _matmul_into(xp, wt, x, cols)
-        cols = cols.reshape(n, groups * og, taps, run)
+        step = _chunk(xp, n, groups * og * taps * run * itemsize)
+        cols = _scratch(xp, "cols", (step, groups, og * taps, run), dt)
         out = xp.zeros((n, groups * og, pitch), dtype=dt)
-        for t, offset in enumerate(offsets):
-            out[:, :, offset : offset + run] += cols[:, :, t]
+        for lo in range(0, n, step):
+            hi = min(n, lo + step)
+            _matmul_into(xp, wt, x[lo:hi], cols[: hi - lo])
+            by_tap = cols[: hi - lo].reshape(hi - lo, groups * og, taps, run)
+            part = out[lo:hi]
+            for t, offset in enumerate(offsets):
+                part[:, :, offset : offset + run] += by_tap[:, :, t]
         return out[:, :, : prod(full)].reshape(n, groups * og, *full)
     # NOTE: with the GEMM's rows tap-major, (k, o), and each row `pitch` long
     # (its tail zero), a tap's columns for all channels of a group are one run
@@ -300,16 +310,32 @@ def _transpose_runs(xp: ModuleType, w: Array, x: Array, full: Ints, dilation: In
     # runs. CPU time, one thread: CV2's input gradient 7.9 -> 5.3 ms; where the
     # tail is long against the run (LeNet's 5x5 on 10x10) the plain layout wins.
     wk = w.reshape(groups, cg, og, taps).transpose(0, 3, 2, 1).reshape(groups, taps * og, cg)
-    cols = _scratch(xp, "cols", (n, groups, taps * og, pitch), dt)
+    span = groups * og * pitch
+    step = _chunk(xp, n, taps * span * itemsize)
+    cols = _scratch(xp, "cols", (step, groups, taps * og, pitch), dt)
     cols[..., run:] = 0
-    _matmul_into(xp, wk, x, cols[..., :run])
-    by_tap = cols.reshape(n, groups, taps, og * pitch)
-    flat = xp.zeros((n, groups * og * pitch + max(offsets)), dtype=dt)
-    for t, offset in enumerate(offsets):
-        target = flat[:, offset : offset + groups * og * pitch].reshape(n, groups, og * pitch)
-        target += by_tap[:, :, t]
-    out = flat[:, : groups * og * pitch].reshape(n, groups * og, pitch)
+    flat = xp.zeros((n, span + max(offsets)), dtype=dt)
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        _matmul_into(xp, wk, x[lo:hi], cols[: hi - lo, ..., :run])
+        by_tap = cols[: hi - lo].reshape(hi - lo, groups, taps, og * pitch)
+        part = flat[lo:hi]
+        for t, offset in enumerate(offsets):
+            target = part[:, offset : offset + span].reshape(hi - lo, groups, og * pitch)
+            target += by_tap[:, :, t]
+    out = flat[:, :span].reshape(n, groups * og, pitch)
     return out[:, :, : prod(full)].reshape(n, groups * og, *full)
+
+
+def _chunk(xp: ModuleType, n: int, per_sample: int) -> int:
+    """How many of `n` samples to take at a time when each needs `per_sample` bytes of
+    temporaries: as many as fit in `_CHUNK_BYTES` (at least one); all of them off NumPy."""
+    if xp is not numpy:
+        return max(n, 1)
+    return max(1, min(n, _CHUNK_BYTES // max(per_sample, 1)))
+
+
+_CHUNK_BYTES = 1 << 20  # about half of a core's L2 cache (2 MiB here)
 
 
 def _taps(kernel: Ints) -> list[Ints]:

@@ -298,3 +298,32 @@ def test_gradients_through_the_kept_transform_match_torch():
         (TF.conv2d(tx, tw, padding=1) * torch.from_numpy(g)).sum().backward()
         assert_close(dx, tx.grad.numpy(), F32, f"input gradient, {c} channels")
         assert_close(dw, tw.grad.numpy(), F32, f"weight gradient, {c} channels")
+
+
+@pytest.mark.parametrize("take", [1, 2], ids=["one-at-a-time", "two-ragged"])
+@pytest.mark.parametrize(
+    ("x_shape", "w_shape", "opts"),
+    [
+        ((5, 4, 12, 13), (4, 3, 3, 3), {"padding": ((1, 1), (1, 1)), "groups": 2}),  # long runs
+        ((5, 2, 4, 5), (2, 3, 5, 5), {"padding": ((2, 2), (2, 2)), "groups": 1}),  # per channel
+    ],
+    ids=["tap-major", "per-channel"],
+)
+def test_conv_transpose_in_sample_chunks_is_bit_identical(monkeypatch, take, x_shape, w_shape,
+                                                          opts):  # fmt: skip
+    # the input gradient's GEMM and col2im run a few samples at a time (`_chunk`)
+    rng = np.random.default_rng(11)
+    kw = {"stride": (1, 1), "dilation": (1, 1), **opts}
+    for dtype in (np.float64, np.float32):
+        x = rng.standard_normal(x_shape).astype(dtype)
+        w = rng.standard_normal(w_shape).astype(dtype)
+        whole = conv_ops._conv_transpose_forward(np, x, w, 0.0, **kw)
+        with monkeypatch.context() as m:
+            m.setattr(conv_ops, "_chunk", lambda xp, n, per_sample: min(n, take))
+            chunked = conv_ops._conv_transpose_forward(np, x, w, 0.0, **kw)
+        np.testing.assert_array_equal(chunked, whole)
+        tx, tw = torch.from_numpy(x), torch.from_numpy(w)
+        pad = opts["padding"][0][0]
+        want = TF.conv_transpose2d(tx, tw, padding=pad, groups=opts["groups"]).numpy()
+        tol = TIGHT if dtype == np.float64 else F32
+        assert_close(chunked, want, tol, f"{dtype.__name__} against torch")
