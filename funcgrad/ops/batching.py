@@ -1252,6 +1252,63 @@ STACKED_RULES: dict[str, Callable[[int, dict[str, Any]], dict[str, Any] | None]]
 }
 
 
+# --- first-order VJP rules on the stacked batch ------------------------------------------------
+#
+# A transform inside vmap records nodes whose values are batched. Its first-order backward
+# walk can apply a primitive's own VJP rule once to plain arrays, the batch stacked on axis 0
+# (`funcgrad.transforms.batching`), instead of applying each primitive the rule is made of to
+# batched values: the same NumPy operations on the same arrays, without the batching
+# interpreter between them. That needs the rule's parameters in the stacked form, which the
+# functions below give (None: no such form, and the walk takes the general path). They get
+# the batch size, the number of axes of one example of the rule's first argument, the
+# parameters (a batched one as `Mapped`) and the stacked values `(ct, out, *args)`.
+
+StackedParams = Callable[[int, int, dict[str, Any], Sequence[Any]], dict[str, Any] | None]
+
+
+def _same_shapes(stacked: Sequence[Any]) -> bool:
+    shape = stacked[0].shape
+    return all(v.shape == shape for v in stacked)
+
+
+def elementwise_stacked(
+    size: int, nd: int, params: dict[str, Any], stacked: Sequence[Any]
+) -> dict[str, Any] | None:
+    """A unary elementwise rule without parameters: cotangent, output and input line up."""
+    if params or len(stacked) != 3 or not _same_shapes(stacked):
+        return None
+    return params
+
+
+def _softmax_stacked(
+    size: int, nd: int, params: dict[str, Any], stacked: Sequence[Any]
+) -> dict[str, Any] | None:
+    """`softmax`/`log_softmax`: the axes shifted past the batch."""
+    if len(stacked) != 3 or not _same_shapes(stacked) or nd == 0:
+        return None
+    return {**params, "axis": _shifted(params["axis"], nd, "vmap")}
+
+
+def _getitem_stacked(
+    size: int, nd: int, params: dict[str, Any], stacked: Sequence[Any]
+) -> dict[str, Any] | None:
+    """`getitem` (its rule scatters the cotangent at `index`): the batch's index, as its rule uses."""
+    index = params["index"]
+    if any(isinstance(i, Mapped) for i in index):
+        full = _mapped_index(size, index, nd)
+        return None if full is None else {"index": full}
+    full, out_dim = _batched_index(_expand_ellipsis(index, nd))
+    return {"index": full} if out_dim == 0 else None
+
+
+STACKED_VJPS: dict[str, StackedParams] = {
+    **dict.fromkeys(ELEMENTWISE, elementwise_stacked),
+    "softmax": _softmax_stacked,
+    "log_softmax": _softmax_stacked,
+    "getitem": _getitem_stacked,
+}
+
+
 def _family(name: str) -> Callable[[Primitive], Rule] | None:
     if name in ELEMENTWISE:
         return elementwise
@@ -1345,6 +1402,7 @@ def fill() -> None:
 __all__ = [
     "DECOMPOSED",
     "STACKED_RULES",
+    "STACKED_VJPS",
     "RULES",
     "Mapped",
     "fill",
