@@ -50,6 +50,8 @@ from funcgrad.tensors._shaping import *  # noqa: F403
 from funcgrad.tensors._shaping import __all__ as _shaping_all
 from funcgrad.tensors._sorting import *  # noqa: F403
 from funcgrad.tensors._sorting import __all__ as _sorting_all
+from funcgrad.tensors.inplace_functions import *  # noqa: F403
+from funcgrad.tensors.inplace_functions import __all__ as _inplace_functions_all
 from funcgrad.tensors.tensor_class import Tensor, _apply, _new_like, _unwrap_value
 
 __all__ = [
@@ -108,6 +110,7 @@ __all__ = [
     *_products_all,
     *_math_all,
     *_sorting_all,
+    *_inplace_functions_all,
 ]
 
 # PyTorch's pair prints as `torch.return_types.max(values=..., indices=...)`.

@@ -24,6 +24,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from funcgrad.tensors.inplace_functions import __all__ as _INPLACE_FUNCTIONS
 from tests.differential.torch_cases import (
     FLOATS,
     REAL,
@@ -1226,6 +1227,46 @@ def _diff(b):
 
 
 op("diff", _diff)
+
+
+# --- torch.sin_(x) and the other in-place functions of the torch namespace ------------------
+
+_ACOSH = Domain(1.05, 3.0)
+_INPLACE_DOMAINS = {
+    **dict.fromkeys(
+        ("acos_", "arccos_", "asin_", "arcsin_", "atanh_", "arctanh_", "logit_"), Domain(0.05, 0.95)
+    ),
+    **dict.fromkeys(("acosh_", "arccosh_"), _ACOSH),
+    **dict.fromkeys(
+        ("log_", "log2_", "log10_", "sqrt_", "rsqrt_", "reciprocal_"), Domain(0.2, 3.0)
+    ),
+    "log1p_": Domain(-0.9, 3.0),
+}
+
+
+def _inplace_function(name):
+    def spec(b):
+        x = b.tensor((3,), dom=_INPLACE_DOMAINS.get(name, REAL), grad=b.g.integers(0, 5) == 0)
+        args = {
+            "addmv_": lambda: (b.tensor((3, 2), grad=False), b.tensor((2,), grad=False)),
+            "clamp_": lambda: (-0.5, 0.5),
+            "clip_": lambda: (-0.5, 0.5),
+            "clamp_max_": lambda: (0.3,),
+            "clamp_min_": lambda: (-0.3,),
+            "fill_": lambda: (2.5,),
+            "index_put_": lambda: (
+                (b.tensor((2,), "int64", array=np.array([2, 0]), grad=False),),
+                b.tensor((2,), grad=False),
+            ),
+            "xlogy_": lambda: (b.tensor((3,), dom=Domain(0.2, 3.0), grad=False),),
+        }.get(name, tuple)()
+        return (x, *args), {}
+
+    return spec
+
+
+for _name in _INPLACE_FUNCTIONS:
+    function(_name, _inplace_function(_name), grads=False)
 
 
 # the cases of linalg, fft, special, elementwise math and operators
