@@ -64,6 +64,7 @@ HAND_WRITTEN = {
         "funcgrad/numpy/_elementwise.py",
         "funcgrad/numpy/_shape.py",
         "funcgrad/numpy/_linalg.py",
+        "funcgrad/numpy/_reductions.py",
     ),
     "numpy.linalg": ("funcgrad/numpy/linalg.py",),
     # functions.py re-exports the modules after it (the families of issue #14)

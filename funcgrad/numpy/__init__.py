@@ -37,6 +37,8 @@ from funcgrad.numpy._polynomial import *  # noqa: F403
 from funcgrad.numpy._polynomial import __all__ as _polynomial_all
 from funcgrad.numpy._polynomial_linalg import *  # noqa: F403
 from funcgrad.numpy._polynomial_linalg import __all__ as _polynomial_linalg_all
+from funcgrad.numpy._reductions import *  # noqa: F403
+from funcgrad.numpy._reductions import __all__ as _reductions_all
 from funcgrad.numpy._shape import *  # noqa: F403
 from funcgrad.numpy._shape import __all__ as _shape_all
 from funcgrad.numpy._statistics import *  # noqa: F403
@@ -51,6 +53,7 @@ __all__ = [
     "linalg",
     "random",
     *_generated_all,
+    *_reductions_all,
     *_elementwise_all,
     *_linalg_all,
     *_shape_all,

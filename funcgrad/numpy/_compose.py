@@ -25,9 +25,9 @@ from funcgrad.numpy._generated import (
     power,
 )
 from funcgrad.numpy._generated import flip as _flip
-from funcgrad.numpy._generated import max as _max
-from funcgrad.numpy._generated import min as _min
-from funcgrad.numpy._generated import sum as _sum
+from funcgrad.numpy._reductions import max as _max
+from funcgrad.numpy._reductions import min as _min
+from funcgrad.numpy._reductions import sum as _sum
 from funcgrad.numpy._shape import atleast_3d as _atleast_3d
 from funcgrad.numpy._shape import concatenate, moveaxis, split, vstack
 from funcgrad.ops import elementwise as _ew
