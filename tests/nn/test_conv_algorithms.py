@@ -189,7 +189,7 @@ def test_array_module_other_than_numpy_takes_the_plain_paths():
 
 
 # conv_weight reuses the transform (im2col, Winograd's B^T d B) that conv's forward made of
-# the same input array, where that array cannot have changed (`_kept_input`).
+# the same input array, where that array cannot have changed (`_kept_get`).
 KW = {"stride": (1, 1), "padding": ((1, 1), (1, 1)), "dilation": (1, 1), "groups": 1}
 
 
@@ -200,23 +200,21 @@ def _frozen(a):
 
 
 def _unkept(monkeypatch):
-    """conv_ops with the kept transforms switched off: the reference path."""
-    monkeypatch.setattr(conv_ops, "_kept_input", lambda xp, kind, x, key, make: make(""))
+    """conv_ops with the kept transforms never found nor kept: the reference path."""
+    monkeypatch.setattr(conv_ops, "_kept_get", lambda xp, kind, x, key: None)
+    monkeypatch.setattr(conv_ops, "_kept_put", lambda xp, kind, x, key, out: None)
 
 
 def _made(monkeypatch):
-    """A list that gets the kind of each transform `_kept_input` makes (not reuses)."""
+    """A list that gets the kind of each transform made and kept (`_kept_put`)."""
     made = []
-    real = conv_ops._kept_input
+    real = conv_ops._kept_put
 
-    def spy(xp, kind, x, key, make):
-        def counted(slot):
-            made.append(kind)
-            return make(slot)
+    def spy(xp, kind, x, key, out):
+        made.append(kind)
+        return real(xp, kind, x, key, out)
 
-        return real(xp, kind, x, key, counted)
-
-    monkeypatch.setattr(conv_ops, "_kept_input", spy)
+    monkeypatch.setattr(conv_ops, "_kept_put", spy)
     return made
 
 
@@ -327,3 +325,32 @@ def test_conv_transpose_in_sample_chunks_is_bit_identical(monkeypatch, take, x_s
         want = TF.conv_transpose2d(tx, tw, padding=pad, groups=opts["groups"]).numpy()
         tol = TIGHT if dtype == np.float64 else F32
         assert_close(chunked, want, tol, f"{dtype.__name__} against torch")
+
+
+@pytest.mark.parametrize("take", [1, 2], ids=["one-at-a-time", "two-ragged"])
+@pytest.mark.parametrize("frozen", [True, False], ids=["kept", "not-kept"])
+def test_im2col_in_sample_chunks_is_bit_identical(monkeypatch, take, frozen):
+    # conv's forward and conv_weight copy im2col a few samples at a time (`_x_cols`, `_chunk`):
+    # into one kept matrix (a read-only input; the second call reuses it) or one chunk's buffer
+    rng = np.random.default_rng(12)
+    kw = {"stride": (2, 1), "padding": ((1, 0), (2, 1)), "dilation": (1, 2), "groups": 2}
+    for dtype in (np.float64, np.float32):
+        x = rng.standard_normal((5, 4, 9, 8)).astype(dtype)
+        w = rng.standard_normal((6, 2, 3, 2)).astype(dtype)
+        x = _frozen(x) if frozen else x
+        with monkeypatch.context() as m:
+            _unkept(m)
+            y_ref = conv_ops._conv_forward(np, x, w, 0.0, **kw)
+            ct = rng.standard_normal(y_ref.shape).astype(dtype)
+            dw_ref = conv_ops._conv_weight_forward(np, x, ct, kernel=(3, 2), **kw)
+        with monkeypatch.context() as m:
+            m.setattr(conv_ops, "_chunk", lambda xp, n, per_sample: min(n, take))
+            made = _made(m)
+            for _ in range(2):  # frozen: made by the first forward, reused by the other three
+                np.testing.assert_array_equal(conv_ops._conv_forward(np, x, w, 0.0, **kw), y_ref)
+                dw = conv_ops._conv_weight_forward(np, x, ct, kernel=(3, 2), **kw)
+                np.testing.assert_array_equal(dw, dw_ref)
+            assert made == (["im2col"] if frozen else []), made
+        tx, tw = torch.from_numpy(np.array(x)), torch.from_numpy(w)
+        ty = TF.conv2d(TF.pad(tx, (2, 1, 1, 0)), tw, stride=(2, 1), dilation=(1, 2), groups=2)
+        assert_close(y_ref, ty.numpy(), TIGHT if dtype == np.float64 else F32, "against torch")
