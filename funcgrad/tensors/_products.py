@@ -21,6 +21,7 @@ from funcgrad.ops._util import index_of as _index_of
 from funcgrad.ops._util import normalize_axis as _normalize_axis
 from funcgrad.tensors._adapters import one_dim as _one_dim
 from funcgrad.tensors._adapters import operands as _operands
+from funcgrad.tensors._out import into as _into
 from funcgrad.tensors.dtypes import torch_name as _torch_name
 from funcgrad.tensors.tensor_class import Tensor, _apply
 
@@ -307,9 +308,7 @@ def tensordot(a, b, dims=2, out=None):
         funcgrad.Size([2, 4])
     """
     if out is not None:
-        from funcgrad.tensors._out import into
-
-        return into("tensordot", tensordot(a, b, dims), out)
+        return _into("tensordot", tensordot(a, b, dims), out)
     if isinstance(dims, Tensor):
         dims = dims.tolist()
     if isinstance(dims, (list, tuple)):
