@@ -65,8 +65,9 @@ LAYERS: dict[str, set[str]] = {
         "distributions",
         "_compile",  # torch.compile: funcgrad.jit over tensors and modules
     },
-    # The public API (`funcgrad/__init__.py`) and `python -m funcgrad` use everything.
-    "top": {"", "__main__"},
+    # The public API (`funcgrad/__init__.py`) and `python -m funcgrad` use everything;
+    # `functional` (torch.functional) re-exports functions of the public API.
+    "top": {"", "__main__", "functional"},
 }
 ORDER = list(LAYERS)
 LAYER_OF = {name: layer for layer, names in LAYERS.items() for name in names}
