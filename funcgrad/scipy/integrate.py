@@ -70,7 +70,9 @@ def odeint(
 
     Returns:
         The states at the times `t`: shaped `(len(t), *y0.shape)`, or the
-        pytree of `y0` with such leaves.
+        pytree of `y0` with such leaves. So a scalar `y0` gives shape
+        `(len(t),)`, as JAX's `odeint`, where SciPy's (and autograd's)
+        gives `(len(t), 1)`.
 
     Raises:
         ShapeError: If `t` is not 1-D, or `func` returns a state of
