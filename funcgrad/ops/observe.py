@@ -31,6 +31,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import numpy
+
 from funcgrad.graph import Node
 
 active = 0  # number of threads with at least one observer
@@ -56,6 +58,8 @@ def _set_stack(stack: tuple[Any, ...]) -> None:
     """Make `stack` the thread's observers, with what the hot paths read of it."""
     local = _local
     local.stack = stack
+    if "plain" not in local.__dict__:
+        local.plain = False  # (a missed getattr on a thread-local formats an error: ~0.7 µs)
     local.watchers = tuple(ob for ob in stack if any(hasattr(ob, m) for m in _WATCHING))
     local.alone = getattr(stack[0], "call_alone", None) if len(stack) == 1 else None
 
@@ -108,6 +112,10 @@ class observing:
 
 # --- called by Primitive.__call__ and Primitive.bind while `active` ----------------
 
+# Types of arguments that are never of a layer above (what getattr would look up in vain, at
+# the cost of an exception it formats and drops)
+_PLAIN = frozenset({numpy.ndarray, float, int, bool, complex, *numpy.sctypeDict.values()})
+
 # Returned by `observed_call` when the caller should compute as if unobserved.
 UNOBSERVED = object()
 
@@ -133,7 +141,7 @@ def observed_call(prim: Callable[..., Any], args: tuple[Any, ...], params: dict[
         t = type(a)
         if t is Node:
             break
-        if getattr(t, "__funcgrad_apply__", None) is not None:
+        if t not in _PLAIN and getattr(t, "__funcgrad_apply__", None) is not None:
             return UNOBSERVED
     alone = local.alone
     if alone is not None:  # the only observer, with a call of its own for that case
@@ -161,7 +169,9 @@ def observed_call(prim: Callable[..., Any], args: tuple[Any, ...], params: dict[
 
 def node_made(node: Node) -> None:
     """Tell the calling thread's observers that `node` was recorded (`Primitive.bind`)."""
-    for ob in current():
+    if not active:
+        return
+    for ob in getattr(_local, "watchers", ()):  # (current(), inlined)
         made = getattr(ob, "node_made", None)
         if made is not None:
             made(node)

@@ -1043,32 +1043,56 @@ def _recorded(prim: Primitive, level: int, args: tuple[Any, ...], params: dict[s
         return result
     values = []
     inputs = []
-    for a in args:
+    top = 0  # the highest level of a batched value among the values
+    simple = True  # no node among the values, no batched or tuple parameter: `_apply` is
+    for a in args:  # `_batched_apply` of `top` (or the primitive, where `top` is 0)
         t = type(a)
         if t is Node:
             if _level_of(a) == level:
-                values.append(a.value)
+                v = a.value
+                values.append(v)
                 inputs.append(a)
+                if type(v) is Batched and v.level > top:
+                    top = v.level
             else:
                 values.append(a)
                 inputs.append(_batched(a, None, level))
+                simple = False
         elif t is Batched:
             values.append(a)
             inputs.append(a if a.level == level else _batched(a, None, level))
+            if a.level > top:
+                top = a.level
         else:
             values.append(a)
             inputs.append(a if t in _SCALARS else freeze(a))
     vals = tuple(values)
-    out = _apply(prim, vals, params)  # (not through the primitive's call: the same, faster)
-    if out is _PLAIN:
-        out = prim(*vals, **params)
+    if simple and params:
+        for v in params.values():
+            t = type(v)
+            if t is Batched or t is tuple:
+                simple = False
+                break
+    out: Any
+    if simple and top:
+        out = _batched_apply(prim, top, vals, params)
+    else:
+        out = _PLAIN if simple else _apply(prim, vals, params)  # (not through the call: faster)
+        if out is _PLAIN:
+            out = prim(*vals, **params)
     if type(out) is not Batched or out.level != level:
         out = _batched(out, None, level)
-    if prim.name in _table.STACKED_RULES:
+    got = _stacked_twins.get(id(prim))
+    if got is not None:
+        prim = got[1]
+    elif prim.name in _table.STACKED_RULES:
         prim = _twin(prim)
     elif prim.name in _STACKED_VJPS:
         prim = _stacked_twin(prim)
-    return _node(prim, tuple(inputs), params, out)
+    node = make_node(prim, tuple(inputs), params or {}, out)
+    if observe.active:
+        observe.node_made(node)
+    return node
 
 
 # --- rules that read values with NumPy: applied to the stacked batch ---------------------------
@@ -1774,6 +1798,8 @@ def _prefix_axes(axes: Any, tree: Any, path: str, what: str, op: str) -> list[An
 def _lowered(v: Any) -> tuple[Any, Any]:
     """A value as the core sees it (a tensor as its node or array) and the type to wrap back into."""
     t = type(v)
+    if t is _ndarray:  # (the usual case; hasattr's miss below formats an exception message)
+        return v, None
     if t is not Node and t is not Batched and hasattr(t, "__funcgrad_wrap__"):
         # NOTE: a tensor made inside vmap holds a batched value, which it cannot hand out
         # as an array (`graph_output` asks NumPy for one): its `_value` is that value
