@@ -241,7 +241,14 @@ class Legacy:
             ) from e
 
     def __getattr__(self, name: str) -> Any:
+        if (
+            name.startswith("__") or name == "legacy"
+        ):  # copy and pickle probe before `legacy` is set
+            raise AttributeError(name)
         return getattr(self.legacy, name)
+
+    def __reduce__(self) -> Any:
+        return (_restored_legacy, (self.legacy,))
 
     @property
     def bit_generator(self) -> Any:
@@ -322,6 +329,13 @@ class Legacy:
                 f"shuffles along axis 0 only, got axis={axis}; use default_rng(seed).shuffle"
             )
         self.legacy.shuffle(x)
+
+
+def _restored_legacy(legacy: Any) -> Legacy:
+    """A `Legacy` around `legacy`, a `numpy.random.RandomState` (for copy and pickle)."""
+    restored = Legacy.__new__(Legacy)
+    restored.legacy = legacy
+    return restored
 
 
 def _into(value: Any, out: Any) -> Any:
