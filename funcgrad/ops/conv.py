@@ -18,15 +18,17 @@ whatever the sizes: the VJP of `conv` in `x` is `conv_transpose` with the
 `after` padding that gives back `x`'s size, and so on round the family.
 
 On NumPy (and CuPy) the work is one strided window view of the padded
-input (`as_strided`), copied once into a `(N, groups, C/groups * K, P)`
-im2col layout, and one batched GEMM (`matmul`); the transposed convolution
-is the GEMM the other way round followed by col2im, one strided add per
-kernel tap (with unit strides, one add of long runs per tap).
+input (`as_strided`), copied into a `(N, groups, C/groups * K, P)` im2col
+layout, and one GEMM (`matmul`) per sample; the transposed convolution is
+the GEMM the other way round followed by col2im, one strided add per kernel
+tap (with unit strides, one add of long runs per tap). On NumPy both go a
+few samples at a time (`_chunk`, 1 MiB of temporaries), so that what one
+step writes is still in the core's cache when the next reads it.
 
 Two choices are made per call, and neither changes a float64 result:
 
 * 2-D float32 convolutions with a 3x3 kernel, unit stride and dilation, one
-  group and at least 96 channels in and out (all three of the family) go
+  group and at least 128 channels in and out (all three of the family) go
   through Winograd F(2x2, 3x3), which does 2.25x fewer multiplications
   (section "Winograd" below; within PyTorch's float32 tolerance for
   convolutions, tests/nn/test_conv_algorithms.py). A result that is not all
@@ -34,14 +36,14 @@ Two choices are made per call, and neither changes a float64 result:
 * On NumPy, temporaries (the padded input, the im2col buffer, Winograd's
   transforms) live in per-thread buffers kept between calls (`_scratch`):
   each of up to 11 slots keeps at most `_SCRATCH_MAX` bytes (64 MiB); after
-  one float32 step of CV2 (x 32x16x32x32) a thread keeps 48 MB, of CV3
-  (x 8x64x56x56, im2col) 135 MB. Results are always fresh arrays.
+  one float32 step of CV2 (x 32x16x32x32) a thread keeps 27 MB, of CV3
+  (x 8x64x56x56, im2col) 80 MB. Results are always fresh arrays.
 
 One more thing is shared between calls without changing any result: the
 weight gradient `conv_weight` reuses the im2col matrix (or Winograd's
 transformed input) that `conv`'s forward made of the same input array, when
 that array is read-only all the way down, as the graph's values are
-(`_kept_input`; bit for bit the same numbers).
+(`_kept_get`; bit for bit the same numbers).
 """
 
 from __future__ import annotations
@@ -566,13 +568,14 @@ def _use_winograd(xp: ModuleType, a: Array, b: Array, kernel: Ints, stride: Ints
     N * H * W * C * O: at 32 -> 32 channels (x 16x32x32x32) forward, input and
     weight gradients took 9.9, 9.9, 10.4 ms against im2col's 7.8, 6.8, 9.1; at
     16 -> 32 (CV2) worse. At 64 channels it won on an earlier machine (CV3's
-    step 0.84-0.89x of im2col's), but not on the AVX-512 one of 4 December 2026,
-    where the weight gradient reuses the forward's transform (`_kept_input`,
-    which helps im2col's cheaper weight-gradient GEMM more): whole float32 step
-    with a new input array each time, Winograd against im2col, medians of
-    interleaved rounds (load 4-5 on 2 cores): x 8x64x56x56 (CV3) 1.13x, x
-    32x64x32x32 1.14x; x 16x96x28x28 0.94x, x 8x128x28x28 0.93x; x 8x256x14x14
-    1.03x (tiles few against their edges).
+    step 0.84-0.89x of im2col's), but not on the AVX-512 one of 4 December 2026
+    once the weight gradient reused the forward's transform (`_kept_get`, which
+    helps im2col's cheaper weight-gradient GEMM more) and im2col went a few
+    samples at a time (`_x_cols`; Winograd's transforms do not): whole float32
+    step with a new input array each time, Winograd against im2col, medians of
+    interleaved rounds (load 4-7 on 2 cores): x 8x64x56x56 (CV3) 1.13x and
+    32x64x32x32 1.14x before the chunks; after them x 16x96x28x28 1.01x,
+    8x128x28x28 0.98x, 8x256x28x28 0.85x.
     """
     return (
         xp is numpy
@@ -585,7 +588,7 @@ def _use_winograd(xp: ModuleType, a: Array, b: Array, kernel: Ints, stride: Ints
     )
 
 
-_WINO_MIN_CHANNELS = 96
+_WINO_MIN_CHANNELS = 128
 
 
 def _finite(xp: ModuleType, y: Array) -> bool:

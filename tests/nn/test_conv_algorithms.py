@@ -1,7 +1,7 @@
 """The convolution algorithms behind `F.conv*`: Winograd F(2x2, 3x3) beside im2col, against PyTorch.
 
 funcgrad/ops/conv.py picks the algorithm per call: Winograd for float32 3x3
-stride-1 convolutions with at least `_WINO_MIN_CHANNELS` (96) channels in and out (forward, input
+stride-1 convolutions with at least `_WINO_MIN_CHANNELS` (128) channels in and out (forward, input
 gradient and weight gradient), im2col otherwise. The hypothesis cases of
 test_functional_conv.py are too small to reach Winograd, so here it is
 checked on its own in float64 (odd sizes, uneven and negative padding;
