@@ -200,6 +200,12 @@ def elementwise(prim: Primitive) -> Rule:
                     return run(x, y, **params), dx
             elif (dy is None and not shape_of(y)) or (dx is None and not shape_of(x)):
                 return run(x, y, **params), dx if dy is None else dy
+            elif (dx == 0 and dy is None and len(shape_of(y)) < len(shape_of(x))) or (
+                dy == 0 and dx is None and len(shape_of(x)) < len(shape_of(y))
+            ):
+                # the batch in front, the other argument with no more axes than an example
+                # (`x @ w + b`): it broadcasts against each example from the right as it is
+                return run(x, y, **params), 0
         nds = [ndim_of(v) - (d is not None) for v, d in zip(vals, dims, strict=True)]
         top = max(nds)
         batched = [d for d in dims if d is not None]
@@ -1267,8 +1273,8 @@ StackedParams = Callable[[int, int, dict[str, Any], Sequence[Any]], dict[str, An
 
 
 def _same_shapes(stacked: Sequence[Any]) -> bool:
-    shape = stacked[0].shape
-    return all(v.shape == shape for v in stacked)
+    ct, out, x = stacked
+    return ct.shape == out.shape == x.shape
 
 
 def elementwise_stacked(

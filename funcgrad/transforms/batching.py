@@ -1363,17 +1363,23 @@ def _stacked_params(
     if stacker is None:
         return None
     lowered = params
-    if params:
+    batched = False
+    for v in params.values():
+        t = type(v)
+        if t is tuple:
+            for i in v:
+                ti = type(i)
+                if ti is Node or (
+                    ti is Batched and (i.level != level or type(i.val) is not _ndarray)
+                ):
+                    return None  # a node, or batched by another vmap: the general path
+                batched = batched or ti is Batched
+        elif t is Node or (t is Batched and (v.level != level or type(v.val) is not _ndarray)):
+            return None
+        else:
+            batched = batched or t is Batched
+    if batched:
         lowered, _ = _lowered_params(params, level)
-        for v in lowered.values():
-            if type(v) is Batched or (type(v) is tuple and any(type(i) is Batched for i in v)):
-                return None  # batched by another vmap
-            if isinstance(v, Mapped) and type(v.val) is not _ndarray:
-                return None
-            if type(v) is tuple and any(
-                isinstance(i, Mapped) and type(i.val) is not _ndarray for i in v
-            ):
-                return None
     nd = len(stacked[2].shape) - 1 if len(stacked) > 2 else 0
     return stacker(size, nd, lowered, stacked)
 
