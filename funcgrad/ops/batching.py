@@ -1274,7 +1274,7 @@ StackedParams = Callable[[int, int, dict[str, Any], Sequence[Any]], dict[str, An
 
 def _same_shapes(stacked: Sequence[Any]) -> bool:
     ct, out, x = stacked
-    return ct.shape == out.shape == x.shape
+    return bool(ct.shape == out.shape == x.shape)
 
 
 def elementwise_stacked(
