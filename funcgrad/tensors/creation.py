@@ -199,7 +199,11 @@ def from_numpy(array: np.ndarray) -> Tensor:
     if not isinstance(array, np.ndarray):
         raise TypeError(f"funcgrad.from_numpy: expected np.ndarray (got {type(array).__name__})")
     if array.dtype.isnative and array.dtype.kind in "biufc":
-        return _fresh_leaf(Tensor, array.view(np.ndarray), False)  # shared (a subclass as ndarray)
+        # NOTE: the array itself, not a view of it: a graph that uses the tensor then shares
+        # the array, locked, when nothing but the tensor holds it (`from_numpy(x.copy())`:
+        # no copy per use; tensor_class._graph_constant), and copies it otherwise
+        shared = array if type(array) is np.ndarray else array.view(np.ndarray)  # a subclass
+        return _fresh_leaf(Tensor, shared, False)
     return _fresh_leaf(Tensor, np.array(array, copy=True), False)
 
 

@@ -37,7 +37,14 @@ import numpy as np
 from funcgrad.graph import Node
 from funcgrad.ops.named import named
 from funcgrad.tensors import grad_mode as _grad_mode
-from funcgrad.tensors.tensor_class import Tensor, _any_volatile, _result_class, _unwrap, _wrap
+from funcgrad.tensors.tensor_class import (
+    Tensor,
+    _any_volatile,
+    _graph_constant,
+    _result_class,
+    _unwrap,
+    _wrap,
+)
 
 __all__ = ["is_tensor", "takes_tensors", "update_", "value"]
 
@@ -114,17 +121,36 @@ def takes_tensors(
             kept = {k: kwargs.pop(k) for k in keep if k in kwargs}
         else:
             kept = {}
-        out = fn(
-            *[_unwrap(a, record) for a in args],
-            **{k: _unwrap(v, record) for k, v in kwargs.items()},
-            **kept,
-        )
+        unwrapped = [_unwrap(a, record) for a in args]
+        if record:
+            _share_constants(args, unwrapped)
+        out = fn(*unwrapped, **{k: _unwrap(v, record) for k, v in kwargs.items()}, **kept)
         if name is not None and type(out) is Node:
             out = named(out, grad_fn=name)
         return _wrap(out, _result_class((*args, *kwargs.values())), volatile)
 
     wrapper.__funcgrad_both_worlds__ = True  # type: ignore[attr-defined]
     return wrapper
+
+
+def _share_constants(args: tuple[Any, ...], unwrapped: list[Any]) -> None:
+    """Give the graph the writeable arrays of constant tensors as `Tensor` operations do.
+
+    When a recorded tensor is among `args`, each constant tensor's writeable
+    NumPy array in `unwrapped` is replaced by what the graph should record
+    (`tensor_class._graph_constant`): the array itself, locked read-only,
+    when nothing but its tensor holds it (a batch `from_numpy(x.copy())`:
+    no copy per step), else a read-only copy.
+    """
+    if not any(isinstance(a, Tensor) and a._node is not None for a in args):
+        return
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor) and a._node is None:
+            # NOTE: `v` is the local `_graph_constant`'s reference count expects (`_apply`'s)
+            v = unwrapped[i]
+            if type(v) is np.ndarray and v.flags.writeable:
+                unwrapped[i] = _graph_constant(unwrapped, i)
+            del v
 
 
 def is_tensor(x: Any) -> bool:
