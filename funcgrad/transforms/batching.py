@@ -2070,6 +2070,16 @@ def _outputs(out: Any, out_axes: Any, level: int, size: int, op: str) -> Any:
         axes = _prefix_axes(out_axes, out, "output", "out_axes", op)
     result = []
     for k, (leaf, axis) in enumerate(zip(leaves, axes, strict=True)):
+        if (
+            type(leaf) is Batched
+            and leaf.level == level
+            and leaf.bdim == axis
+            and type(axis) is int
+            and type(leaf.val) is _ndarray
+            and axis >= 0
+        ):
+            result.append(leaf.val)  # an array batched where it goes (what _unbatch returns)
+            continue
         path = functools.partial(_output_path, out, k)
         result.append(_unbatch(leaf, axis, level, size, path, op))
     return tree_unflatten(out_def, result)
