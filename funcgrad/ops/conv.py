@@ -28,7 +28,8 @@ step writes is still in the core's cache when the next reads it.
 Two choices are made per call, and neither changes a float64 result:
 
 * 2-D float32 convolutions with a 3x3 kernel, unit stride and dilation, one
-  group and at least 128 channels in and out (all three of the family) go
+  group and at least 64 channels in and out (all three of the family; below
+  128, only where a row of tiles is small, see `_use_winograd`) go
   through Winograd F(2x2, 3x3), which does 2.25x fewer multiplications
   (section "Winograd" below; within PyTorch's float32 tolerance for
   convolutions, tests/nn/test_conv_algorithms.py). A result that is not all
@@ -145,21 +146,6 @@ def _keepable(xp: ModuleType, x: Array, nbytes: int) -> bool:
 def _kept_put(xp: ModuleType, kind: str, x: Array, key: tuple[Any, ...], out: Array) -> None:
     """Keep `out`, the transform of `x` with `key` in scratch slot `"kept-" + kind` (`_kept_get`)."""
     _SCRATCH.__dict__.setdefault("kept", {})[kind] = (weakref.ref(x), _kept_key(x, key), out)
-
-
-def _kept_input(xp: ModuleType, kind: str, x: Array, key: tuple[Any, ...],
-                make: Any) -> Array:  # fmt: skip
-    """`make(slot)`, a transform of `x` into scratch `slot` (`"kept-" + kind` where it may be
-    kept, else `""`), or the kept one (`_kept_get`)."""
-    out = _kept_get(xp, kind, x, key)
-    if out is not None:
-        return out
-    if not _immutable(x) or xp is not numpy:
-        return make("")
-    out = make("kept-" + kind)
-    if out.nbytes <= _SCRATCH_MAX:  # else a fresh array (`_scratch`): not held on to
-        _kept_put(xp, kind, x, key, out)
-    return out
 
 
 def _matmul_into(xp: ModuleType, a: Array, b: Array, out: Array) -> Array:
@@ -451,100 +437,119 @@ def _split(xp: ModuleType, x: Array, lo: tuple[int, int], tiles: tuple[int, int]
     return out
 
 
-def _wino_input(xp: ModuleType, x: Array, lo: tuple[int, int], th: int, tw: int,
-                keep: bool) -> Array:  # fmt: skip
-    """`B^T d B` of `x`'s `th x tw` 4x4 tiles, 2 apart from `lo` before x: `(16, th * tw * N, C)`.
+def _wino_v(xp: ModuleType, x: Array, lo: tuple[int, int], th: int, tw: int,
+            keep: bool) -> Iterator[tuple[int, int, Array]]:  # fmt: skip
+    """`B^T d B` of `x`'s `th x tw` 4x4 tiles, 2 apart from `lo` before x, a few tile rows at
+    a time: `(i0, i1, v)`, `v` `(16, (i1 - i0) * tw * N, C)` for the tile rows `i0:i1`.
 
-    With `keep` (`conv`'s input, which `conv_weight` transforms again), kept (`_kept_input`).
+    With `keep` (`conv`'s input, which `conv_weight` transforms again) the rows land in one
+    whole transform, kept for the next call on the same `x` (`_kept_get`).
+
+    NOTE: a chunk (`_chunk`) is transformed just before the caller's GEMM
+    reads it and the output transform reads the GEMM's result, all in cache:
+    CPU time, one thread, forward of x 8x64x56x56 33.0 -> 20.7 ms.
     """
-    if keep:
-        return _kept_input(
-            xp,
-            "winograd",
-            x,
-            (lo, th, tw),
-            lambda slot: _wino_input_into(xp, x, lo, th, tw, slot or "wino-v"),
-        )
-    return _wino_input_into(xp, x, lo, th, tw, "wino-v")
-
-
-def _wino_input_into(xp: ModuleType, x: Array, lo: tuple[int, int], th: int, tw: int,
-                     slot: str) -> Array:  # fmt: skip
-    """`_wino_input`, the result in scratch `slot`."""
     n, c = x.shape[:2]
+    itemsize = numpy.dtype(x.dtype).itemsize
+    rows = _chunk(xp, th, 16 * tw * n * c * itemsize)
+    key = (lo, th, tw)
+    kept = _kept_get(xp, "winograd", x, key) if keep else None
+    if kept is not None:
+        for i0 in range(0, th, rows):
+            i1 = min(th, i0 + rows)
+            yield i0, i1, kept[:, :, i0:i1].reshape(16, (i1 - i0) * tw * n, c)
+        return
     xs = _split(xp, x, lo, (th + 1, tw + 1), "wino-split")
-    d = [xs[a % 2, :, a // 2 : a // 2 + th] for a in range(4)]  # (2, th, tw + 1, N, C)
-    r = _scratch(xp, "wino-rows", (4, 2, th, tw + 1, n, c), x.dtype)
-    xp.subtract(d[0], d[2], out=r[0])
-    xp.add(d[1], d[2], out=r[1])
-    xp.subtract(d[2], d[1], out=r[2])
-    xp.subtract(d[1], d[3], out=r[3])
-    e = [r[:, b % 2, :, b // 2 : b // 2 + tw] for b in range(4)]  # (4, th, tw, N, C)
-    v = _scratch(xp, slot, (4, 4, th, tw, n, c), x.dtype)
-    xp.subtract(e[0], e[2], out=v[:, 0])
-    xp.add(e[1], e[2], out=v[:, 1])
-    xp.subtract(e[2], e[1], out=v[:, 2])
-    xp.subtract(e[1], e[3], out=v[:, 3])
-    return v.reshape(16, th * tw * n, c)
+    keep = keep and _keepable(xp, x, 16 * th * tw * n * c * itemsize)
+    whole = _scratch(xp, "kept-winograd" if keep else "wino-v", (4, 4, th if keep else rows, tw, n, c),
+                     x.dtype)  # fmt: skip
+    for i0 in range(0, th, rows):
+        i1 = min(th, i0 + rows)
+        d = [xs[a % 2, :, i0 + a // 2 : i1 + a // 2] for a in range(4)]  # (2, R, tw + 1, N, C)
+        r = _scratch(xp, "wino-r", (4, 2, i1 - i0, tw + 1, n, c), x.dtype)
+        xp.subtract(d[0], d[2], out=r[0])
+        xp.add(d[1], d[2], out=r[1])
+        xp.subtract(d[2], d[1], out=r[2])
+        xp.subtract(d[1], d[3], out=r[3])
+        e = [r[:, b % 2, :, b // 2 : b // 2 + tw] for b in range(4)]  # (4, R, tw, N, C)
+        v = whole[:, :, i0:i1] if keep else whole[:, :, : i1 - i0]
+        xp.subtract(e[0], e[2], out=v[:, 0])
+        xp.add(e[1], e[2], out=v[:, 1])
+        xp.subtract(e[2], e[1], out=v[:, 2])
+        xp.subtract(e[1], e[3], out=v[:, 3])
+        yield i0, i1, v.reshape(16, (i1 - i0) * tw * n, c)
+    if keep:
+        _kept_put(xp, "winograd", x, key, whole)
 
 
 def _wino_conv(xp: ModuleType, x: Array, w: Array, padding: Pads, keep: bool = False) -> Array:
     """`conv(x, w)` for a 3x3 `w`, unit stride and dilation, one group: a fresh `(N, O, Ho, Wo)`.
 
-    `keep`: keep x's transform for `conv_weight` (`_wino_input`).
+    `keep`: keep x's transform for `conv_weight` (`_wino_v`).
     """
     n, c, h, wd = x.shape
     o = w.shape[0]
     (plo, phi), (qlo, qhi) = padding
     ho, wo = h + plo + phi - 2, wd + qlo + qhi - 2
     th, tw = -(-ho // 2), -(-wo // 2)
-    t = th * tw * n
-    v = _wino_input(xp, x, (plo, qlo), th, tw, keep)
     g = xp.asarray(_WINO_G, dtype=x.dtype)
     u = xp.matmul(xp.matmul(g, w), g.T).reshape(o, c, 16).transpose(2, 1, 0)  # (16, C, O)
-    m = _scratch(xp, "wino-m", (4, 4, t, o), x.dtype)
-    xp.matmul(v, u, out=m.reshape(16, t, o))  # (T, O): 30% faster here than (O, T)
-    # A^T m A: the rows (a), then the columns (b)
-    z = _scratch(xp, "wino-rows", (2, 4, t, o), x.dtype)
-    xp.add(m[0], m[1], out=z[0])
-    z[0] += m[2]
-    xp.subtract(m[1], m[2], out=z[1])
-    z[1] -= m[3]
-    q = _scratch(xp, "wino-v", (2, 2, t, o), x.dtype)
-    xp.add(z[:, 0], z[:, 1], out=q[:, 0])
-    q[:, 0] += z[:, 2]
-    xp.subtract(z[:, 1], z[:, 2], out=q[:, 1])
-    q[:, 1] -= z[:, 3]
-    q = q.reshape(2, 2, th, tw, n, o).transpose(0, 1, 4, 5, 2, 3)  # (2, 2, N, O, th, tw)
+    u = xp.ascontiguousarray(u)  # read once per chunk: as BLAS takes it
     y = xp.empty((n, o, ho, wo), dtype=x.dtype)
-    for pi in range(2):
-        for pj in range(2):
-            y[:, :, pi::2, pj::2] = q[pi, pj, :, :, : (ho - pi + 1) // 2, : (wo - pj + 1) // 2]
+    for i0, i1, v in _wino_v(xp, x, (plo, qlo), th, tw, keep):
+        t = (i1 - i0) * tw * n
+        m = _scratch(xp, "wino-m", (4, 4, t, o), x.dtype)
+        xp.matmul(v, u, out=m.reshape(16, t, o))  # (T, O): 30% faster here than (O, T)
+        # A^T m A: the rows (a), then the columns (b)
+        z = _scratch(xp, "wino-z", (2, 4, t, o), x.dtype)
+        xp.add(m[0], m[1], out=z[0])
+        z[0] += m[2]
+        xp.subtract(m[1], m[2], out=z[1])
+        z[1] -= m[3]
+        q = _scratch(xp, "wino-q", (2, 2, t, o), x.dtype)
+        xp.add(z[:, 0], z[:, 1], out=q[:, 0])
+        q[:, 0] += z[:, 2]
+        xp.subtract(z[:, 1], z[:, 2], out=q[:, 1])
+        q[:, 1] -= z[:, 3]
+        q = q.reshape(2, 2, i1 - i0, tw, n, o).transpose(0, 1, 4, 5, 2, 3)  # (2, 2, N, O, R, tw)
+        for pi in range(2):
+            here = min(i1, (ho - pi + 1) // 2) - i0  # output rows 2i + pi, i in i0:i1, inside y
+            for pj in range(2):
+                y[:, :, 2 * i0 + pi : 2 * (i0 + here) : 2, pj::2] = q[
+                    pi, pj, :, :, :here, : (wo - pj + 1) // 2
+                ]
     return y
 
 
 def _wino_weight(xp: ModuleType, x: Array, ct: Array, padding: Pads) -> Array:
-    """`conv_weight(x, ct)` for a 3x3 kernel, unit stride and dilation, one group: `(O, C, 3, 3)`."""
+    """`conv_weight(x, ct)` for a 3x3 kernel, unit stride and dilation, one group: `(O, C, 3, 3)`.
+
+    The tiles' products are summed a few tile rows at a time (`_wino_v`): float32 sums
+    in another order than one GEMM over all tiles (within rounding).
+    """
     n, c = x.shape[:2]
     o, ho, wo = ct.shape[1:]
     th, tw = -(-ho // 2), -(-wo // 2)
-    v = _wino_input(xp, x, (padding[0][0], padding[1][0]), th, tw, True)
     cs = _split(xp, ct, (0, 0), (th, tw), "wino-ct")  # (2, 2, th, tw, N, O)
-    # A c A^T of each 2x2 tile c, A = [[1, 0], [1, 1], [1, -1], [0, -1]]
-    r = _scratch(xp, "wino-rows", (4, 2, th, tw, n, o), x.dtype)
-    r[0] = cs[0]
-    xp.add(cs[0], cs[1], out=r[1])
-    xp.subtract(cs[0], cs[1], out=r[2])
-    xp.negative(cs[1], out=r[3])
-    s = _scratch(xp, "wino-m", (4, 4, th, tw, n, o), x.dtype)
-    s[:, 0] = r[:, 0]
-    xp.add(r[:, 0], r[:, 1], out=s[:, 1])
-    xp.subtract(r[:, 0], r[:, 1], out=s[:, 2])
-    xp.negative(r[:, 1], out=s[:, 3])
-    du = xp.matmul(s.reshape(16, -1, o).transpose(0, 2, 1), v)  # (16, O, C)
+    du = xp.zeros((16, o, c), dtype=x.dtype)
+    part = _scratch(xp, "wino-du", (16, o, c), x.dtype)
+    for i0, i1, v in _wino_v(xp, x, (padding[0][0], padding[1][0]), th, tw, True):
+        cc = cs[:, :, i0:i1]
+        # A c A^T of each 2x2 tile c, A = [[1, 0], [1, 1], [1, -1], [0, -1]]
+        r = _scratch(xp, "wino-ct-r", (4, *cc.shape[1:]), x.dtype)
+        r[0] = cc[0]
+        xp.add(cc[0], cc[1], out=r[1])
+        xp.subtract(cc[0], cc[1], out=r[2])
+        xp.negative(cc[1], out=r[3])
+        s = _scratch(xp, "wino-m", (4, 4, *cc.shape[2:]), x.dtype)
+        s[:, 0] = r[:, 0]
+        xp.add(r[:, 0], r[:, 1], out=s[:, 1])
+        xp.subtract(r[:, 0], r[:, 1], out=s[:, 2])
+        xp.negative(r[:, 1], out=s[:, 3])
+        du += xp.matmul(s.reshape(16, -1, o).transpose(0, 2, 1), v, out=part)  # (16, O, C)
     g = xp.asarray(_WINO_G, dtype=x.dtype)
-    du = du.reshape(4, 4, o, c).transpose(2, 3, 0, 1)
-    return xp.matmul(xp.matmul(g.T, du), g)
+    dus = du.reshape(4, 4, o, c).transpose(2, 3, 0, 1)
+    return xp.matmul(xp.matmul(g.T, dus), g)
 
 
 def _wino_transpose(xp: ModuleType, x: Array, w: Array, padding: Pads) -> Array:
@@ -567,15 +572,16 @@ def _use_winograd(xp: ModuleType, a: Array, b: Array, kernel: Ints, stride: Ints
     and back) grow with N * H * W * (C + O) and the GEMMs' savings with
     N * H * W * C * O: at 32 -> 32 channels (x 16x32x32x32) forward, input and
     weight gradients took 9.9, 9.9, 10.4 ms against im2col's 7.8, 6.8, 9.1; at
-    16 -> 32 (CV2) worse. At 64 channels it won on an earlier machine (CV3's
-    step 0.84-0.89x of im2col's), but not on the AVX-512 one of 4 December 2026
-    once the weight gradient reused the forward's transform (`_kept_get`, which
-    helps im2col's cheaper weight-gradient GEMM more) and im2col went a few
-    samples at a time (`_x_cols`; Winograd's transforms do not): whole float32
-    step with a new input array each time, Winograd against im2col, medians of
-    interleaved rounds (load 4-7 on 2 cores): x 8x64x56x56 (CV3) 1.13x and
-    32x64x32x32 1.14x before the chunks; after them x 16x96x28x28 1.01x,
-    8x128x28x28 0.98x, 8x256x28x28 0.85x.
+    16 -> 32 (CV2) worse. Since its transforms go a tile row at a time
+    (`_wino_v`), what matters besides the channels is whether a tile row's
+    transform fits in `_CHUNK_BYTES` (in cache). Whole float32 step with a new
+    input array each time, Winograd against im2col (both in chunks), medians
+    of interleaved rounds (load 5-6.5 on 2 cores), by min(C, O) and the bytes
+    of a tile row: x 8x64x56x56 (CV3; 64, 0.9 MB) 0.84x, 16x64x28x28 (64,
+    0.9 MB) 0.83x, 32x64x32x32 (64, 2.1 MB) 1.38x; 8x128x28x28 0.87x,
+    4x128x56x56 0.88x, 16x128x28x28 (128, 1.8 MB) 0.85x, 8x256x28x28 (256,
+    1.8 MB) 0.92x; 8x32x56x56 (32, 0.5 MB) 0.93x but 32x32x32x32 (32, 1 MB)
+    1.44x, so not below 64 channels.
     """
     return (
         xp is numpy
@@ -585,10 +591,15 @@ def _use_winograd(xp: ModuleType, a: Array, b: Array, kernel: Ints, stride: Ints
         and dilation == (1, 1)
         and groups == 1
         and min(channels) >= _WINO_MIN_CHANNELS
+        and (
+            min(channels) >= _WINO_ANY_ROW_CHANNELS
+            or 16 * -(-a.shape[-1] // 2) * a.shape[0] * a.shape[1] * a.itemsize <= _CHUNK_BYTES
+        )
     )
 
 
-_WINO_MIN_CHANNELS = 128
+_WINO_MIN_CHANNELS = 64
+_WINO_ANY_ROW_CHANNELS = 128  # from here on, also where a tile row's transform is large
 
 
 def _finite(xp: ModuleType, y: Array) -> bool:

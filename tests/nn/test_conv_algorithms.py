@@ -1,7 +1,7 @@
 """The convolution algorithms behind `F.conv*`: Winograd F(2x2, 3x3) beside im2col, against PyTorch.
 
 funcgrad/ops/conv.py picks the algorithm per call: Winograd for float32 3x3
-stride-1 convolutions with at least `_WINO_MIN_CHANNELS` (128) channels in and out (forward, input
+stride-1 convolutions with at least `_WINO_MIN_CHANNELS` (64) channels in and out (forward, input
 gradient and weight gradient), im2col otherwise. The hypothesis cases of
 test_functional_conv.py are too small to reach Winograd, so here it is
 checked on its own in float64 (odd sizes, uneven and negative padding;
@@ -110,6 +110,10 @@ def test_conv_small_or_float64_stays_im2col(monkeypatch):
     few = WC - 8  # in and out: one side short of the threshold is enough
     F.conv2d(x[:, :few].astype(np.float32), w[:, :few].astype(np.float32), padding=1)
     F.conv2d(x.astype(np.float32), w[:few].astype(np.float32), padding=1)
+    # enough channels, but below `_WINO_ANY_ROW_CHANNELS` a row of tiles too large for a chunk
+    wide = rng.standard_normal((2, WC, 3, 272)).astype(np.float32)
+    assert WC < conv_ops._WINO_ANY_ROW_CHANNELS and 16 * 136 * 2 * WC * 4 > conv_ops._CHUNK_BYTES
+    F.conv2d(wide, w.astype(np.float32), padding=1)
     F.conv2d(x.astype(np.float32), w.astype(np.float32), stride=2)
     assert calls == []
 
@@ -354,3 +358,34 @@ def test_im2col_in_sample_chunks_is_bit_identical(monkeypatch, take, frozen):
         tx, tw = torch.from_numpy(np.array(x)), torch.from_numpy(w)
         ty = TF.conv2d(TF.pad(tx, (2, 1, 1, 0)), tw, stride=(2, 1), dilation=(1, 2), groups=2)
         assert_close(y_ref, ty.numpy(), TIGHT if dtype == np.float64 else F32, "against torch")
+
+
+@pytest.mark.parametrize("take", [1, 2], ids=["one-row-at-a-time", "two-ragged"])
+@pytest.mark.parametrize(
+    "padding", [((1, 2), (0, 1)), ((1, 1), (2, 0))], ids=["even-rows", "odd-rows"]
+)
+def test_winograd_in_tile_row_chunks(monkeypatch, take, padding):
+    # Winograd's transforms and GEMMs go a few tile rows at a time (`_wino_v`, `_chunk`): the
+    # forward and the input gradient bit for bit as in one go, the weight gradient (its sum over
+    # the tiles in another order) within float32 rounding; and against float64
+    rng = np.random.default_rng(13)
+    # 9 + 3 - 2 = 10 or 9 + 2 - 2 = 9 rows of output: 5 tile rows, the last one half out
+    x = _frozen(rng.standard_normal((2, 3, 9, 7)).astype(np.float32))
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    y_ref = conv_ops._wino_conv(np, x, w, padding)
+    ct = rng.standard_normal(y_ref.shape).astype(np.float32)
+    dx_ref = conv_ops._wino_transpose(np, ct, w, padding)
+    with monkeypatch.context() as m:
+        _unkept(m)
+        dw_ref = conv_ops._wino_weight(np, x, ct, padding)
+    x64, w64, ct64 = (a.astype(np.float64) for a in (x, w, ct))
+    dw64 = conv_ops._wino_weight(np, x64, ct64, padding)
+    monkeypatch.setattr(conv_ops, "_chunk", lambda xp, n, per_sample: min(n, take))
+    made = _made(monkeypatch)
+    np.testing.assert_array_equal(conv_ops._wino_conv(np, x, w, padding, keep=True), y_ref)
+    np.testing.assert_array_equal(conv_ops._wino_transpose(np, ct, w, padding), dx_ref)
+    dw = conv_ops._wino_weight(np, x, ct, padding)  # reuses the forward's kept transform
+    assert made == ["winograd"], made
+    assert_close(dw, dw_ref, F32, "weight gradient in chunks")
+    assert_close(dw, dw64, F32, "weight gradient against float64")
+    assert_close(y_ref, conv_ops._wino_conv(np, x64, w64, padding), F32, "forward against float64")
