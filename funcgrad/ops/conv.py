@@ -36,9 +36,9 @@ Two choices are made per call, and neither changes a float64 result:
   finite is computed again by im2col, whose infinities it matches.
 * On NumPy, temporaries (the padded input, the im2col buffer, Winograd's
   transforms) live in per-thread buffers kept between calls (`_scratch`):
-  each of up to 11 slots keeps at most `_SCRATCH_MAX` bytes (64 MiB); after
-  one float32 step of CV2 (x 32x16x32x32) a thread keeps 27 MB, of CV3
-  (x 8x64x56x56, im2col) 80 MB. Results are always fresh arrays.
+  each of up to 17 slots keeps at most `_SCRATCH_MAX` bytes (64 MiB); after
+  one float32 step of CV2 (x 32x16x32x32, im2col) a thread keeps 27 MB, of
+  CV3 (x 8x64x56x56, Winograd) 43 MB. Results are always fresh arrays.
 
 One more thing is shared between calls without changing any result: the
 weight gradient `conv_weight` reuses the im2col matrix (or Winograd's
@@ -406,6 +406,9 @@ def _add_bias(xp: ModuleType, out: Array, b: Any) -> Array:
 # batch outside the tiles, runs of tw * C, the column step took 4.5x longer).
 # The weight gradient uses the same input transform: by the transposition
 # principle dW = G^T [sum over tiles (A ct A^T) * (B^T d B)] G, 16 GEMMs again.
+# All of it goes a few tile rows at a time (`_wino_v`), so that each step's
+# result is still in cache for the next (the transforms are a few adds per
+# value, bound by memory when whole).
 # Used for float32 only (see `_use_winograd`): float64 results stay im2col's.
 
 _WINO_G = ((1.0, 0.0, 0.0), (0.5, 0.5, 0.5), (0.5, -0.5, 0.5), (0.0, 0.0, 1.0))
