@@ -1248,12 +1248,16 @@ def _stacked_twin(prim: Primitive) -> Primitive:
     if got is not None:
         return got[1]
     rules = prim.vjp
-    if type(rules) is not tuple or prim.name not in _STACKED_VJPS:
-        return prim
     special = _MATMUL_STACKED if prim.name == "matmul" else None
-    stacker = _STACKED_VJPS[prim.name]
-    if stacker is _elementwise and len(rules) != 1:
-        return prim  # several inputs: the general path lines them up (and `add` passes ct on)
+    stacker = _STACKED_VJPS.get(prim.name)
+    if (
+        type(rules) is not tuple
+        or prim.name not in _STACKED_VJPS
+        or (stacker is _elementwise and len(rules) != 1)
+    ):
+        # (several inputs: the general path lines them up, and `add` passes ct on)
+        _stacked_twins[id(prim)] = (prim, prim)  # the primitive is its own
+        return prim
     twin = Primitive(
         name=prim.name,
         forward=prim.forward,
