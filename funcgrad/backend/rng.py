@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import operator
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any, SupportsInt
 
@@ -41,6 +42,7 @@ _UINT64 = 2**64
 
 _seed: list[int | None] = [None]  # the last manual_seed (None: fresh entropy per device)
 _defaults: dict[str, Source] = {}  # "cpu" / "cuda:N" -> that device's default source
+_sources: weakref.WeakSet[Source] = weakref.WeakSet()  # every live source, defaults included
 
 
 def check_seed(seed: SupportsInt, op: str = "funcgrad.manual_seed") -> int:
@@ -120,12 +122,33 @@ class Source:
         True
     """
 
-    __slots__ = ("_raw", "_stream_seed", "device", "initial_seed", "legacy")
+    __slots__ = ("__weakref__", "_raw", "_stream_seed", "device", "initial_seed", "legacy")
 
     def __init__(self, device: str = "cpu", seed: Any = DEFAULT_SEED, *, legacy: bool = False):
         self.device = device  # "cpu" or "cuda:N"
         self.legacy = legacy  # NumPy's legacy MT19937 stream (`Legacy`), CPU only
         self.reseed(seed)
+        _sources.add(self)  # for get_state(own=True): the generators users own
+
+    def snapshot(self) -> Any:
+        """Return the stream's exact state, for `restore` (any kind of source).
+
+        NumPy's legacy tuple, a PCG64 state dict, or (GPU) `get_state`'s bytes.
+        """
+        if self.legacy:
+            return self._raw.legacy.get_state()
+        if self.device == "cpu":
+            return self._raw.bit_generator.state
+        return self.get_state()
+
+    def restore(self, snapshot: Any) -> None:
+        """Set the stream to a state `snapshot` returned."""
+        if self.legacy:
+            self._raw.legacy.set_state(snapshot)
+        elif self.device == "cpu":
+            self._raw.bit_generator.state = snapshot
+        else:
+            self.set_state(snapshot)
 
     def reseed(self, seed: Any) -> None:
         """Start the stream again from `seed` (a 64-bit unsigned integer, see `check_seed`).
@@ -610,7 +633,7 @@ def permutation(
     )
 
 
-# --- saving and replaying the default streams (checkpoint, fork_rng) ---------------------
+# --- saving and replaying the streams (checkpoint, jit, fork_rng) --------------------------
 
 
 class State:
@@ -620,19 +643,31 @@ class State:
     GPU the snapshot starts a new stream from a seed it saves, see there).
     """
 
-    __slots__ = ("saved", "seed")
+    __slots__ = ("owned", "saved", "seed")
 
-    def __init__(self, seed: int | None, saved: dict[str, bytes]):
+    def __init__(
+        self,
+        seed: int | None,
+        saved: dict[str, bytes],
+        owned: list[tuple[Source, Any]] | None = None,
+    ):
         self.seed = seed
         self.saved = saved
+        self.owned = owned if owned is not None else []  # (source, Source.snapshot())
 
 
-def get_state(devices: Any = None) -> State:
+def get_state(devices: Any = None, *, own: bool = False) -> State:
     """Return a snapshot of every default source (or of the CPU's and those of `devices`).
 
     Args:
         devices: None for every default source made so far; else the CPU's
             and the GPU streams named (`"cuda:0"`, `1` ...).
+        own: Also snapshot every live source that is not a default one:
+            those of `funcgrad.Generator`, `funcgrad.numpy.random.default_rng(seed)`
+            and `RandomState(seed)`. What recomputes a function (checkpoint,
+            jit's replays) wants them, so that a draw from a generator the
+            user owns gives the forward's numbers again; PyTorch's `fork_rng`
+            forks the default generators only.
 
     Examples:
         >>> s = get_state()
@@ -646,7 +681,12 @@ def get_state(devices: Any = None) -> State:
         keys = list(_defaults)
     else:
         keys = ["cpu", *(device_key(d) for d in devices)]
-    return State(_seed[0], {key: default(key).get_state() for key in keys})
+    saved = {key: default(key).get_state() for key in keys}
+    owned = []
+    if own:
+        defaults = {id(source) for source in _defaults.values()}
+        owned = [(src, src.snapshot()) for src in list(_sources) if id(src) not in defaults]
+    return State(_seed[0], saved, owned)
 
 
 @contextlib.contextmanager
@@ -669,12 +709,17 @@ def replay(state: State) -> Iterator[None]:
     """
     seed = _seed[0]
     before = {key: default(key).get_state() for key in state.saved}
+    owned_before = [(src, src.snapshot()) for src, _ in state.owned]
     _seed[0] = state.seed
     for key, saved in state.saved.items():
         _defaults[key].set_state(saved)
+    for src, snapshot in state.owned:
+        src.restore(snapshot)
     try:
         yield
     finally:
         _seed[0] = seed
         for key, saved in before.items():
             _defaults[key].set_state(saved)
+        for src, snapshot in owned_before:
+            src.restore(snapshot)
