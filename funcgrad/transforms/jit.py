@@ -484,10 +484,12 @@ class _Recording:
 
 
 def _restore(state: rng.State) -> None:
-    """Set funcgrad's default generators back to `state` (a plan drew, then a guard failed)."""
+    """Set funcgrad's generators back to `state` (a plan drew, then a guard failed)."""
     rng._seed[0] = state.seed
     for key, saved in state.saved.items():
         rng._defaults[key].set_state(saved)
+    for source, snapshot in state.owned:  # the generators the user owns (get_state(own=True))
+        source.restore(snapshot)
 
 
 def _tracing_here() -> bool:
@@ -1281,7 +1283,7 @@ class Jitted:
             ) from None
         else:
             for plan in entry.plans:
-                state = rng.get_state() if plan.n_draws and plan.guard_lines else None
+                state = rng.get_state(own=True) if plan.n_draws and plan.guard_lines else None
                 try:
                     return plan.fn(*dyn)
                 except _GuardFailed as e:
@@ -1457,7 +1459,7 @@ class Jitted:
             # its backward sees the forward's draws; the trace's draws are drawn again.
             state = None
             if entry is None and key not in self._eager:
-                state = rng.get_state()
+                state = rng.get_state(own=True)
                 self(*v_args, **v_kwargs)  # trace it (for the next call)
             entry = self._cache.get(key)
             if entry is None or not entry.plans or entry.plans[0].n_draws:

@@ -147,7 +147,7 @@ def checkpoint(
         if not any(type(v) is Node for v in leaves):
             return fn(*args)
         values = [value_of(v) for v in leaves]
-        state = rng.get_state() if preserve_rng_state else None  # before f draws
+        state = rng.get_state(own=True) if preserve_rng_state else None  # before f draws
         out = fn(*tree_unflatten(args_def, values))  # plain arrays: no graph kept
         return record(checkpoint_call, _CheckpointCall(fn, args_def, state), tuple(leaves), out)
 
