@@ -118,6 +118,9 @@ class Tensor(TensorBase, _Methods):
     """
 
     __slots__ = ()
+    # NOTE: PyTorch's `type(t)` prints <class 'torch.Tensor'>; ours prints <class 'funcgrad.Tensor'>
+    # (the public path, which pickle also finds), not the private module that defines it
+    __module__ = "funcgrad"
     _printed_name = "tensor"
     _data_class: ClassVar[type[Tensor] | None] = None  # the class of `.data` (None: its own)
     # NumPy defers binary operators to the tensor (`np.float64(2) * t` is
@@ -661,9 +664,12 @@ class Tensor(TensorBase, _Methods):
         return format_tensor(self)
 
     def __format__(self, spec: str) -> str:
-        if self._value.size == 1 and spec:
-            return format(self.item(), spec)
-        return repr(self)
+        # NOTE: PyTorch's rule: a 0-dim plain Tensor formats as its Python number, whatever
+        # the spec ('{}'.format(loss) prints 2.3075..., not tensor(2.3075)); anything else
+        # (a 1-element tensor, a Parameter) formats as its str, and refuses a spec
+        if type(self) is Tensor and self._value.ndim == 0:
+            return format(self._value.item(), spec)
+        return object.__format__(self, spec)
 
     # --- devices and dtypes -------------------------------------------------
 

@@ -119,3 +119,38 @@ def test_repr_matches_pytorch(kind, shape, dtype, requires_grad, seed):
     requires_grad = requires_grad and a.dtype.kind == "f"
     expected = repr(torch_.tensor(a, requires_grad=requires_grad))
     assert _normalise(repr(torch.tensor(a, requires_grad=requires_grad))) == _normalise(expected)
+
+
+def test_format_follows_pytorch():
+    """`'{}'.format(loss)` prints the number (introyt's training page prints `valid {}` of a loss)."""
+    pt = requires("torch")
+    cases = [
+        lambda t: f"{t.tensor(2.307513952255249) * 1}",
+        lambda t: f"{t.tensor(2.5, requires_grad=True) * 1}",
+        lambda t: f"{t.tensor(2.5, dtype=t.float64):.3f}",
+        lambda t: f"{t.tensor(3)} {t.tensor(True)}",
+        lambda t: f"{t.tensor(2):>10}|{t.tensor(-1.5):<6}",
+        lambda t: f"{t.tensor([2.5])}",
+        lambda t: f"{t.nn.Parameter(t.tensor(1.5))}",
+        lambda t: f"{t.ones(2, 2)}",
+    ]
+    for case in cases:
+        assert case(torch).replace("funcgrad", "torch") == case(pt)
+    for t in (torch, pt):
+        with pytest.raises(
+            TypeError, match="unsupported format string passed to Tensor.__format__"
+        ):
+            f"{t.tensor([2.5]):.2f}"
+        with pytest.raises(TypeError, match="unsupported format string passed to"):
+            f"{t.nn.Parameter(t.tensor(1.5)):.2f}"
+
+
+def test_the_tensor_class_prints_by_its_public_path():
+    """`print(type(x))` (introyt's tensors page) shows `<class 'funcgrad.Tensor'>`, as PyTorch's
+    shows `<class 'torch.Tensor'>`; pickle finds the class there."""
+    import pickle
+
+    pt = requires("torch")
+    assert repr(type(torch.ones(1))) == repr(type(pt.ones(1))).replace("torch", "funcgrad")
+    x = torch.tensor([1.5, -2.0])
+    assert pickle.loads(pickle.dumps(x)).tolist() == [1.5, -2.0]
