@@ -463,6 +463,11 @@ def index_add(input, dim, index, source, *, alpha=1):  # noqa: A002
     """
     if isinstance(input, Tensor) and not input.numel() and isinstance(source, Tensor):
         _same_dtype(input, source, "index_add", "source")
+        # NOTE: PyTorch 2.13 still checks the index of an empty 1-D input (index [0] into a
+        # size-0 tensor raises) but of no other empty input (zeros(0, 1) takes any index)
+        if input.dim() == 1:
+            _index_of(dim, "index_add", "dim")
+            _in_range(_index_1d(index, "index_add"), 0, "index_add", 0)
         return input.clone()
     axis, idx, source = _index_source(input, dim, index, source, "index_add")
     if alpha != 1:

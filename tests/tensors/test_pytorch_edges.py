@@ -564,3 +564,22 @@ def test_functional_atan2_and_power_at_edge_points():
     np.testing.assert_array_equal(d, [0.0, -np.inf, np.log(2.0)])
     with np.errstate(all="raise"):
         assert np.isnan(fg.grad(lambda y: fg.numpy.power(-1.0, y))(2.0))
+
+
+def test_index_add_into_an_empty_dimension_checks_the_index():
+    """An index into an empty 1-D input is refused, as in PyTorch (funcgrad returned the input,
+    dropping the source); an empty index is fine (found by the fuzz case of index_add)."""
+    torch = requires("torch")
+    for lib, error in ((torch, IndexError), (fg, fg.errors.IndexingError)):
+        with pytest.raises(error):
+            lib.zeros(0).index_add(0, lib.tensor([0]), lib.tensor([0.5]))
+        assert lib.zeros(0).index_add(0, lib.tensor([], dtype=lib.long), lib.tensor([])).shape == (
+            0,
+        )
+        assert lib.zeros(0, 3).index_add(1, lib.tensor([2]), lib.zeros(0, 1)).shape == (0, 3)
+        # PyTorch checks no index of an empty input of more dimensions
+        assert lib.zeros(0, 1).index_add(0, lib.tensor([5]), lib.zeros(1, 1)).shape == (0, 1)
+    with pytest.raises(
+        fg.errors.IndexingError, match="index 0 is out of bounds for dimension 0 with size 0"
+    ):
+        fg.zeros(0).index_add_(0, fg.tensor([0]), fg.tensor([0.5]))
