@@ -100,7 +100,9 @@ def checkpoint(
     state of funcgrad's generators (those `funcgrad.manual_seed` seeds and
     `funcgrad.randn`, `funcgrad.rand`, `funcgrad.randint`,
     `funcgrad.numpy.random` and `funcgrad.backend.rng` draw from, on every
-    device) is saved when `f` runs in the forward and replayed around each
+    device, and the generators you own: `funcgrad.Generator`,
+    `funcgrad.numpy.random.default_rng(seed)`, `RandomState(seed)`) is
+    saved when `f` runs in the forward and replayed around each
     recomputation, so dropout masks drawn inside `f` are the same in both,
     and drawing in the recomputation does not move the generators on. The
     global NumPy state (`np.random.rand`, `np.random.seed`) and a
