@@ -140,8 +140,11 @@ def floor(wid: str, rounds: int = 11) -> dict[str, float]:
     The GEMMs of im2col (forward, input-gradient columns, weight gradient)
     on pre-made contiguous operands, Winograd F(2x2, 3x3)'s 16 GEMMs where the
     kernel is 3x3, the copies (padding, im2col into a kept buffer, col2im's
-    strided adds), funcgrad's three primitives (`conv_ops` forwards) and
-    PyTorch's forward and whole step when it is installed.
+    strided adds), funcgrad's three primitives (`conv_ops` forwards) each on
+    its own (a writeable x: nothing kept between them), the three in a row as
+    in a step (a read-only x, new or the same each time: `conv_weight` reuses
+    `conv`'s transform) and PyTorch's forward and whole step when it is
+    installed.
     """
     (n, c, h, wd), (o, _, k, _), p = SIZES[wid]
     rng = np.random.default_rng(0)
@@ -165,6 +168,20 @@ def floor(wid: str, rounds: int = 11) -> dict[str, float]:
                 out[:, :, i : i + ho, j : j + wo] += dcols[:, :, i, j]
 
     kw = {"stride": (1, 1), "padding": ((p, p), (p, p)), "dilation": (1, 1), "groups": 1}
+    frozen = [x.copy(), x.copy()]  # read-only, as a graph's values: conv_weight reuses conv's
+    for a in frozen:
+        a.setflags(write=False)
+    turn = [0]
+
+    def step(new: bool) -> None:
+        # conv, conv_transpose, conv_weight as in a backward pass: on the same read-only input
+        # every call (as CV1-CV3's steps: even the forward finds its transform kept) or a new one
+        turn[0] ^= new
+        xr = frozen[turn[0]]
+        conv_ops._conv_forward(np, xr, w, 0.0, **kw)
+        conv_ops._conv_transpose_forward(np, g, w, 0.0, **kw)
+        conv_ops._conv_weight_forward(np, xr, g, kernel=(k, k), **kw)
+
     calls = {
         "GEMM forward, W @ cols (N of them)": lambda: np.matmul(w2, cols),
         "GEMM input-gradient columns, W^T @ ct": lambda: np.matmul(w2.T, g3),
@@ -187,6 +204,8 @@ def floor(wid: str, rounds: int = 11) -> dict[str, float]:
         "funcgrad conv_weight (weight gradient)": lambda: conv_ops._conv_weight_forward(
             np, x, g, kernel=(k, k), **kw
         ),
+        "step: the 3 primitives, a new read-only x": lambda: step(True),
+        "step: the 3 primitives, the same read-only x": lambda: step(False),
     }
     torch, _ = peers.load("torch")
     if torch is not None:

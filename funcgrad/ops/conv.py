@@ -36,15 +36,15 @@ Two choices are made per call, and neither changes a float64 result:
   finite is computed again by im2col, whose infinities it matches.
 * On NumPy, temporaries (the padded input, the im2col buffer, Winograd's
   transforms) live in per-thread buffers kept between calls (`_scratch`):
-  each of up to 17 slots keeps at most `_SCRATCH_MAX` bytes (64 MiB); after
-  one float32 step of CV2 (x 32x16x32x32, im2col) a thread keeps 27 MB, of
+  each of up to 14 slots keeps at most `_SCRATCH_MAX` bytes (64 MiB); after
+  one float32 step of CV2 (x 32x16x32x32, im2col) a thread keeps 8 MB, of
   CV3 (x 8x64x56x56, Winograd) 43 MB. Results are always fresh arrays.
 
 One more thing is shared between calls without changing any result: the
-weight gradient `conv_weight` reuses the im2col matrix (or Winograd's
-transformed input) that `conv`'s forward made of the same input array, when
-that array is read-only all the way down, as the graph's values are
-(`_kept_get`; bit for bit the same numbers).
+weight gradient `conv_weight` through Winograd reuses the transformed input
+that `conv`'s forward made of the same input array, when that array is
+read-only all the way down, as the graph's values are (`_kept_get`; bit for
+bit the same numbers).
 """
 
 from __future__ import annotations
@@ -110,14 +110,15 @@ def _immutable(x: Any) -> bool:
 
 
 def _kept_get(xp: ModuleType, kind: str, x: Array, key: tuple[Any, ...]) -> Array | None:
-    """The transform of `x` (im2col, Winograd's input transform) that the last call of this
-    `kind` in this thread kept (`_kept_put`) if it was made of this same `x` with this `key`.
+    """The transform of `x` (Winograd's input transform) that the last call of this `kind`
+    in this thread kept (`_kept_put`) if it was made of this same `x` with this `key`.
 
     NOTE: the forward of `conv` and its weight gradient `conv_weight` both
     transform the same input `x` (the graph passes the same array to both),
-    so the weight gradient reuses the forward's im2col matrix or Winograd's
-    transformed input: one copy per step less (CPU time, one thread: CV1's
-    step about 0.7 ms, CV2's 3 ms, CV3's 10 ms less). Only where `x` cannot
+    so the weight gradient reuses the forward's transformed input: CV3's
+    whole step with a new input each time 0.95x (interleaved A/B medians,
+    load 6). It did the same for im2col until im2col went in cache-sized
+    chunks (`_x_cols`), after which it no longer paid. Only where `x` cannot
     have changed: the same array object (held weakly), read-only all the way
     down, as a graph's values are; the numbers are bit for bit the ones a new
     transform would give. Each `kind` keeps one input, in its own scratch slot
@@ -257,34 +258,24 @@ def _x_cols(xp: ModuleType, x: Array, groups: int, kernel: Ints, out: Ints, stri
 
     NOTE: each chunk (`_chunk`) is copied just before the caller's GEMM reads
     it, so the GEMM finds it in cache: CPU time, one thread, forward of CV3
-    (x 8x64x56x56) 34.1 -> 28.3 ms, CV2 8.4 -> 6.0, CV1 1.12 -> 0.89. Where `x`
-    may be kept (`_keepable`) the chunks land in one whole matrix, kept for the
-    next call on the same `x` (`_kept_get`); else in one chunk's buffer.
+    (x 8x64x56x56) 34.1 -> 28.3 ms, CV2 8.4 -> 6.0, CV1 1.12 -> 0.89. Keeping
+    the whole matrix for `conv_weight` (as Winograd's transform is kept, see
+    `_kept_get`) then no longer paid: whole step, interleaved A/B medians
+    (load 5.8-6.1), the same input each time 1.00x for CV1-CV3, a new one
+    1.04x for CV1 and CV2 (the whole matrix goes out to memory).
     """
-    key = (groups, kernel, out, stride, padding, dilation)
     n, c = x.shape[:2]
     per = (groups, c // groups * prod(kernel), prod(out))
-    itemsize = numpy.dtype(x.dtype).itemsize
-    step = _chunk(xp, n, prod(per) * itemsize)
-    kept = _kept_get(xp, "im2col", x, key)
-    if kept is not None:
-        for lo in range(0, n, step):
-            yield lo, min(n, lo + step), kept[lo : lo + step]
-        return
+    step = _chunk(xp, n, prod(per) * numpy.dtype(x.dtype).itemsize)
     xpad = _pad(xp, xp.asarray(x), padding, slot="cols-pad")
     if not xpad.flags.c_contiguous:
         xpad = xp.ascontiguousarray(xpad)
     view = _windows(xp, xpad, groups, kernel, out, stride, dilation)
-    keep = _keepable(xp, x, n * prod(per) * itemsize)
-    buf = _scratch(xp, "kept-im2col" if keep else "cols", (n if keep else step, *view.shape[1:]),
-                   xpad.dtype)  # fmt: skip
+    buf = _scratch(xp, "cols", (step, *view.shape[1:]), xpad.dtype)
     for lo in range(0, n, step):
         hi = min(n, lo + step)
-        dst = buf[lo:hi] if keep else buf[: hi - lo]
-        dst[...] = view[lo:hi]
-        yield lo, hi, dst.reshape(hi - lo, *per)
-    if keep:
-        _kept_put(xp, "im2col", x, key, buf.reshape(n, *per))
+        buf[: hi - lo] = view[lo:hi]
+        yield lo, hi, buf[: hi - lo].reshape(hi - lo, *per)
 
 
 def _col2im(xp: ModuleType, cols: Array, full: Ints, kernel: Ints, stride: Ints,
