@@ -14,6 +14,7 @@ from funcgrad.tensors import _conveniences as _C
 from funcgrad.tensors import _generated as _G
 from funcgrad.tensors import _shaping
 from funcgrad.tensors import functions as F
+from funcgrad.tensors._shape_inplace import shape_inplace
 from funcgrad.tensors.dtypes import torch_name
 from funcgrad.tensors.inplace import inplace
 
@@ -163,6 +164,12 @@ class ApiMethods:
     moveaxis = F.moveaxis
     swapaxes = F.swapaxes
     swapdims = F.swapdims
+    unsqueeze_ = shape_inplace("unsqueeze_")
+    squeeze_ = shape_inplace("squeeze_")
+    t_ = shape_inplace("t_")
+    transpose_ = shape_inplace("transpose_")
+    swapaxes_ = shape_inplace("swapaxes_")
+    swapdims_ = shape_inplace("swapdims_")
     diag = F.diag
     diag_embed = F.diag_embed
     diagflat = F.diagflat

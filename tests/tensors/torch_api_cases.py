@@ -1269,5 +1269,30 @@ for _name in _INPLACE_FUNCTIONS:
     function(_name, _inplace_function(_name), grads=False)
 
 
+# --- in-place shape changes (unsqueeze_, t_ ...) ------------------------------------------
+
+
+def _shape_change(name):
+    def spec(b):
+        shape = b.shape(min_dims=2 if name in ("transpose_", "swapdims_", "swapaxes_") else 0)
+        if name == "t_":
+            shape = shape[:2]
+        x = b.tensor(shape)
+        n = len(shape)
+        if name == "unsqueeze_":
+            return (x, b.g.integers(-n - 1, n)), {}
+        if name == "squeeze_":
+            return ((x, b.g.integers(-n, n - 1)) if n and b.g.boolean() else (x,)), {}
+        if name == "t_":
+            return (x,), {}
+        return (x, b.g.integers(-n, n - 1), b.g.integers(-n, n - 1)), {}
+
+    return spec
+
+
+for _name in ("unsqueeze_", "squeeze_", "t_", "transpose_", "swapdims_", "swapaxes_"):
+    inplace(_name, _shape_change(_name))
+
+
 # the cases of linalg, fft, special, elementwise math and operators
 from tests.tensors import torch_api_cases_more as _more  # noqa: E402, F401  (registers them)
