@@ -829,15 +829,17 @@ def _conv_weight_forward(xp: ModuleType, x: Array, ct: Array, *, stride: Ints, p
             dw = _wino_weight(xp, x, ct, padding)
         if _finite(xp, dw):
             return dw
-    # dW[g, o, (c, k)] = sum_{n, p} ct[n, g, o, p] cols[n, g, (c, k), p]
+    # dW[g, o, (c, k)] = sum_{n, p} ct[n, g, o, p] cols[n, g, (c, k), p], as its transpose
     # NOTE: N GEMMs and a sum measured faster than one GEMM over the batch
-    # with the windows copied batch-last (CV2's weight gradient 7.8 vs 8.9 ms)
+    # with the windows copied batch-last (CV2's weight gradient 7.8 vs 8.9 ms);
+    # each as cols @ ct^T rather than ct @ cols^T (OpenBLAS, CPU time, one
+    # thread, interleaved: CV2's 5.6 -> 4.6 ms, CV1's 0.65 -> 0.38)
     cts = ct.reshape(n, groups, o // groups, prod(points))
-    per = _scratch(xp, "ct", (n, groups, o // groups, c // groups * prod(kernel)),
+    per = _scratch(xp, "ct", (n, groups, c // groups * prod(kernel), o // groups),
                    xp.result_type(ct, x))  # fmt: skip
     for lo, hi, cols in _x_cols(xp, x, groups, kernel, points, stride, padding, dilation):
-        _matmul_into(xp, cts[lo:hi], cols.transpose(0, 1, 3, 2), per[lo:hi])
-    return per.sum(axis=0).reshape(o, c // groups, *kernel)
+        _matmul_into(xp, cols, cts[lo:hi].transpose(0, 1, 3, 2), per[lo:hi])
+    return per.sum(axis=0).transpose(0, 2, 1).reshape(o, c // groups, *kernel)
 
 
 def _conv_weight_vjp_x(
