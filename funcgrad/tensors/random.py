@@ -31,6 +31,7 @@ from funcgrad.backend import rng, to_device, xp_of
 from funcgrad.errors import ArgumentTypeError, DeviceError, DtypeError, OpError
 from funcgrad.ops._util import value_of
 from funcgrad.tensors import grad_mode
+from funcgrad.tensors._out import into as _into
 from funcgrad.tensors.creation import _device, _size
 from funcgrad.tensors.devices import device as _device_class
 from funcgrad.tensors.dtypes import default_float_dtype, result_dtype, to_dtype, torch_name
@@ -359,6 +360,7 @@ def rand(
     *sizes,
     size=None,
     generator=None,
+    out=None,
     dtype=None,
     layout=None,
     device=None,
@@ -368,6 +370,7 @@ def rand(
     """Return a tensor of random numbers uniform in [0, 1) (float32 by default).
 
     Takes the size as PyTorch does: `rand(2, 3)`, `rand((2, 3))` or `rand(size=(2, 3))`.
+    With `out=`, the numbers are drawn in that tensor's dtype and written into it (returned).
 
     Examples:
         >>> import funcgrad as torch
@@ -375,6 +378,15 @@ def rand(
         >>> x.shape, x.dtype, bool((x >= 0).all() and (x < 1).all())
         (funcgrad.Size([2, 3]), dtype('float32'), True)
     """
+    if out is not None:  # PyTorch's out=: drawn in out's dtype, written into it
+        drawn = rand(
+            *sizes,
+            size=size,
+            generator=generator,
+            dtype=dtype if dtype is not None else getattr(out, "dtype", None),
+            device=getattr(out, "device", device),
+        )
+        return _into("rand", drawn, out)
     shape = _sizes(sizes, size, "funcgrad.rand")
     dt = _float_dtype(dtype, "funcgrad.rand", "check_uniform_bounds")
     where = _device(device)
@@ -386,6 +398,7 @@ def randn(
     *sizes,
     size=None,
     generator=None,
+    out=None,
     dtype=None,
     layout=None,
     device=None,
@@ -395,13 +408,23 @@ def randn(
     """Return a tensor of standard normal random numbers (float32 by default).
 
     A complex dtype gives complex normal numbers of variance 1 (each part
-    has variance 1/2), as in PyTorch.
+    has variance 1/2), as in PyTorch. With `out=`, the numbers are drawn in that
+    tensor's dtype and written into it (returned).
 
     Examples:
         >>> import funcgrad as torch
         >>> torch.randn(2, 3, dtype=torch.float64).dtype
         dtype('float64')
     """
+    if out is not None:  # PyTorch's out=: drawn in out's dtype, written into it
+        drawn = randn(
+            *sizes,
+            size=size,
+            generator=generator,
+            dtype=dtype if dtype is not None else getattr(out, "dtype", None),
+            device=getattr(out, "device", device),
+        )
+        return _into("randn", drawn, out)
     shape = _sizes(sizes, size, "funcgrad.randn")
     dt = _float_dtype(dtype, "funcgrad.randn", "normal_kernel_cpu")
     where = _device(device)

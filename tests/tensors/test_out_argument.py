@@ -116,3 +116,23 @@ def test_out_into_a_view_writes_the_base_and_itself():
         TypeError, match=r"funcgrad.add\(\): argument 'out' must be Tensor, not list"
     ):
         fg.add(fg.ones(2), 1, out=[0, 0])
+
+
+@pytest.mark.parametrize("name", ["rand", "randn"])
+def test_random_draws_go_into_out_in_its_dtype(name):
+    for lib in (fg, torch):
+        out = lib.zeros(2, 2, dtype=lib.float64)
+        shared = out.numpy()
+        assert getattr(lib, name)(2, 2, out=out) is out
+        assert out.dtype == lib.float64 and tuple(out.shape) == (2, 2)
+        assert np.all(shared == out.numpy()) and np.unique(shared).size == 4  # written, all drawn
+        if name == "rand":
+            assert ((out >= 0) & (out < 1)).all()
+        error = RuntimeError if lib is torch else fg.errors.DtypeError  # docs: diff-exception-types
+        with pytest.raises(error, match='check_uniform_bounds" not implemented for'):
+            lib.rand(2, out=lib.zeros(2, dtype=lib.long))
+    fg.manual_seed(3)
+    expected = fg.rand(3)
+    fg.manual_seed(3)
+    out = fg.empty(3)
+    np.testing.assert_array_equal(fg.rand(3, out=out).numpy(), expected.numpy())  # the same stream
