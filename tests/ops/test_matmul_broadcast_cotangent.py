@@ -1,0 +1,118 @@
+"""matmul's VJP with a broadcast cotangent (sum's) reads a contiguous copy (issue 18, W4).
+
+`sum`'s VJP hands on a broadcast view (strides 0). NumPy's matmul cannot give
+such an operand to BLAS: it copies it inside every call, or for some shapes
+takes its own loop. The backward walk copies it once for both of a matmul's
+rules (`ops.linalg._blas_operand`), and a jit plan keeps that copy as a
+constant. The references: hand-written NumPy with a contiguous cotangent (the
+same BLAS calls, so bit for bit), float64 formulas, PyTorch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.ops import linalg
+from tests.references import requires
+
+# W4's workload at a smaller size: the cotangent of sum has 128 * 48 = 6144 entries,
+# above linalg._COPY_SIZE.
+SHAPES = ((128, 64), (64, 96), (96, 48))
+
+
+def _operands(dtype):
+    rng = np.random.default_rng(18)
+    return [fg.freeze((rng.standard_normal(s) / 8).astype(dtype)) for s in SHAPES]
+
+
+def _by_hand(X, W1, W2):
+    # W4's NumPy by hand (benchmarks/workloads.py), in the order of funcgrad's rules
+    A = np.tanh(X @ W1)
+    value = np.sum(A @ W2)
+    ct = np.ones((X.shape[0], W2.shape[1]), X.dtype)
+    dW2 = A.T @ ct
+    dH = (ct @ W2.T) * (1.0 - A * A)
+    return value, X.T @ dH, dW2
+
+
+def _loss_of(X):
+    return lambda w1, w2: fnp.sum(fnp.matmul(fnp.tanh(fnp.matmul(X, w1)), w2))
+
+
+def _same_bits(a, b) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_w4_gradients_are_hand_written_numpys_bit_for_bit(dtype):
+    X, W1, W2 = _operands(dtype)
+    value, dW1, dW2 = _by_hand(X, W1, W2)
+    v, (g1, g2) = fg.value_and_grad(_loss_of(X), argnums=(0, 1))(W1, W2)
+    assert _same_bits(v, value) and _same_bits(g1, dW1) and _same_bits(g2, dW2)
+
+    t1, t2 = fg.tensor(W1, requires_grad=True), fg.tensor(W2, requires_grad=True)
+    (fg.tanh(fg.from_numpy(X) @ t1) @ t2).sum().backward()
+    assert _same_bits(t1.grad.numpy(), dW1) and _same_bits(t2.grad.numpy(), dW2)
+
+    step = fg.jit(fg.value_and_grad(_loss_of(X), argnums=(0, 1)))
+    for _ in range(2):  # the trace, then the plan
+        v, (g1, g2) = step(W1, W2)
+        assert _same_bits(v, value) and _same_bits(g1, dW1) and _same_bits(g2, dW2)
+
+
+def test_the_walk_copies_a_broadcast_cotangent_once_for_both_rules(monkeypatch):
+    X, W1, W2 = _operands(np.float32)
+    copies = []
+
+    def counted(a):
+        copies.append(a.strides)
+        return np.ascontiguousarray(a)
+
+    monkeypatch.setattr(linalg, "_ascontiguous", counted)
+    fg.value_and_grad(_loss_of(X), argnums=(0, 1))(W1, W2)
+    assert copies == [(0, 0)]  # the seed's broadcast, once for dW2's and dH's GEMMs
+
+
+def test_a_row_broadcast_cotangent_gives_blas_products_and_the_formula():
+    # sum over axis 0 with a vector cotangent v: the matmul's cotangent is v broadcast
+    # along the rows (strides (0, 8)); d/dX <v, sum(X @ W, 0)> = rows of W @ v
+    rng = np.random.default_rng(5)
+    X, W = rng.standard_normal((100, 100)), rng.standard_normal((100, 100))
+    v = rng.standard_normal(100)
+    _, pull = fg.vjp(lambda x: fnp.sum(fnp.matmul(x, W), axis=0), X)
+    (dX,) = pull(v)
+    ct = np.broadcast_to(v, (100, 100))
+    assert _same_bits(dX, np.ascontiguousarray(ct) @ W.T)
+    np.testing.assert_allclose(dX, np.tile(W @ v, (100, 1)), rtol=1e-12, atol=1e-12)
+
+
+def test_plain_small_and_batch_broadcast_cotangents_are_not_copied():
+    plain = np.ones((128, 64))
+    small = np.broadcast_to(1.0, (60, 60))  # 3,600 entries: NumPy's matmul as it is
+    batch = np.broadcast_to(np.ones((128, 64)), (3, 128, 64))  # each matrix contiguous
+    vector = np.broadcast_to(1.0, (10_000,))  # matmul's vector rules are not involved
+    for ct in (plain, small, batch, vector):
+        assert linalg._blas_operand(ct) is ct
+    node = fg.leaf(np.ones((128, 64)))
+    assert linalg._blas_operand(node) is node  # create_graph: the rules record nodes
+    row = np.broadcast_to(np.arange(64.0), (128, 64))
+    copied = linalg._blas_operand(row)
+    assert copied.flags.c_contiguous and _same_bits(copied, row)
+
+
+def test_w4_float32_gradients_match_pytorch():
+    torch = requires("torch")
+    X, W1, W2 = _operands(np.float32)
+    v, (g1, g2) = fg.value_and_grad(_loss_of(X), argnums=(0, 1))(W1, W2)
+    tW1 = torch.from_numpy(np.array(W1)).requires_grad_()
+    tW2 = torch.from_numpy(np.array(W2)).requires_grad_()
+    y = (torch.tanh(torch.from_numpy(np.array(X)) @ tW1) @ tW2).sum()
+    y.backward()
+    assert g1.dtype == g2.dtype == np.float32
+    np.testing.assert_allclose(v, y.item(), rtol=1e-5)
+    np.testing.assert_allclose(g1, tW1.grad.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(g2, tW2.grad.numpy(), rtol=1e-4, atol=1e-5)
