@@ -198,3 +198,22 @@ def test_the_walk_of_w9_applies_no_batched_primitive():
         batching._batched_apply = original
         batching.FIRST_ORDER_STACKED = True
     assert len(applied) > len(forward)  # the general path applies the rules' primitives
+
+
+@pytest.mark.parametrize("jac", ["jacrev", "jacfwd"])
+def test_jacobians_inside_vmap_meet_two_levels_and_agree(jac):
+    # jacrev pulls back a batch of cotangents (a second vmap inside): values of two levels
+    # meet in the rules, which then take the general path; jacfwd pushes tangents forward
+    # through the twins' rules (ELEMENTWISE JVPs are the VJP rules)
+    w = RNG.standard_normal((3, 4))
+    xs = RNG.standard_normal((5, 3))
+
+    def f(x, w):
+        return fg.nn.functional.log_softmax(fnp.tanh(fnp.matmul(x, w)), dim=0) * 2.0
+
+    transform = getattr(fg, jac)
+    per_example = fg.vmap(transform(f), in_axes=(0, None))
+    fast, general = _both(per_example, xs, w)
+    _assert_same(fast, general)
+    for k in range(5):
+        np.testing.assert_allclose(fast[k], transform(f)(xs[k], w), rtol=1e-12, atol=1e-14)
