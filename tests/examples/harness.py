@@ -31,18 +31,27 @@ import funcgrad
 import funcgrad.nn.init
 import funcgrad.numpy
 
-_IMPORT = re.compile(r"^(\s*)import (torch|numpy)((?:\.\w+)*)(?: as (\w+))?\s*$")
+_IMPORT = re.compile(r"^(\s*)import (torch|numpy)((?:\.\w+)*)(?: as (\w+))?\s*(#.*)?$")
+_FROM = re.compile(r"^(\s*)from torch((?:\.\w+)*) import (.*)$")
 
 
 def with_funcgrad(source: str) -> str:
-    """Return `source` with its `torch`/`numpy` imports pointed at funcgrad (nothing else changed)."""
+    """Return `source` with its `torch`/`numpy` imports pointed at funcgrad (nothing else changed).
+
+    `import torch.nn as nn  # a comment` and `from torch.utils.data import DataLoader` count too.
+    """
     lines, changed = [], 0
     for line in source.splitlines():
         m = _IMPORT.match(line)
         if m:
-            indent, lib, sub, alias = m.groups()
+            indent, lib, sub, alias, _comment = m.groups()
             target = "funcgrad" + (".numpy" if lib == "numpy" else sub)
             line = f"{indent}import {target} as {alias or lib}"
+            changed += 1
+        m = _FROM.match(line)
+        if m:  # from torch.utils.data import DataLoader -> from funcgrad.utils.data import ...
+            indent, sub, names = m.groups()
+            line = f"{indent}from funcgrad{sub} import {names}"
             changed += 1
         lines.append(line)
     assert changed, "the page imports neither torch nor numpy"
