@@ -833,7 +833,9 @@ def _conv_weight_forward(xp: ModuleType, x: Array, ct: Array, *, stride: Ints, p
     # NOTE: N GEMMs and a sum measured faster than one GEMM over the batch
     # with the windows copied batch-last (CV2's weight gradient 7.8 vs 8.9 ms);
     # each as cols @ ct^T rather than ct @ cols^T (OpenBLAS, CPU time, one
-    # thread, interleaved: CV2's 5.6 -> 4.6 ms, CV1's 0.65 -> 0.38)
+    # thread, interleaved: CV2's 5.6 -> 4.6 ms, CV1's 0.65 -> 0.38); BLAS may
+    # sum in another order for it, so the last bits can differ from ct @ cols^T
+    # (float64 included)
     cts = ct.reshape(n, groups, o // groups, prod(points))
     per = _scratch(xp, "ct", (n, groups, c // groups * prod(kernel), o // groups),
                    xp.result_type(ct, x))  # fmt: skip
