@@ -456,8 +456,11 @@ def _nll_forward(
     total = xp.sum(loss)
     if reduction == "sum":
         return total
+    denom = xp.sum(wt)
+    if isinstance(denom, np.generic) and denom != 0:  # NumPy's scalar: a target counted
+        return total / denom
     with np.errstate(invalid="ignore", divide="ignore"):
-        return total / xp.sum(wt)  # 0 / 0 = nan when every target is ignored, as in PyTorch
+        return total / denom  # 0 / 0 = nan when every target is ignored, as in PyTorch
 
 
 def _nll_scale(ct: Array, reduction: str, wt: Array) -> Array | None:

@@ -1,0 +1,106 @@
+"""Fast paths of log_softmax, softmax, logsumexp and nll_loss on NumPy arrays, against the general ones.
+
+`nn._max_keepdims` takes the maximum of a batch of short rows (logits of a
+few classes) over the transposed copy; `log_softmax`'s VJP skips its `where`
+when no slice is all -inf; `nll_loss`'s mean divides outside `np.errstate`
+when a target counts. Each must give the same bits as the path it replaces,
+and the losses PyTorch's values and gradients.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from funcgrad.ops import nn as nn_ops
+from funcgrad.ops.elementwise import exp, where
+from funcgrad.ops.loss import nll_loss
+from funcgrad.ops.nn import log_softmax, logsumexp, softmax
+from funcgrad.ops.reduce import sum_
+
+torch = pytest.importorskip("torch")
+
+
+def _bits(a):
+    a = np.asarray(a)
+    return a.view({2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize])
+
+
+def _batch(rows, cols, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal((rows, cols)) * 4).astype(dtype)
+    x[0, :] = -np.inf  # a fully masked row
+    x[1, 1] = np.inf
+    x[2, 2] = np.nan
+    x[3, :] = -np.abs(x[3, :]) - 1
+    x[3, 0], x[3, -1] = 0.0, -0.0  # the maximum a zero of either sign
+    x[4, :] = -np.abs(x[4, :]) - 1
+    x[4, 0], x[4, -1] = -0.0, 0.0
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize(
+    "shape", [(128, 10), (32, 32), (40, 3), (31, 10), (128, 33), (64, 100), (5, 3)]
+)
+@pytest.mark.parametrize("axis", [1, -1, 0])
+def test_max_keepdims_is_numpys_max_bit_for_bit(shape, dtype, axis):
+    x = _batch(*shape, dtype)
+    got = nn_ops._max_keepdims(np, x, axis)
+    want = np.max(x, axis=axis, keepdims=True)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    assert np.array_equal(_bits(got), _bits(want))
+
+
+def test_max_keepdims_of_a_view_or_a_transposed_matrix():
+    x = _batch(64, 20, np.float32)
+    for v in (x[:, :10], np.asfortranarray(x), x[::2]):
+        want = np.max(v, axis=1, keepdims=True)
+        assert np.array_equal(_bits(nn_ops._max_keepdims(np, v, 1)), _bits(want))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_forwards_on_a_batch_of_logits_match_pytorch(dtype):
+    x = _batch(128, 10, dtype)[5:]  # finite rows
+    t = torch.from_numpy(x)
+    tol = {"rtol": 1e-6, "atol": 1e-6} if dtype == np.float32 else {"rtol": 1e-12, "atol": 0}
+    np.testing.assert_allclose(log_softmax(x, axis=1), torch.log_softmax(t, 1).numpy(), **tol)
+    np.testing.assert_allclose(softmax(x, axis=-1), torch.softmax(t, -1).numpy(), **tol)
+    np.testing.assert_allclose(
+        logsumexp(x, axis=1, keepdims=False), torch.logsumexp(t, 1).numpy(), **tol
+    )
+
+
+@pytest.mark.parametrize("masked", [False, True])
+def test_log_softmax_vjp_equals_the_where_form(masked):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((128, 10)).astype(np.float32)
+    if masked:
+        x[7, :] = -np.inf  # this row's gradient is 0 (where), not NaN
+    out = log_softmax(x, axis=1)
+    ct = rng.standard_normal((128, 10)).astype(np.float32)
+    (got,) = [rule(ct, out, x, axis=1) for rule in log_softmax.vjp]
+    live = (~(out <= -np.inf)).any(axis=1, keepdims=True)
+    want = where(live, ct - exp(out) * sum_(ct, axis=1, keepdims=True), 0.0)
+    assert got.dtype == np.float32
+    assert np.array_equal(_bits(got), _bits(want))
+    if masked:
+        assert not got[7].any() and np.isfinite(got).all()
+
+
+def test_nll_mean_divides_as_before_and_is_nan_when_every_target_is_ignored():
+    rng = np.random.default_rng(4)
+    logp = np.log(rng.uniform(0.05, 1.0, (128, 10))).astype(np.float32)
+    target = rng.integers(0, 10, 128)
+    got = nll_loss(logp, target, 1.0, ignore_index=-100, reduction="mean")
+    want = torch.nn.functional.nll_loss(torch.from_numpy(logp), torch.from_numpy(target))
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, want.item(), rtol=1e-6)
+    picked = -logp[np.arange(128), target]
+    assert _bits(got) == _bits(np.sum(picked * np.float32(1)) / np.float32(128))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # 0 / 0 is computed without a RuntimeWarning
+        empty = nll_loss(logp, np.full(128, 3), 1.0, ignore_index=3, reduction="mean")
+    assert np.isnan(empty)
