@@ -168,11 +168,11 @@ def _log_softmax_vjp(ct: Array, out: Array, x: Array, *, axis: Axis) -> Array:
     # ct - softmax * sum(ct); 0 on a slice that is all -inf
     # NOTE: `~(out <= -inf)` is `out != -inf` (NaN included), compared on the node itself,
     # which funcgrad.jit sees (and guards) where value_of(out) would be an unseen read
-    live = (~(out <= _NEG_INF)).any(axis=axis, keepdims=True)
+    dead = out <= _NEG_INF
     grad = ct - exp(out) * sum_(ct, axis=axis, keepdims=True)
-    if type(live) is _ndarray and type(grad) is _ndarray and live.all():
-        return grad  # no slice all -inf (the usual case): `where` would return these values
-    return where(live, grad, 0.0)
+    if type(dead) is _ndarray and type(grad) is _ndarray and not dead.any():
+        return grad  # no -inf at all (the usual case): `where` would return these values
+    return where((~dead).any(axis=axis, keepdims=True), grad, 0.0)
 
 
 def _log_softmax_jvp(x_t: Array, out: Array, x: Array, *, axis: Axis) -> Array:

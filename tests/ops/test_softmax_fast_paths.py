@@ -104,3 +104,23 @@ def test_nll_mean_divides_as_before_and_is_nan_when_every_target_is_ignored():
         warnings.simplefilter("error")  # 0 / 0 is computed without a RuntimeWarning
         empty = nll_loss(logp, np.full(128, 3), 1.0, ignore_index=3, reduction="mean")
     assert np.isnan(empty)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("shape", [(128, 10), (6, 4, 3), (5,)])
+def test_nll_vjp_on_arrays_equals_the_recorded_rule(reduction, shape):
+    # arrays take a reshape where the recorded rule takes an expand_dims node
+    import funcgrad
+
+    rng = np.random.default_rng(6)
+    logp = np.log(rng.uniform(0.05, 1.0, shape))
+    tshape = () if len(shape) == 1 else (shape[0], *shape[2:])
+    target = rng.integers(0, shape[0] if len(shape) == 1 else shape[1], tshape)
+    out = nll_loss(logp, target, 1.0, ignore_index=1, reduction=reduction)
+    ct = rng.standard_normal(np.shape(out))
+    rule = nll_loss.vjp
+    got = rule(ct, out, logp, target, 1.0, ignore_index=1, reduction=reduction)[0]
+    leaf_ct, leaf_logp = funcgrad.leaf(ct), funcgrad.leaf(logp)
+    want = rule(leaf_ct, out, leaf_logp, target, 1.0, ignore_index=1, reduction=reduction)[0]
+    assert type(got) is np.ndarray
+    assert np.array_equal(_bits(got), _bits(want.value))
