@@ -180,7 +180,8 @@ def from_numpy(array: np.ndarray) -> Tensor:
     Writing into `array` changes the tensor, and an in-place operation on
     the tensor (or on a view of it) changes `array`. Values a graph
     recorded never change: a graph that uses the tensor keeps a read-only
-    copy of the array (`docs/concepts/views.md`). An array of a dtype
+    copy of the array, or the array itself, locked, when nothing but the
+    tensor holds it (`from_numpy(x.copy())`; `docs/concepts/views.md`). An array of a dtype
     NumPy stores in another byte order, or of a non-numeric dtype, is copied.
 
     Examples:
