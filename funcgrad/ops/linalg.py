@@ -144,34 +144,6 @@ def _matmul_sample(g: Draw) -> Drawn:
     return (g.array(x_shape, -2.0, 2.0), g.array(y_shape, -2.0, 2.0)), {}
 
 
-def _blas_operand(ct: Array) -> Array:
-    """`ct`, or a contiguous copy of it where a matrix of it has a stride of 0 (a broadcast).
-
-    NOTE: sum's VJP hands on a broadcast view (strides 0), which NumPy's
-    matmul cannot give BLAS as it is: it copies it inside every call, or for
-    some shapes takes its own loop. A copy made here is made once: the
-    backward walk calls this before both of a matmul's rules (W4's cotangent
-    of `sum`, read by two GEMMs, issue 18), and a jit trace, whose rules get
-    that cotangent as a constant array, keeps the copy in its plan. The
-    products are then BLAS's; where NumPy took its own loop they differ from
-    it in the last bits (the order of the sums).
-    """
-    if (
-        type(ct) is _ndarray
-        and ct.ndim >= 2
-        and ct.size >= _COPY_SIZE
-        and (ct.strides[-1] == 0 or ct.strides[-2] == 0)
-    ):
-        return _ascontiguous(ct)
-    return ct
-
-
-_ndarray = np.ndarray
-_ascontiguous = np.ascontiguousarray
-# Entries from which a broadcast cotangent is copied for BLAS (smaller ones: NumPy as it is).
-_COPY_SIZE = 4096
-
-
 def _matmul_vjp_x(ct: Array, out: Array, x: Array, y: Array) -> Array:
     x_nd, y_nd, c_shape = len(shape_of(x)), len(shape_of(y)), shape_of(ct)
     if y_nd == 1:  # out[..., i] = x[..., i, :] . y  (out = x . y if x is 1-D too)
@@ -181,7 +153,7 @@ def _matmul_vjp_x(ct: Array, out: Array, x: Array, y: Array) -> Array:
             return matmul(ct, _mT(y))
         row = reshape(ct, shape=(*c_shape[:-1], 1, c_shape[-1]))
         return reshape(matmul(row, _mT(y)), shape=(*c_shape[:-1], shape_of(x)[0]))
-    return matmul(_blas_operand(ct), _mT(y))
+    return matmul(ct, _mT(y))
 
 
 def _matmul_vjp_y(ct: Array, out: Array, x: Array, y: Array) -> Array:
@@ -196,7 +168,6 @@ def _matmul_vjp_y(ct: Array, out: Array, x: Array, y: Array) -> Array:
             return matmul(ct, x)
         row = reshape(ct, shape=(*c_shape[:-1], 1, c_shape[-1]))
         return reshape(matmul(row, x), shape=(*c_shape[:-1], shape_of(y)[0]))
-    ct = _blas_operand(ct)
     if x_nd == 2 and y_nd == 2 and _column_major(y):
         # y is a transposed view (linear's weight.T): give its cotangent the same
         # layout, as PyTorch's mm backward does, so the transpose's VJP hands the

@@ -37,8 +37,6 @@ from funcgrad.graph import Node, toposort
 from funcgrad.graph.node import Array
 from funcgrad.ops import astype, broadcast_to, guard, observe, reshape, sum_
 from funcgrad.ops.elementwise import real
-from funcgrad.ops.linalg import _blas_operand
-from funcgrad.ops.linalg import matmul as _matmul
 from funcgrad.ops.registry import Primitive
 from funcgrad.transforms.hooks import Hook, checked_hook, hook_scope
 
@@ -321,10 +319,6 @@ def walk(
             out, args = node, inputs
         else:  # the values; constants as they are (inlined: the hot path)
             out = node.value
-            if prim is _matmul:
-                # NOTE: a broadcast cotangent (sum's) made contiguous once for both rules,
-                # not once per GEMM inside NumPy (W4, issue 18; see _blas_operand)
-                ct = _blas_operand(ct)
             if len(inputs) == 1:
                 args = (inputs[0].value,)  # a node's only input is a node
             elif len(inputs) == 2:
