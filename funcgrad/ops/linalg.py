@@ -22,6 +22,7 @@ import numpy as np
 from funcgrad.backend import as_value, xp_of
 from funcgrad.errors import DeviceError, NotDifferentiableError, OpError
 from funcgrad.graph.node import Array, Node
+from funcgrad.ops import observe as _observe
 from funcgrad.ops._util import attach, describe, failure, op_error, shape_of, value_of
 from funcgrad.ops.elementwise import add, conjugate, imag, multiply, real
 from funcgrad.ops.index import getitem, normalize_index
@@ -144,7 +145,25 @@ def _matmul_sample(g: Draw) -> Drawn:
     return (g.array(x_shape, -2.0, 2.0), g.array(y_shape, -2.0, 2.0)), {}
 
 
+# NOTE: first order on NumPy matrices (the common case: a layer's weight), each rule is
+# one call of numpy.matmul on the transposed view, as the general path below computes it
+# through `matmul` and `transpose` (the same operands, the same numbers). After a large
+# GEMM the interpreter's caches are cold, and each Python step of the general path
+# (shape_of, _mT, transpose's and matmul's dispatch) cost W4 tens of microseconds (issue 18).
+# Not while a profiler or anomaly mode observes the primitives' calls.
+_ndarray = np.ndarray
+_np_matmul = np.matmul
+
+
 def _matmul_vjp_x(ct: Array, out: Array, x: Array, y: Array) -> Array:
+    if (
+        type(ct) is _ndarray
+        and type(y) is _ndarray
+        and ct.ndim == 2
+        and y.ndim == 2
+        and not _observe.active
+    ):
+        return _np_matmul(ct, y.T)
     x_nd, y_nd, c_shape = len(shape_of(x)), len(shape_of(y)), shape_of(ct)
     if y_nd == 1:  # out[..., i] = x[..., i, :] . y  (out = x . y if x is 1-D too)
         return multiply(ct, y) if x_nd == 1 else multiply(reshape(ct, shape=(*c_shape, 1)), y)
@@ -157,6 +176,17 @@ def _matmul_vjp_x(ct: Array, out: Array, x: Array, y: Array) -> Array:
 
 
 def _matmul_vjp_y(ct: Array, out: Array, x: Array, y: Array) -> Array:
+    if (
+        type(ct) is _ndarray
+        and type(x) is _ndarray
+        and ct.ndim == 2
+        and x.ndim == 2
+        and type(y) is _ndarray
+        and not _observe.active
+    ):
+        if y.flags.f_contiguous and not y.flags.c_contiguous:  # _column_major(y): see below
+            return _np_matmul(ct.T, x).T
+        return _np_matmul(x.T, ct)
     x_nd, y_nd, c_shape = len(shape_of(x)), len(shape_of(y)), shape_of(ct)
     if x_nd == 1:  # out[..., j] = x . y[..., :, j]  (out = x . y if y is 1-D too)
         if y_nd == 1:

@@ -16,6 +16,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from funcgrad.ops import linalg
 from tests.references import requires
 
 # W4's workload at a smaller size: the tanh has 128 * 96 entries, so its VJP takes the
@@ -90,3 +91,48 @@ def test_w4_float32_gradients_match_pytorch():
     np.testing.assert_allclose(v, y.item(), rtol=1e-5)
     np.testing.assert_allclose(g1, tW1.grad.numpy(), rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(g2, tW2.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+# --- matmul's first-order rules on NumPy matrices: one numpy.matmul call each -----------
+
+
+def _rules(ct, x, y):
+    out = x @ y
+    return linalg._matmul_vjp_x(ct, out, x, y), linalg._matmul_vjp_y(ct, out, x, y)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])
+@pytest.mark.parametrize("layout", ["C", "y transposed", "x transposed", "ct broadcast"])
+def test_the_matrix_rules_fast_path_is_the_general_path_bit_for_bit(dtype, layout, monkeypatch):
+    rng = np.random.default_rng(7)
+
+    def draw(*shape):
+        a = rng.standard_normal(shape)
+        if np.dtype(dtype).kind == "c":
+            a = a + 1j * rng.standard_normal(shape)
+        return a.astype(dtype)
+
+    x, y, ct = draw(33, 20), draw(20, 17), draw(33, 17)
+    if layout == "y transposed":  # linear's weight.T: column-major
+        y = draw(17, 20).T
+    elif layout == "x transposed":
+        x = draw(20, 33).T
+    elif layout == "ct broadcast":
+        ct = np.broadcast_to(draw(17), (33, 17))
+    fast = _rules(ct, x, y)
+    monkeypatch.setattr(linalg, "_ndarray", type(None))  # the general path
+    general = _rules(ct, x, y)
+    for f, g in zip(fast, general, strict=True):
+        assert _same_bits(f, g)
+        assert f.flags.c_contiguous == g.flags.c_contiguous  # the same layout too
+    if layout == "y transposed":
+        assert fast[1].flags.f_contiguous  # y's cotangent transposes back to row-major
+
+
+def test_the_matrix_rules_under_a_profiler_take_the_general_path():
+    # the profiler sees the rules' matmul and transpose calls as before
+    X, W1, W2 = _operands(np.float64)
+    with fg.autograd.profiler.profile() as prof:
+        fg.value_and_grad(_loss_of(X), argnums=(0, 1))(W1, W2)
+    names = [e.name for e in prof.function_events]
+    assert names.count("matmul") >= 4 and "transpose" in names
