@@ -2157,8 +2157,13 @@ def _chunked(
     randomness: str,
     op: str,
 ) -> Any:
-    """Run the batch `chunk` examples at a time and join the outputs along their batch axes."""
-    state = rng.get_state() if randomness == "same" else None
+    """Run the batch `chunk` examples at a time and join the outputs along their batch axes.
+
+    With randomness='same' every chunk after the first draws the first chunk's
+    numbers again (the generators the user owns too), and the generators
+    end where the first chunk left them: as one vmap over the whole batch.
+    """
+    state = rng.get_state(own=True) if randomness == "same" else None
     parts = []
     for start in range(0, size, chunk):
         stop = min(start + chunk, size)
@@ -2166,7 +2171,7 @@ def _chunked(
             leaf if axis is None else _slice_leaf(leaf, axis, start, stop)
             for leaf, axis in zip(leaves, axes, strict=True)
         ]
-        if state is not None:
+        if state is not None and start > 0:
             with rng.replay(state):
                 parts.append(run(part, stop - start))
         else:

@@ -424,6 +424,22 @@ def test_randomness_of_a_numpy_style_generator():
     same = fg.vmap(lambda x: x + g.standard_normal(3), randomness="same")(X * 0)
     np.testing.assert_array_equal(same, np.broadcast_to(ref.standard_normal(3), (4, 3)))
     np.testing.assert_array_equal(g.random(2), ref.random(2))
+    # chunked 'same' draws the whole batch's numbers in every chunk, from an owned generator
+    # and the default one alike, and leaves both where one unchunked vmap leaves them
+    for chunk in (1, 3):
+        g, ref = fnp.random.default_rng(7), np.random.default_rng(7)
+        fg.manual_seed(5)
+        want_default = fg.vmap(lambda x: x + fnp.random.standard_normal(3), randomness="same")(
+            X * 0
+        )
+        after_default = fnp.random.random(2)
+        fg.manual_seed(5)
+        f = lambda x, g=g: (x + fnp.random.standard_normal(3), x + g.standard_normal(3))  # noqa: E731
+        got_default, got_own = fg.vmap(f, randomness="same", chunk_size=chunk)(X * 0)
+        np.testing.assert_array_equal(got_default, want_default)
+        np.testing.assert_array_equal(got_own, np.broadcast_to(ref.standard_normal(3), (4, 3)))
+        np.testing.assert_array_equal(g.random(2), ref.random(2))
+        np.testing.assert_array_equal(fnp.random.random(2), after_default)
     # 'error' (the default) refuses; a draw with no batched form is named
     with pytest.raises(fg.BatchingError, match="randomness='error'"):
         fg.vmap(lambda x: x + g.standard_normal(3))(X)
