@@ -816,13 +816,36 @@ sigmoid = register(
     )
 )
 
+# The integer type of each float's width, for masks with the float's bits.
+_SAME_WIDTH_INT = {
+    numpy.dtype(f): numpy.dtype(i)
+    for f, i in (("float16", "int16"), ("float32", "int32"), ("float64", "int64"))
+}
+
+
+def _relu_vjp(ct: Any, out: Any, x: Any) -> Any:
+    """where(x > 0, ct, 0.0); on NumPy float arrays of one shape, the same bits by a mask.
+
+    numpy.where branches per entry, and activations' signs are random: on a
+    (128, 256) float32 batch it took 110-124 us against about 9 us for an AND
+    of ct's bits with a mask of 0 or all ones (W8 runs it twice a step).
+    """
+    xv = value_of(x)
+    if type(ct) is numpy.ndarray and type(xv) is numpy.ndarray and ct.shape == xv.shape != ():
+        ints = _SAME_WIDTH_INT.get(ct.dtype)
+        if ints is not None:
+            mask = numpy.negative(numpy.greater(xv, 0).view(numpy.int8), dtype=ints)
+            return numpy.bitwise_and(ct.view(ints), mask, out=mask).view(ct.dtype)
+    return where(xv > 0, ct, 0.0)
+
+
 relu = register(
     Primitive(
         name="relu",
         forward=lambda xp, x: xp.maximum(x, 0),
         # NOTE: 0 at 0, as PyTorch's; at a NaN x also 0, where PyTorch passes ct on:
         # an unselected (NaN) branch never poisons a gradient (module docstring)
-        vjp=(lambda ct, out, x: where(value_of(x) > 0, ct, 0.0),),
+        vjp=(_relu_vjp,),
         jvp=ELEMENTWISE,
         sample=_unary(second_order=False),
         doc="max(x, 0) (gradient 0 at 0)",
