@@ -666,8 +666,12 @@ class Tensor(TensorBase, _Methods):
     def __format__(self, spec: str) -> str:
         # NOTE: PyTorch's rule: a 0-dim plain Tensor formats as its Python number, whatever
         # the spec ('{}'.format(loss) prints 2.3075..., not tensor(2.3075)); anything else
-        # (a 1-element tensor, a Parameter) formats as its str, and refuses a spec
-        if type(self) is Tensor and self._value.ndim == 0:
+        # (a 1-element tensor, a Parameter) formats as its str, and refuses a spec. PyTorch's
+        # Variable(...), Variable.data, Buffer(...) and every result of them are plain Tensors,
+        # so funcgrad's classes for them (which keep their class through operations:
+        # `_op_class` None) format as numbers too; a Parameter (its operations give Tensors,
+        # `_op_class` set) is a subclass in PyTorch as well, and refuses
+        if self._value.ndim == 0 and self._op_class is None:
             return format(self._value.item(), spec)
         return object.__format__(self, spec)
 

@@ -154,3 +154,71 @@ def test_the_tensor_class_prints_by_its_public_path():
     assert repr(type(torch.ones(1))) == repr(type(pt.ones(1))).replace("torch", "funcgrad")
     x = torch.tensor([1.5, -2.0])
     assert pickle.loads(pickle.dumps(x)).tolist() == [1.5, -2.0]
+
+
+def test_format_of_every_tensor_class_follows_pytorch():
+    """A 0-dim Variable, its `.data`, a Buffer and their results are plain Tensors in PyTorch
+    and format as numbers (`'{:.3f}'.format(loss)` of a Variable loss printed 7.000 before
+    0a4a895, then raised); a Parameter refuses a spec in both, its results and `.data` do not."""
+    pt = requires("torch")
+    from torch.autograd import Variable as PtVariable
+
+    def cases(t, variable):
+        def param():
+            return t.nn.Parameter(t.tensor(1.5))
+
+        def param_grad():
+            p = param()
+            (p * 2).backward()
+            return p.grad
+
+        return {
+            "variable result": lambda: (
+                variable(t.tensor([1.5, 2.0]), requires_grad=True) * 2
+            ).sum(),
+            "variable": lambda: variable(t.tensor(2.25)),
+            "volatile": lambda: variable(t.tensor(2.25), volatile=True) * 1,
+            "variable data": lambda: variable(t.tensor(-0.5), requires_grad=True).data,
+            "variable grad": lambda: _variable_grad(t, variable),
+            "buffer": lambda: t.nn.Buffer(t.tensor(1.5)),
+            "buffer result": lambda: t.nn.Buffer(t.tensor(1.5)) * 3,
+            "parameter result": lambda: param() * 1,
+            "parameter data": lambda: param().data,
+            "parameter detach": lambda: param().detach(),
+            "parameter grad": param_grad,
+            "legacy double": lambda: t.DoubleTensor([1.25]).sum(),
+            "legacy long": lambda: t.LongTensor([3, 4]).sum(),
+            "legacy float": lambda: t.FloatTensor([0.125]).mean(),
+        }
+
+    ours = cases(torch, Variable)
+    theirs = cases(pt, _pt_variable(PtVariable))
+    for name in ours:
+        for spec in ("", ".3f", ">9", "e"):
+            try:
+                expected = format(theirs[name](), spec)
+            except (TypeError, ValueError) as e:  # a spec PyTorch refuses: funcgrad refuses it too
+                with pytest.raises(type(e)):
+                    format(ours[name](), spec)
+                continue
+            assert format(ours[name](), spec) == expected, (name, spec)
+    for t in (torch, pt):
+        with pytest.raises(TypeError, match="unsupported format string passed to"):
+            f"{t.nn.Parameter(t.tensor(1.5)):.2f}"
+        with pytest.raises(TypeError, match="unsupported format string passed to"):
+            f"{t.nn.Parameter(t.tensor([1.5]) * 1):.2f}"
+
+
+def _variable_grad(t, variable):
+    v = variable(t.tensor(1.5), requires_grad=True)
+    (v * 4).backward()
+    return v.grad
+
+
+def _pt_variable(cls):
+    """PyTorch's Variable without 0.3's `volatile` (2.13 warns and ignores it)."""
+
+    def make(data, requires_grad=False, volatile=False):
+        return cls(data, requires_grad=requires_grad)
+
+    return make
