@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import operator
-import weakref
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any, SupportsInt
 
@@ -42,7 +42,9 @@ _UINT64 = 2**64
 
 _seed: list[int | None] = [None]  # the last manual_seed (None: fresh entropy per device)
 _defaults: dict[str, Source] = {}  # "cpu" / "cuda:N" -> that device's default source
-_sources: weakref.WeakSet[Source] = weakref.WeakSet()  # every live source, defaults included
+# Per thread: the `State`s of get_state(own=True) whose `recording` is open in this thread;
+# an owned source that draws here is snapshotted into each before its first draw.
+_local = threading.local()
 
 
 def check_seed(seed: SupportsInt, op: str = "funcgrad.manual_seed") -> int:
@@ -128,7 +130,6 @@ class Source:
         self.device = device  # "cpu" or "cuda:N"
         self.legacy = legacy  # NumPy's legacy MT19937 stream (`Legacy`), CPU only
         self.reseed(seed)
-        _sources.add(self)  # for get_state(own=True): the generators users own
 
     def snapshot(self) -> Any:
         """Return the stream's exact state, for `restore` (any kind of source).
@@ -166,6 +167,9 @@ class Source:
     @property
     def raw(self) -> Any:
         """The NumPy `Generator` (CPU) or CuPy `RandomState` (GPU) that draws the numbers."""
+        recorders = getattr(_local, "recorders", None)
+        if recorders:  # a checkpoint/jit/vmap records which owned sources this thread draws
+            _touched(self, recorders)
         if self._raw is None:
             self._raw = _gpu_generator(self.device, self._stream_seed)
         return self._raw
@@ -641,9 +645,11 @@ class State:
 
     Each source's state is its `Source.get_state` (exact on the CPU; on a
     GPU the snapshot starts a new stream from a seed it saves, see there).
+    `owned` holds the owned sources (not default ones) drawn in this thread
+    while `recording(state)` was open, each as it was before its first draw.
     """
 
-    __slots__ = ("owned", "saved", "seed")
+    __slots__ = ("_ids", "owned", "saved", "seed")
 
     def __init__(
         self,
@@ -654,6 +660,17 @@ class State:
         self.seed = seed
         self.saved = saved
         self.owned = owned if owned is not None else []  # (source, Source.snapshot())
+        self._ids = {id(src) for src, _ in self.owned}
+
+
+def _touched(source: Source, recorders: list[State]) -> None:
+    """Snapshot an owned `source` about to draw into each open recording that lacks it."""
+    if _defaults.get(source.device) is source:
+        return  # default sources are saved whole by get_state
+    for state in recorders:
+        if id(source) not in state._ids:
+            state._ids.add(id(source))
+            state.owned.append((source, source.snapshot()))
 
 
 def get_state(devices: Any = None, *, own: bool = False) -> State:
@@ -662,12 +679,15 @@ def get_state(devices: Any = None, *, own: bool = False) -> State:
     Args:
         devices: None for every default source made so far; else the CPU's
             and the GPU streams named (`"cuda:0"`, `1` ...).
-        own: Also snapshot every live source that is not a default one:
-            those of `funcgrad.Generator`, `funcgrad.numpy.random.default_rng(seed)`
-            and `RandomState(seed)`. What recomputes a function (checkpoint,
-            jit's replays) wants them, so that a draw from a generator the
-            user owns gives the forward's numbers again; PyTorch's `fork_rng`
-            forks the default generators only.
+        own: Also save the sources the user owns (`funcgrad.Generator`,
+            `funcgrad.numpy.random.default_rng(seed)`, `RandomState(seed)`)
+            that draw in THIS thread while `recording(state)` is open, each
+            as it was before its first draw there. What recomputes a function
+            (checkpoint, jit's replays, chunked vmap) runs it first inside
+            `recording`, so that a replay gives the forward's numbers again
+            and rewinds no generator the function did not draw from (one
+            another thread draws from, say); PyTorch's `fork_rng` forks the
+            default generators only.
 
     Examples:
         >>> s = get_state()
@@ -682,11 +702,35 @@ def get_state(devices: Any = None, *, own: bool = False) -> State:
     else:
         keys = ["cpu", *(device_key(d) for d in devices)]
     saved = {key: default(key).get_state() for key in keys}
-    owned = []
-    if own:
-        defaults = {id(source) for source in _defaults.values()}
-        owned = [(src, src.snapshot()) for src in list(_sources) if id(src) not in defaults]
-    return State(_seed[0], saved, owned)
+    return State(_seed[0], saved)
+
+
+@contextlib.contextmanager
+def recording(state: State | None) -> Iterator[None]:
+    """Inside the block, add to `state.owned` each owned source this thread draws from.
+
+    Each is saved as it was before its first draw in the block; draws in
+    other threads are not seen. `state` None records nothing.
+
+    Examples:
+        >>> s, g = get_state(own=True), Source("cpu", 0)
+        >>> with recording(s):
+        ...     a = uniform((2,), numpy.float64, source=g)
+        >>> with replay(s):
+        ...     bool((uniform((2,), numpy.float64, source=g) == a).all())
+        True
+    """
+    if state is None:
+        yield
+        return
+    recorders = getattr(_local, "recorders", None)
+    if recorders is None:
+        recorders = _local.recorders = []
+    recorders.append(state)
+    try:
+        yield
+    finally:
+        recorders.remove(state)
 
 
 @contextlib.contextmanager

@@ -2174,8 +2174,9 @@ def _chunked(
         if state is not None and start > 0:
             with rng.replay(state):
                 parts.append(run(part, stop - start))
-        else:
-            parts.append(run(part, stop - start))
+        else:  # the owned generators the first chunk draws from in this thread
+            with rng.recording(state):
+                parts.append(run(part, stop - start))
     first_leaves, out_def = tree_flatten(parts[0])
     per_part = [tree_flatten(p)[0] for p in parts]
     if _is_axis(out_axes):

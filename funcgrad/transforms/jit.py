@@ -1285,7 +1285,8 @@ class Jitted:
             for plan in entry.plans:
                 state = rng.get_state(own=True) if plan.n_draws and plan.guard_lines else None
                 try:
-                    return plan.fn(*dyn)
+                    with rng.recording(state):  # the owned generators it draws from here
+                        return plan.fn(*dyn)
                 except _GuardFailed as e:
                     entry.fails[plan.guard_lines[e.args[0]]] += 1
                     if state is not None:  # the next try draws what this one drew
@@ -1460,7 +1461,8 @@ class Jitted:
             state = None
             if entry is None and key not in self._eager:
                 state = rng.get_state(own=True)
-                self(*v_args, **v_kwargs)  # trace it (for the next call)
+                with rng.recording(state):  # the owned generators the trace draws from
+                    self(*v_args, **v_kwargs)  # trace it (for the next call)
             entry = self._cache.get(key)
             if entry is None or not entry.plans or entry.plans[0].n_draws:
                 if state is None:

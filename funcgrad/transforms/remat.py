@@ -150,7 +150,8 @@ def checkpoint(
             return fn(*args)
         values = [value_of(v) for v in leaves]
         state = rng.get_state(own=True) if preserve_rng_state else None  # before f draws
-        out = fn(*tree_unflatten(args_def, values))  # plain arrays: no graph kept
+        with rng.recording(state):  # the owned generators f draws from in this thread
+            out = fn(*tree_unflatten(args_def, values))  # plain arrays: no graph kept
         return record(checkpoint_call, _CheckpointCall(fn, args_def, state), tuple(leaves), out)
 
     return checkpointed

@@ -319,7 +319,8 @@ def test_rng_state_with_own_snapshots_owned_sources_and_restores_them_after():
 
     g, h = fnp.random.RandomState(0), fnp.random.default_rng(1)
     state = rng.get_state(own=True)
-    a, b = g.randn(2), h.random(2)
+    with rng.recording(state):
+        a, b = g.randn(2), h.random(2)
     with rng.replay(state):
         np.testing.assert_array_equal(g.randn(2), a)
         np.testing.assert_array_equal(h.random(2), b)
@@ -330,3 +331,40 @@ def test_rng_state_with_own_snapshots_owned_sources_and_restores_them_after():
     c = g.randn(1)
     with rng.replay(state):
         assert not np.array_equal(g.randn(1), c)
+
+
+def _in_thread(fn):
+    """Run `fn` on another thread and wait for it (a draw made from another thread)."""
+    import threading
+
+    t = threading.Thread(target=fn)
+    t.start()
+    t.join()
+
+
+@pytest.mark.parametrize("kind", sorted(OWNED))
+def test_a_replay_rewinds_no_owned_generator_another_thread_draws_from(kind):
+    # checkpoint's recompute, jit's trace and chunked vmap replay the owned generators the
+    # function drew from in its own thread; one that only another thread drew from (here,
+    # during the forward and during the recompute) keeps its stream: it repeated numbers
+    make = OWNED[kind]
+    mine, theirs, ref_mine, ref_theirs = make(0), make(1), make(0), make(1)
+    got = []
+
+    def f(x):
+        _in_thread(lambda: got.append(theirs.standard_normal(3)))
+        return fnp.sum(fnp.sin(x) * mine.standard_normal(3))
+
+    eps = ref_mine.standard_normal(3)
+    np.testing.assert_allclose(fg.grad(fg.checkpoint(f))(np.ones(3)), np.cos(1.0) * eps)
+    assert len(got) == 2  # the forward and the recompute
+    np.testing.assert_array_equal(np.concatenate(got), ref_theirs.standard_normal(6))
+    np.testing.assert_array_equal(mine.standard_normal(2), ref_mine.standard_normal(2))
+
+    # vmap in chunks with randomness='same': the first chunk's draws are replayed
+    got.clear()
+    out = fg.vmap(f, randomness="same", chunk_size=2)(np.ones((4, 3)))
+    eps = ref_mine.standard_normal(3)
+    np.testing.assert_allclose(out, np.full(4, np.sin(1.0) * eps.sum()))
+    np.testing.assert_array_equal(np.concatenate(got), ref_theirs.standard_normal(3 * len(got)))
+    np.testing.assert_array_equal(mine.standard_normal(2), ref_mine.standard_normal(2))
