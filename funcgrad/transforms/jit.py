@@ -384,7 +384,15 @@ _FOLLOWED_READERS: dict[str, frozenset[str]] = {
         {"all_finite", "follows_values.<locals>.call.<locals>.<genexpr>"}  # a guard; a step
     ),
     "ops/elementwise.py": frozenset(
-        {"<lambda>", "_abs_vjp", "_clamp_masks", "_clip_vjp", "_sign_vjp", "_winner_vjp"}
+        {
+            "<lambda>",
+            "_abs_vjp",
+            "_clamp_masks",
+            "_clip_vjp",
+            "_relu_vjp",
+            "_sign_vjp",
+            "_winner_vjp",
+        }
     ),
     "ops/ufuncs.py": frozenset({"<lambda>", "_copysign_factor", "_hypot_rule", "_nan_winner_vjp"}),
     "ops/loss.py": frozenset({"_huber_slope", "_masks", "_smooth_l1_slope"}),  # _masks: shape
