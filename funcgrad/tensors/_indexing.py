@@ -879,9 +879,11 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         axis = _normalize_axis(_index_of(dim, "unique", "dim"), max(v.ndim, 1), "unique")[0]
         if v.ndim == 0:
             raise _OpError("funcgrad.unique: dim= needs a tensor of at least one dimension")
+        if v.size == 0:
+            return _unique_empty_slices(v, axis, return_inverse, return_counts)
         slabs = xp.moveaxis(v, axis, 0).reshape(v.shape[axis], -1)
         # lexicographic order of the slices (the first column is the primary key)
-        order = xp.lexsort(slabs.T[::-1]) if slabs.shape[1] else xp.arange(len(slabs))
+        order = xp.lexsort(slabs.T[::-1])  # (an empty v returned above: slabs has columns)
         ordered = slabs[order]
         starts = xp.ones(len(ordered), dtype=bool)
         starts[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
@@ -898,6 +900,30 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         out.append(_wrap(inverse.reshape(v.shape) if dim is None else inverse))
     if return_counts:
         out.append(_wrap(xp.diff(xp.append(xp.flatnonzero(starts), len(starts))).astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _unique_empty_slices(v, axis: int, return_inverse: bool, return_counts: bool):
+    """`unique(v, dim=axis)` of an empty `v`, as PyTorch: no slices along `axis` give the
+    empty input back (no inverse indices, no counts); empty slices along `axis` refuse."""
+    zero_dims = [d for d, n in enumerate(v.shape) if n == 0]
+    if len(zero_dims) > 1:
+        raise _OpError(
+            f"funcgrad.unique: a tensor of shape {tuple(v.shape)} has more than one dimension of "
+            f"size 0, so its unique slices along dim={axis} are not defined (as in PyTorch)"
+        )
+    if zero_dims != [axis]:
+        raise _OpError(
+            f"funcgrad.unique: a tensor of shape {tuple(v.shape)} has its slices along dim={axis} "
+            f"empty (dimension {zero_dims[0]} has size 0), so they cannot be told apart (as in "
+            f"PyTorch); select dim={zero_dims[0]}"
+        )
+    xp = xp_of(v)
+    out = [_wrap(v.copy())]
+    if return_inverse:
+        out.append(_wrap(xp.zeros(0, dtype=np.int64)))
+    if return_counts:
+        out.append(_wrap(xp.zeros(0, dtype=np.int64)))
     return out[0] if len(out) == 1 else tuple(out)
 
 

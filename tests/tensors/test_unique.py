@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -43,7 +44,7 @@ def _as_list(result):
 def test_unique_matches_pytorch(name, options):
     data = DATA[name]
     ndim = np.ndim(data)
-    if "dim" in options and (ndim == 0 or options["dim"] >= ndim or name == "empty"):
+    if "dim" in options and (ndim == 0 or options["dim"] >= ndim):
         pytest.skip("no such dimension")
     if "dim" in options and name == "nan":
         # NOTE: PyTorch 2.13 leaves 1-D data with NaN unsorted under dim= (its comparator is
@@ -73,3 +74,32 @@ def test_rows_with_nan_are_distinct_as_in_pytorch():
     ours = fg.unique(fg.tensor(data), dim=0, return_inverse=True, return_counts=True)
     for o, t in zip(ours, theirs, strict=True):
         np.testing.assert_array_equal(o.numpy(), t.numpy())
+
+
+EMPTY_SHAPES = [(0,), (0, 3), (3, 0), (2, 0, 3), (0, 0), (1, 0)]
+
+
+@pytest.mark.parametrize(
+    "shape, dim", [(s, d) for s in EMPTY_SHAPES for d in (*range(len(s)), -1)], ids=str
+)
+def test_unique_of_empty_slices_follows_pytorch(shape, dim):
+    """No slices along `dim` give the empty tensor back with empty inverse and counts; empty
+    slices along `dim` (or two empty dimensions) raise, as PyTorch's RuntimeError does."""
+    options = {"dim": dim, "return_inverse": True, "return_counts": True}
+    try:
+        torch.unique(torch.zeros(shape, dtype=torch.int64), **options)
+    except RuntimeError as e:
+        assert "unique cannot be applied" in str(e)
+        with pytest.raises(fg.errors.OpError, match=rf"funcgrad.unique: .*{re.escape(str(shape))}"):
+            fg.unique(fg.zeros(shape, dtype=fg.int64), **options)
+        return
+    both = {"return_inverse": True, "return_counts": True}
+    for flags in ({}, {"return_inverse": True}, {"return_counts": True}, both):
+        theirs = _as_list(torch.unique(torch.zeros(shape, dtype=torch.int64), dim=dim, **flags))
+        ours = _as_list(fg.unique(fg.zeros(shape, dtype=fg.int64), dim=dim, **flags))
+        assert len(ours) == len(theirs)
+        for o, t in zip(ours, theirs, strict=True):
+            assert o.dtype == t.numpy().dtype and tuple(o.shape) == tuple(t.shape)
+    x = fg.zeros(shape, requires_grad=True)
+    u = fg.unique(x, dim=dim)
+    assert not u.requires_grad and tuple(u.shape) == shape
