@@ -9,8 +9,10 @@ NEG_INF = -_np.inf
 
 
 def value(a):
-    """The array behind `a` (a node's value, or `a` as an array)."""
-    return a.value if type(a) is _Node else _np.asarray(a)
+    """The array behind `a` (a node's value, `a` as an array, or one of vmap's batches as it is)."""
+    if type(a) is _Node:
+        return a.value
+    return a if hasattr(type(a), "__funcgrad_apply__") else _np.asarray(a)
 
 
 def promote(*args):
@@ -20,7 +22,12 @@ def promote(*args):
     float32; nodes are returned as they are.
     """
     dtype = _np.result_type(*(a if type(a) in (float, int) else value(a).dtype for a in args), 1.0)
-    return tuple(a if type(a) is _Node else _np.asarray(a, dtype=dtype) for a in args)
+    return tuple(
+        a
+        if type(a) is _Node or hasattr(type(a), "__funcgrad_apply__")
+        else _np.asarray(a, dtype=dtype)
+        for a in args
+    )
 
 
 def standardize(x, loc, scale):

@@ -8,6 +8,7 @@ import math as _math
 
 import numpy as _np
 
+import funcgrad.numpy as _fnp
 from funcgrad.errors import LinAlgError as _LinAlgError
 from funcgrad.errors import NotDifferentiableError as _NotDifferentiableError
 from funcgrad.graph import Node as _Node
@@ -48,7 +49,11 @@ def logpdf(x, mean=None, cov=1, allow_singular=False):
             where SciPy raises (`ValueError` for a matrix that is not
             positive semidefinite, `LinAlgError` for a singular one; this
             error is both) funcgrad does too, instead of returning the
-            formula's number for a matrix that is no covariance.
+            formula's number for a matrix that is no covariance. Under
+            `jit` the test is a guard (a replay on such a cov traces again
+            and raises); under `vmap` one example cannot stop the batch, so
+            it gets NaN (its gradient too), as JAX gives (an exactly
+            singular cov in a batch makes the batched solve raise).
 
     Examples:
         >>> import numpy as np
@@ -63,7 +68,7 @@ def logpdf(x, mean=None, cov=1, allow_singular=False):
     x, mean, cov = _promote(x, mean, cov)
     if _value(cov).ndim < 2:
         cov = _ew.multiply(cov, _np.eye(d, dtype=_value(cov).dtype))
-    _check_positive_definite(_value(cov), "funcgrad.scipy.stats.multivariate_normal.logpdf")
+    ok = _check_positive_definite(cov, "funcgrad.scipy.stats.multivariate_normal.logpdf")
     diff = _ew.subtract(x, mean)
     batch = _value(diff).shape[:-1]
     flat = _shape.reshape(diff, shape=(-1, d) if batch else (1, d))  # (n, d)
@@ -73,11 +78,47 @@ def logpdf(x, mean=None, cov=1, allow_singular=False):
     )
     maha = _shape.reshape(maha, shape=batch)
     logdet = _linalg.slogdet(cov).logabsdet
-    return _ew.multiply(-0.5, _ew.add(maha, _ew.add(logdet, d * _LOG_2PI)))
+    out = _ew.multiply(-0.5, _ew.add(maha, _ew.add(logdet, d * _LOG_2PI)))
+    if ok is None:
+        return out
+    # vmap: NaN where cov is no covariance, its gradient too (a where would give 0 there)
+    return _ew.multiply(out, _ew.where(ok, 1.0, _np.nan))
+
+
+def _batched(a):
+    """Whether `a` (or the value of the node `a`) is one of `funcgrad.vmap`'s batches."""
+    return hasattr(type(a), "__funcgrad_apply__") or (
+        type(a) is _Node and hasattr(type(a.value), "__funcgrad_apply__")
+    )
 
 
 def _check_positive_definite(cov, op):
-    """Raise where SciPy's `multivariate_normal` refuses `cov` (its `_PSD` test, lower triangle)."""
+    """Raise where SciPy's `multivariate_normal` refuses `cov` (its `_PSD` test, lower triangle).
+
+    On an array, NumPy tests it. On a graph node (`grad`, `jit`) funcgrad's
+    ops test it and Python reads the verdict, which `jit` keeps as a guard
+    (a replay on a cov that fails the test traces again, and raises). Under
+    `vmap`, where one example cannot stop the batch, it returns the
+    per-example verdict (a boolean batch) for `logpdf` to give NaN where it
+    is False; else None.
+    """
+    if type(cov) is _np.ndarray:
+        _refuse(cov, op)
+        return None
+    c = _fnp.stop_gradient(cov)  # a test: no gradient through it
+    eigenvalues = _linalg.eigvalsh(c, UPLO="L")
+    largest = _fnp.max(_fnp.abs(eigenvalues), axis=-1)
+    eps = _fnp.multiply(1e6 * _np.finfo(_value(cov).dtype).eps, largest)
+    margin = _fnp.subtract(_fnp.min(eigenvalues, axis=-1), eps)
+    if _batched(margin):  # NaN or inf entries: the formula's NaN, as an array's solve names them
+        return _fnp.logical_not(_fnp.less_equal(margin, 0.0))
+    if margin <= 0:  # a node's comparison: under jit, a guard
+        _refuse(_value(cov), op)
+    return None
+
+
+def _refuse(cov, op):
+    """Raise SciPy's refusals of the array `cov`."""
     if cov.ndim != 2 or cov.shape[0] != cov.shape[1] or not _np.isfinite(cov).all():
         return  # the solve names the shape, or the inf/NaN entries
     eigenvalues = _np.linalg.eigvalsh(cov, UPLO="L")
