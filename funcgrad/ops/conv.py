@@ -41,16 +41,16 @@ Two choices are made per call, and neither changes a float64 result:
   CV3 (x 8x64x56x56, Winograd) 43 MB. Results are always fresh arrays.
 
 One more thing is shared between calls without changing any result: the
-weight gradient `conv_weight` through Winograd reuses the transformed input
-that `conv`'s forward made of the same input array, when that array is
-read-only all the way down, as the graph's values are (`_kept_get`; bit for
-bit the same numbers).
+weight gradient `conv_weight` through Winograd reuses, once, the transformed
+input that `conv`'s forward made of the same input array, when that array is
+read-only all the way down, as the graph's values are; the forward holds the
+array until then, so nothing writes into it meanwhile, and never reuses a
+transform itself (`_kept_take`; bit for bit the same numbers).
 """
 
 from __future__ import annotations
 
 import threading
-import weakref
 from collections.abc import Iterator
 from math import prod
 from types import ModuleType
@@ -109,33 +109,47 @@ def _immutable(x: Any) -> bool:
     return True
 
 
-def _kept_get(xp: ModuleType, kind: str, x: Array, key: tuple[Any, ...]) -> Array | None:
-    """The transform of `x` (Winograd's input transform) that the last call of this `kind`
-    in this thread kept (`_kept_put`) if it was made of this same `x` with this `key`.
+def _kept_take(xp: ModuleType, kind: str, x: Array, key: tuple[Any, ...]) -> Array | None:
+    """The transform of `x` (Winograd's input transform) that the last `conv` forward of this
+    `kind` in this thread kept (`_kept_put`), if it was made of this same `x` with this `key`;
+    taken: a second call on `x` finds nothing (each transform is reused at most once).
 
     NOTE: the forward of `conv` and its weight gradient `conv_weight` both
     transform the same input `x` (the graph passes the same array to both),
     so the weight gradient reuses the forward's transformed input: CV3's
     whole step with a new input each time 0.95x (interleaved A/B medians,
     load 6). It did the same for im2col until im2col went in cache-sized
-    chunks (`_x_cols`), after which it no longer paid. Only where `x` cannot
-    have changed: the same array object (held weakly), read-only all the way
-    down, as a graph's values are; the numbers are bit for bit the ones a new
-    transform would give. Each `kind` keeps one input, in its own scratch slot
-    `"kept-" + kind`, which nothing else writes. A miss forgets what was kept,
-    since the caller then writes a new transform over it.
+    chunks (`_x_cols`), after which it no longer paid.
+
+    Only where `x` cannot have changed since the forward transformed it:
+    the forward never reads what was kept (it always makes and keeps its
+    own transform), only `conv_weight` does; `x` is the same array object,
+    read-only all the way down (`_immutable`) when kept and when taken, and
+    it is held (strongly) while kept. Holding it is what keeps it unchanged:
+    the only door that unlocks a read-only array to write into it, the
+    optimizers' in-place update (`funcgrad.tensors.inplace.writable`), opens
+    only for an array nobody else holds, so an optimizer step on a parameter
+    that is a kept conv input writes a new array instead; a graph's values
+    are never written into. (Held weakly, an SGD/Adam step on an input
+    parameter whose weight gradient was not taken, or taken by a step before,
+    wrote into it and the next forward reused the old transform.) Taking the
+    transform lets `x` go, so after a step's backward an optimizer writes
+    into the parameter again. The numbers are bit for bit the ones a new
+    transform would give. Each `kind` keeps one input, in its own scratch
+    slot `"kept-" + kind`, which only the forward writes.
     """
     if xp is not numpy:
         return None
-    rec = _SCRATCH.__dict__.setdefault("kept", {}).pop(kind, None)
-    if rec is not None and rec[0]() is x and rec[1] == _kept_key(x, key):
-        _SCRATCH.kept[kind] = rec
-        return rec[2]
-    return None
+    kept = _SCRATCH.__dict__.setdefault("kept", {})
+    rec = kept.get(kind)
+    if rec is None or rec[0] is not x:
+        return None  # another input's: left for its own weight gradient
+    del kept[kind]
+    return rec[2] if rec[1] == _kept_key(x, key) and _immutable(x) else None
 
 
 def _kept_key(x: Array, key: tuple[Any, ...]) -> tuple[Any, ...]:
-    return (x.shape, x.strides, x.dtype, x.__array_interface__["data"][0], key)
+    return (x.shape, x.strides, x.dtype, key)
 
 
 def _keepable(xp: ModuleType, x: Array, nbytes: int) -> bool:
@@ -144,9 +158,15 @@ def _keepable(xp: ModuleType, x: Array, nbytes: int) -> bool:
     return xp is numpy and nbytes <= _SCRATCH_MAX and _immutable(x)
 
 
+def _kept_forget(kind: str) -> None:
+    """Drop what slot `"kept-" + kind` keeps (and the input it holds): it is about to be written."""
+    _SCRATCH.__dict__.setdefault("kept", {}).pop(kind, None)
+
+
 def _kept_put(xp: ModuleType, kind: str, x: Array, key: tuple[Any, ...], out: Array) -> None:
-    """Keep `out`, the transform of `x` with `key` in scratch slot `"kept-" + kind` (`_kept_get`)."""
-    _SCRATCH.__dict__.setdefault("kept", {})[kind] = (weakref.ref(x), _kept_key(x, key), out)
+    """Keep `out`, the transform of `x` with `key` in scratch slot `"kept-" + kind`, holding `x`
+    (`_kept_take`)."""
+    _SCRATCH.__dict__.setdefault("kept", {})[kind] = (x, _kept_key(x, key), out)
 
 
 def _matmul_into(xp: ModuleType, a: Array, b: Array, out: Array) -> Array:
@@ -260,7 +280,7 @@ def _x_cols(xp: ModuleType, x: Array, groups: int, kernel: Ints, out: Ints, stri
     it, so the GEMM finds it in cache: CPU time, one thread, forward of CV3
     (x 8x64x56x56) 34.1 -> 28.3 ms, CV2 8.4 -> 6.0, CV1 1.12 -> 0.89. Keeping
     the whole matrix for `conv_weight` (as Winograd's transform is kept, see
-    `_kept_get`) then no longer paid: whole step, interleaved A/B medians
+    `_kept_take`) then no longer paid: whole step, interleaved A/B medians
     (load 5.8-6.1), the same input each time 1.00x for CV1-CV3, a new one
     1.04x for CV1 and CV2 (the whole matrix goes out to memory).
     """
@@ -432,12 +452,14 @@ def _split(xp: ModuleType, x: Array, lo: tuple[int, int], tiles: tuple[int, int]
 
 
 def _wino_v(xp: ModuleType, x: Array, lo: tuple[int, int], th: int, tw: int,
-            keep: bool) -> Iterator[tuple[int, int, Array]]:  # fmt: skip
+            kept: str = "") -> Iterator[tuple[int, int, Array]]:  # fmt: skip
     """`B^T d B` of `x`'s `th x tw` 4x4 tiles, 2 apart from `lo` before x, a few tile rows at
     a time: `(i0, i1, v)`, `v` `(16, (i1 - i0) * tw * N, C)` for the tile rows `i0:i1`.
 
-    With `keep` (`conv`'s input, which `conv_weight` transforms again) the rows land in one
-    whole transform, kept for the next call on the same `x` (`_kept_get`).
+    `kept`: `"put"` (`conv`'s forward, whose input `conv_weight` transforms again) makes
+    the rows in one whole transform and keeps it (`_kept_put`) once all are made; `"take"`
+    (`conv_weight`) reuses the transform the forward kept of this same `x`, if any
+    (`_kept_take`). The forward never reads a kept transform.
 
     NOTE: a chunk (`_chunk`) is transformed just before the caller's GEMM
     reads it and the output transform reads the GEMM's result, all in cache:
@@ -447,14 +469,17 @@ def _wino_v(xp: ModuleType, x: Array, lo: tuple[int, int], th: int, tw: int,
     itemsize = numpy.dtype(x.dtype).itemsize
     rows = _chunk(xp, th, 16 * tw * n * c * itemsize)
     key = (lo, th, tw)
-    kept = _kept_get(xp, "winograd", x, key) if keep else None
-    if kept is not None:
-        for i0 in range(0, th, rows):
-            i1 = min(th, i0 + rows)
-            yield i0, i1, kept[:, :, i0:i1].reshape(16, (i1 - i0) * tw * n, c)
-        return
+    if kept == "take":
+        whole = _kept_take(xp, "winograd", x, key)
+        if whole is not None:
+            for i0 in range(0, th, rows):
+                i1 = min(th, i0 + rows)
+                yield i0, i1, whole[:, :, i0:i1].reshape(16, (i1 - i0) * tw * n, c)
+            return
+    keep = kept == "put" and _keepable(xp, x, 16 * th * tw * n * c * itemsize)
+    if keep:
+        _kept_forget("winograd")  # its slot is written below
     xs = _split(xp, x, lo, (th + 1, tw + 1), "wino-split")
-    keep = keep and _keepable(xp, x, 16 * th * tw * n * c * itemsize)
     whole = _scratch(xp, "kept-winograd" if keep else "wino-v", (4, 4, th if keep else rows, tw, n, c),
                      x.dtype)  # fmt: skip
     for i0 in range(0, th, rows):
@@ -479,7 +504,7 @@ def _wino_v(xp: ModuleType, x: Array, lo: tuple[int, int], th: int, tw: int,
 def _wino_conv(xp: ModuleType, x: Array, w: Array, padding: Pads, keep: bool = False) -> Array:
     """`conv(x, w)` for a 3x3 `w`, unit stride and dilation, one group: a fresh `(N, O, Ho, Wo)`.
 
-    `keep`: keep x's transform for `conv_weight` (`_wino_v`).
+    `keep`: keep x's transform for `conv_weight` (`_wino_v`); it is made anew all the same.
     """
     n, c, h, wd = x.shape
     o = w.shape[0]
@@ -490,7 +515,7 @@ def _wino_conv(xp: ModuleType, x: Array, w: Array, padding: Pads, keep: bool = F
     u = xp.matmul(xp.matmul(g, w), g.T).reshape(o, c, 16).transpose(2, 1, 0)  # (16, C, O)
     u = xp.ascontiguousarray(u)  # read once per chunk: as BLAS takes it
     y = xp.empty((n, o, ho, wo), dtype=x.dtype)
-    for i0, i1, v in _wino_v(xp, x, (plo, qlo), th, tw, keep):
+    for i0, i1, v in _wino_v(xp, x, (plo, qlo), th, tw, "put" if keep else ""):
         t = (i1 - i0) * tw * n
         m = _scratch(xp, "wino-m", (4, 4, t, o), x.dtype)
         xp.matmul(v, u, out=m.reshape(16, t, o))  # (T, O): 30% faster here than (O, T)
@@ -527,7 +552,7 @@ def _wino_weight(xp: ModuleType, x: Array, ct: Array, padding: Pads) -> Array:
     cs = _split(xp, ct, (0, 0), (th, tw), "wino-ct")  # (2, 2, th, tw, N, O)
     du = xp.zeros((16, o, c), dtype=x.dtype)
     part = _scratch(xp, "wino-du", (16, o, c), x.dtype)
-    for i0, i1, v in _wino_v(xp, x, (padding[0][0], padding[1][0]), th, tw, True):
+    for i0, i1, v in _wino_v(xp, x, (padding[0][0], padding[1][0]), th, tw, "take"):
         cc = cs[:, :, i0:i1]
         # A c A^T of each 2x2 tile c, A = [[1, 0], [1, 1], [1, -1], [0, -1]]
         r = _scratch(xp, "wino-ct-r", (4, *cc.shape[1:]), x.dtype)

@@ -193,7 +193,7 @@ def test_array_module_other_than_numpy_takes_the_plain_paths():
 
 
 # conv_weight through Winograd reuses the transform (B^T d B) that conv's forward made of
-# the same input array, where that array cannot have changed (`_kept_get`).
+# the same input array, once, where that array cannot have changed (`_kept_take`).
 KW = {"stride": (1, 1), "padding": ((1, 1), (1, 1)), "dilation": (1, 1), "groups": 1}
 
 
@@ -205,7 +205,7 @@ def _frozen(a):
 
 def _unkept(monkeypatch):
     """conv_ops with the kept transforms never found nor kept: the reference path."""
-    monkeypatch.setattr(conv_ops, "_kept_get", lambda xp, kind, x, key: None)
+    monkeypatch.setattr(conv_ops, "_kept_take", lambda xp, kind, x, key: None)
     monkeypatch.setattr(conv_ops, "_kept_put", lambda xp, kind, x, key, out: None)
 
 
@@ -244,44 +244,71 @@ def test_conv_weight_reuses_the_forwards_transform_bit_for_bit(monkeypatch, chan
 
 @pytest.mark.parametrize("channels", [8, WC], ids=["im2col", "winograd"])
 def test_kept_transform_is_never_stale(monkeypatch, channels):
+    # every result against the same call with nothing kept (bit for bit) and against torch
     rng = np.random.default_rng(9)
     shape = (2, channels, 6, 6)
     x1, x2 = (_frozen(rng.standard_normal(shape).astype(np.float32)) for _ in range(2))
     w = _frozen(rng.standard_normal((channels, channels, 3, 3)).astype(np.float32))
     ct = _frozen(rng.standard_normal(shape).astype(np.float32))
     crop = {**KW, "padding": ((1, 1), (0, 2))}  # the same x, another geometry
-    with monkeypatch.context() as m:
-        _unkept(m)
-        want = [
-            conv_ops._conv_weight_forward(np, x, ct, kernel=(3, 3), **kw)
-            for x, kw in [(x1, KW), (x2, KW), (x1, crop)]
-        ]
+    crop_ct = _frozen(rng.standard_normal((2, channels, 6, 6)).astype(np.float32))
+
+    def fresh(x, c=ct, kw=KW):
+        with monkeypatch.context() as m:
+            _unkept(m)
+            return conv_ops._conv_weight_forward(np, _frozen(x), c, kernel=(3, 3), **kw)
+
+    def torch_dw(x, c=ct, pad=(1, 1, 1, 1)):
+        tw = torch.from_numpy(np.array(w)).requires_grad_()
+        y = TF.conv2d(TF.pad(torch.from_numpy(np.array(x)), pad), tw)
+        (y * torch.from_numpy(np.array(c))).sum().backward()
+        return tw.grad.numpy()
+
+    def check_dw(x, c=ct, kw=KW, pad=(1, 1, 1, 1)):
+        got = conv_ops._conv_weight_forward(np, x, c, kernel=(3, 3), **kw)
+        np.testing.assert_array_equal(got, fresh(x, c, kw))
+        assert_close(got, torch_dw(x, c, pad), F32, "weight gradient against torch")
+
+    def check_y(x):
+        got = conv_ops._conv_forward(np, x, w, 0.0, **KW)
+        want = TF.conv2d(torch.from_numpy(np.array(x)), torch.from_numpy(np.array(w)), padding=1)
+        assert_close(got, want.numpy(), F32, "forward against torch")
+
     made = _made(monkeypatch)
-    conv_ops._conv_forward(np, x1, w, 0.0, **KW)
-    conv_ops._conv_forward(np, x2, w, 0.0, **KW)  # the same shape, another array: replaces x1's
-    np.testing.assert_array_equal(
-        conv_ops._conv_weight_forward(np, x1, ct, kernel=(3, 3), **KW), want[0]
-    )
-    np.testing.assert_array_equal(
-        conv_ops._conv_weight_forward(np, x2, ct, kernel=(3, 3), **KW), want[1]
-    )
-    np.testing.assert_array_equal(
-        conv_ops._conv_weight_forward(np, x1, ct, kernel=(3, 3), **crop), want[2]
-    )
-    assert len(made) == (5 if channels >= WC else 0), made  # each call transformed anew
+    check_y(x1)
+    check_y(x2)  # the same shape, another array: replaces x1's
+    check_dw(x1)
+    check_dw(x2)  # taken
+    check_dw(x2)  # made anew: each kept transform is taken once
+    check_y(x1)
+    check_dw(
+        x1, crop_ct, crop, (0, 2, 1, 1)
+    )  # torch's pad: (left, right, top, bottom)  # the same x, another geometry: made anew
+    assert len(made) == (3 if channels >= WC else 0), made  # only the forwards keep
+
+    # an in-place write into a kept input, as an optimizer's step writes (unlock, write, lock):
+    # the next forward makes its own transform, and the weight gradient takes that one
+    x = _frozen(rng.standard_normal(shape).astype(np.float32))
+    for _ in range(2):
+        check_y(x)
+        x.setflags(write=True)
+        x *= -1.5
+        x.setflags(write=False)
+        check_y(x)
+        check_dw(x)
+    # (a weight gradient of such an x with no forward since the write cannot happen through
+    # funcgrad: the kept transform holds x, so the optimizers write a new array instead;
+    # tests/nn/test_conv_kept_optim.py)
 
     # a writeable array (or a read-only view of one) may change between the calls: never kept
     live = rng.standard_normal(shape).astype(np.float32)
     view = live[:]
     view.setflags(write=False)
     for x in (live, view):
-        conv_ops._conv_forward(np, x, w, 0.0, **KW)
+        check_y(x)
         live *= 2.0
-        got = conv_ops._conv_weight_forward(np, x, ct, kernel=(3, 3), **KW)
-        with monkeypatch.context() as m:
-            _unkept(m)
-            fresh = conv_ops._conv_weight_forward(np, _frozen(live), ct, kernel=(3, 3), **KW)
-        np.testing.assert_array_equal(got, fresh)
+        check_dw(x)
+    assert len(made) == (7 if channels >= WC else 0), made  # 4 more forwards, none kept
 
 
 def test_gradients_through_the_kept_transform_match_torch():
