@@ -39,12 +39,13 @@ def odeint(
 
     The signature of `jax.experimental.ode.odeint`, and SciPy's (that of
     `autograd.scipy.integrate.odeint`) too: the parameters may come as
-    `odeint(func, y0, t, a, b)` (JAX), as the keyword `args=(a, b)`
-    (SciPy), or as one plain tuple in fourth place, `odeint(func, y0, t,
-    (a, b))` (SciPy's positional `args`, as autograd programs write it:
-    `tuple((params,))`); so a lone parameter that is itself a plain tuple
-    must be wrapped, `odeint(func, y0, t, (my_tuple,))` (a namedtuple, list
-    or dict is passed as it is). Gradients in `y0`, `t` and `args` come from the adjoint ODE, solved
+    `odeint(func, y0, t, a, b)` (JAX), or as the keyword `args=(a, b)`
+    (SciPy). The positional parameters are passed to `func` as they are,
+    as JAX passes them: a lone tuple in fourth place is ONE parameter
+    (`odeint(f, y0, t, (0.5, 0.1))` calls `f(y, t, (0.5, 0.1))`), not
+    SciPy's positional `args` tuple; a SciPy or autograd program that
+    writes `odeint(func, y0, t, (a, b))` or `tuple((params,))` ports as
+    `odeint(func, y0, t, args=(a, b))` (or `odeint(func, y0, t, a, b)`). Gradients in `y0`, `t` and `args` come from the adjoint ODE, solved
     backwards in time with SciPy at the same tolerances, so they are as
     accurate as the solver (about `rtol`), not exact.
 
@@ -58,8 +59,9 @@ def odeint(
         y0: The initial state: an array or a pytree of arrays.
         t: The times (1-D, increasing or decreasing); `t[0]` is the time
             of `y0`.
-        *args: Parameters of the dynamics (arrays or pytrees of arrays); a
-            lone plain tuple is SciPy's `args` tuple of them.
+        *args: Parameters of the dynamics (arrays or pytrees of arrays),
+            passed to `func` as they are (JAX's rule: a tuple is one
+            parameter; SciPy's tuple of them goes to `args=`).
         rtol: Relative tolerance of the solver (forward and adjoint);
             SciPy's default (JAX's is 1.4e-8).
         atol: Absolute tolerance of the solver; SciPy's default.
@@ -127,7 +129,7 @@ def odeint(
 
 
 def _parameters(args: tuple[Any, ...], scipy_args: dict[str, Any]) -> tuple[Any, ...]:
-    """The dynamics' parameters from JAX's `*args`, SciPy's `args=` or SciPy's positional tuple."""
+    """The dynamics' parameters from JAX's `*args` (as they are) or SciPy's `args=`."""
     unknown = sorted(set(scipy_args) - {"args"})
     if unknown:
         raise TypeError(
@@ -142,8 +144,8 @@ def _parameters(args: tuple[Any, ...], scipy_args: dict[str, Any]) -> tuple[Any,
             )
         given = scipy_args["args"]
         return given if type(given) is tuple else (given,)  # SciPy wraps a single value
-    if len(args) == 1 and type(args[0]) is tuple:
-        return args[0]  # SciPy's positional `args` tuple: odeint(func, y0, t, (a, b))
+    # NOTE: a lone positional tuple is JAX's one parameter, not SciPy's positional `args`: JAX
+    # passes *args as they are, and f(y, t, params) that unpacks `a, b = params` needs that
     return args
 
 

@@ -125,7 +125,6 @@ def test_scipys_args_tuple_positional_or_keyword_ports_autograd_calls():
     params = [(rng.normal(size=(2, 3)), rng.normal(size=3)), (rng.normal(size=(3, 2)), np.zeros(2))]
     want = autograd.grad(lambda p: anp.sum(a_odeint(a_net, Y0, T, a_tuple((p,)), **KW) * W))(params)
     forms = {
-        "positional tuple": lambda p: odeint(net, Y0, T, f_tuple((p,)), **KW),
         "args=": lambda p: odeint(net, Y0, T, args=(p,), **KW),
         "JAX's *args": lambda p: odeint(net, Y0, T, p, **KW),
     }
@@ -135,6 +134,24 @@ def test_scipys_args_tuple_positional_or_keyword_ports_autograd_calls():
         got = fg.grad(lambda p, solve=solve: fnp.sum(solve(p) * W))(params)
         for g, w in zip(fg.tree.tree_leaves(got), fg.tree.tree_leaves(want), strict=True):
             np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-9, err_msg=name)
+
+    # a lone positional tuple is JAX's one parameter (f unpacks it), as JAX passes *args, not
+    # SciPy's positional `args`; autograd's tuple((params,)) ports as args=(params,)
+    def pair(y, t, params):
+        a, b = params
+        return -a * y + b
+
+    for give in (
+        lambda: odeint(pair, 1.0, T, (0.5, 0.1), **KW),
+        lambda: odeint(pair, 1.0, T, args=((0.5, 0.1),), **KW),
+    ):
+        np.testing.assert_allclose(
+            give(), si.odeint(pair, 1.0, T, args=((0.5, 0.1),), **KW)[:, 0], rtol=1e-9
+        )
+    a, b, t1 = 0.5, 0.1, T[-1]  # y = b/a + (1 - b/a) exp(-a t): its derivative in a at T[-1]
+    want = -b / a**2 * (1 - np.exp(-a * t1)) - (1 - b / a) * t1 * np.exp(-a * t1)
+    k = fg.grad(lambda p: odeint(pair, 1.0, T, f_tuple((p, b)), **KW)[-1])(a)
+    assert k == pytest.approx(want, rel=1e-6)
     # SciPy's args= takes a single value as a 1-tuple
     np.testing.assert_allclose(
         odeint(lambda y, t, k: -k * y, 1.0, T, args=0.5, **KW), np.exp(-0.5 * T), rtol=1e-8
