@@ -557,9 +557,9 @@ SCIPY_CASES = {
     ),
     "integrate.odeint": lambda r: (
         (_u(r, 0.5, 1.5, (2,)), _u(r, -0.5, 0.5, ())),
-        lambda s, y0, k: s.integrate.odeint(  # SciPy's (autograd's) positional `args` tuple
+        lambda s, y0, k: s.integrate.odeint(  # JAX's *args; autograd's one tuple `args`
             lambda y, t, k: s.np.array([y[1], -k * y[0] - 0.1 * y[1]]), y0,
-            np.array([0.0, 0.5, 1.0]), (k,),
+            np.array([0.0, 0.5, 1.0]), *((k,) if s.np is fnp else ((k,),)),
             rtol=1e-10, atol=1e-10,
         ),
         (0,),  # autograd differentiates `args` only as one tuple: tests/scipy/test_integrate.py
