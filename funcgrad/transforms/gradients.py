@@ -42,7 +42,7 @@ from funcgrad.transforms.pytree import (
     tree_map,
     tree_unflatten,
 )
-from funcgrad.transforms.reverse import GradMap, check_cotangent_dtype, walk
+from funcgrad.transforms.reverse import GradMap, check_cotangent_dtype, one_element, walk
 
 _ndarray = numpy.ndarray
 # NOTE: the protocol's attributes are looked up on the type of every primal, output and
@@ -316,13 +316,13 @@ def hvp_of_values(
         out = graph_output(f(*args))
     wrt = tuple(v for fresh, _ in variables for v in fresh)
     if type(out) is Node:
-        if out.shape != ():
+        if not one_element(out.shape):
             raise NonScalarOutputError(
                 f"{op}: f must return a scalar, but returned shape {out.shape} "
                 f"(dtype {out.dtype}); hvp differentiates a scalar function twice"
             )
         _check_grad_dtypes(out, variables, False, op)
-        seed = freeze_result(xp_of(out.value).ones((), dtype=out.dtype))  # rules take it as is
+        seed = freeze_result(xp_of(out.value).ones(out.shape, dtype=out.dtype))  # taken as is
         first = walk((out,), (seed,), wrt, create_graph=True)
         roots, cts = [], []
         for v, t in zip(wrt, t_leaves, strict=True):
@@ -378,7 +378,8 @@ def value_and_grad(
         argument (a tuple of them if `argnums` is a sequence).
 
     Raises:
-        NonScalarOutputError: If `f` does not return a scalar.
+        NonScalarOutputError: If `f` returns more than one element (a scalar,
+            or a one-element array as HIPS autograd takes, is differentiated).
         DtypeError: If `f` returns a complex value (without `holomorphic`).
 
     Examples:
@@ -429,14 +430,14 @@ def _value_and_grad(
         out = graph_output(out)
         wrt = tuple(v for fresh, _ in variables for v in fresh)
         if type(out) is Node:
-            if out.shape != ():
+            if not one_element(out.shape):
                 raise NonScalarOutputError(
                     f"{op}: f must return a scalar, but returned shape {out.shape} "
                     f"(dtype {out.dtype}). Reduce it (out.sum()), or use "
                     f"funcgrad.vjp or funcgrad.jacobian for non-scalar outputs"
                 )
             _check_grad_dtypes(out, variables, holomorphic, op)
-            seed = xp_of(out.value).ones((), dtype=out.dtype)
+            seed = xp_of(out.value).ones(out.shape, dtype=out.dtype)
             grads = walk((out,), (seed,), wrt, create_graph=nested)
             value = _wrap_like(out if nested else out.value, given)
         else:
@@ -490,7 +491,7 @@ def _check_constant_output(out: Any, op: str) -> Any:
     value = as_value(out) if not isinstance(out, (str, bytes)) else None
     if value is None or value.dtype == object:
         raise TypeError(f"{op}: f must return a scalar array or a number, got {type(out).__name__}")
-    if value.shape != ():
+    if not one_element(value.shape):
         raise NonScalarOutputError(
             f"{op}: f must return a scalar, but returned shape {value.shape} (dtype "
             f"{value.dtype}). Reduce it (out.sum()), or use funcgrad.vjp or "
@@ -530,7 +531,8 @@ def grad(
         complex numbers page of the docs).
 
     Raises:
-        NonScalarOutputError: If `f` does not return a scalar.
+        NonScalarOutputError: If `f` returns more than one element (a scalar,
+            or a one-element array as HIPS autograd takes, is differentiated).
         DtypeError: If a differentiated argument is not floating point or
             complex, or `f` returns a complex value (without `holomorphic`).
 

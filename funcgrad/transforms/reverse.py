@@ -160,8 +160,8 @@ def backward(
         which has the node's shape and dtype.
 
     Raises:
-        NonScalarOutputError: If `out` is not a scalar and no cotangent is
-            given.
+        NonScalarOutputError: If `out` has more than one element and no
+            cotangent is given.
         ShapeError: If the cotangent's shape is not `out`'s shape.
 
     Examples:
@@ -196,9 +196,18 @@ def backward(
     return walk((out,), (ct,), wrt, create_graph=create_graph, hooks=checked)
 
 
+def one_element(shape: tuple[int, ...]) -> bool:
+    """Whether an output of `shape` has an implicit cotangent (ones): a scalar or one element.
+
+    HIPS autograd's `grad` and PyTorch's `backward()` take a (1,) or (1, 1)
+    output as a scalar; JAX's `grad` wants shape ().
+    """
+    return all(d == 1 for d in shape)
+
+
 def _seed(out: Node, cotangent: Array | None, op: str) -> Array:
     if cotangent is None:
-        if out.shape != ():
+        if not one_element(out.shape):
             raise NonScalarOutputError(
                 f"{op}: the output has shape {out.shape}, and a gradient can be "
                 f"implicitly created only for a scalar output. Reduce it first "
@@ -212,7 +221,7 @@ def _seed(out: Node, cotangent: Array | None, op: str) -> Array:
                 f"the real part, abs or abs**2 first, or pass a cotangent (1.0 "
                 f"differentiates the real part)"
             )
-        return xp_of(out.value).ones((), dtype=out.dtype)
+        return xp_of(out.value).ones(out.shape, dtype=out.dtype)
     if type(cotangent) is not Node:
         cotangent = as_value(cotangent)
     check_cotangent_dtype(cotangent.dtype, out.dtype, op)

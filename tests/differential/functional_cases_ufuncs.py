@@ -20,9 +20,17 @@ for _name, (_low, _high) in {
     "acosh": (1.1, 3.0),
     "arctanh": (-0.9, 0.9),
     "atanh": (-0.9, 0.9),
-    "cbrt": (-2.0, 2.0),
 }.items():
     _unary(_name, _low, _high)
+
+
+@case("cbrt")
+def _cbrt(g):
+    # |x| >= 0.2: the reference is central differences, whose truncation error near 0
+    # (cbrt's curvature grows as |x|^(-5/3)) exceeded the 1e-8 tolerance at x = 0.0024
+    x = g.array(g.shape(), 0.2, 2.0) * g.choice((-1.0, 1.0))
+    return Example((x,), lambda m, x: m.cbrt(x), "|x| >= 0.2")
+
 
 for _name, (_xdom, _ydom) in {
     "fmax": ((-2.0, 2.0), (-2.0, 2.0)),

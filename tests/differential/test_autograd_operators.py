@@ -259,3 +259,25 @@ def test_autograds_argnum_keyword(name):
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-13)
     with pytest.raises(TypeError, match=f"funcgrad.{name}: give argnums=1 or argnum=0"):
         getattr(fg, name)(f(fnp), 1, argnum=0)
+
+
+@pytest.mark.parametrize("shape", [(1,), (1, 1)])
+def test_grad_of_a_one_element_output_is_autograds(shape):
+    # autograd's grad (and PyTorch's backward()) take a one-element output as a scalar.
+    def f(np_):
+        return lambda x: np_.reshape(np_.sum(np_.sin(x) * x), shape)
+
+    want_v, want_g = autograd.value_and_grad(f(anp))(X)
+    got_v, got_g = fg.value_and_grad(f(fnp))(X)
+    np.testing.assert_allclose(got_g, want_g, rtol=1e-13)
+    assert np.shape(got_v) == np.shape(want_v) == shape
+    np.testing.assert_allclose(fg.grad(f(fnp))(X), want_g, rtol=1e-13)
+    x = fg.leaf(X)
+    np.testing.assert_allclose(fg.backward(f(fnp)(x))[x], want_g, rtol=1e-13)
+
+
+def test_more_than_one_element_still_refused():
+    with pytest.raises(fg.NonScalarOutputError, match=r"returned shape \(1, 2\)"):
+        fg.grad(lambda x: fnp.reshape(x[:2], (1, 2)))(X)
+    with pytest.raises(fg.NonScalarOutputError, match=r"shape \(0,\)"):
+        fg.backward(fg.leaf(X)[:0])
