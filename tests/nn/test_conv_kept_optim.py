@@ -105,3 +105,84 @@ def test_a_kept_input_is_not_written_in_place_until_its_transform_is_taken():
     tx = torch.from_numpy(x0)
     twgrad = torch.nn.grad.conv2d_weight(tx, W_SHAPE, torch.from_numpy(ct), padding=1)
     np.testing.assert_allclose(dw, twgrad.numpy(), **F32)
+
+
+def _torch_grads(x, w, g):
+    tx, tw = (torch.from_numpy(np.array(a)).requires_grad_() for a in (x, w))
+    (torch.nn.functional.conv2d(tx, tw, padding=1) * torch.from_numpy(g)).sum().backward()
+    return tx.grad.numpy(), tw.grad.numpy()
+
+
+def _loss(x, w, g):
+    return (F.conv2d(x, w, padding=1) * g).sum()
+
+
+def test_jit_replays_two_convs_on_one_input_and_threads_match_torch():
+    # a jit plan replayed on new inputs, a second conv of the same input (whose weight gradient
+    # must not take the first one's transform, nor the other way round) and two threads at once
+    import threading
+
+    x0, w0 = _data()
+    rng = np.random.default_rng(1)
+    w1 = (rng.standard_normal(W_SHAPE) * 0.05).astype(np.float32)
+    g = rng.standard_normal(X_SHAPE).astype(np.float32)
+    step = fg.jit(fg.grad(_loss, argnums=(0, 1)))
+    x = x0
+    for _ in range(3):
+        dx, dw = step(x, w0, g)
+        tdx, tdw = _torch_grads(x, w0, g)
+        np.testing.assert_allclose(dx, tdx, **F32)
+        np.testing.assert_allclose(dw, tdw, **F32)
+        x = x - np.float32(0.1) * np.asarray(dx)  # a new input for the replay
+
+    def two(x_, wa, wb):
+        return (F.conv2d(x_, wa, padding=1) * g).sum() + (F.conv2d(x_, wb, padding=1) ** 2).sum()
+
+    dwa, dwb = fg.grad(two, argnums=(1, 2))(x0, w0, w1)
+    tx, ta, tb = (torch.from_numpy(a).requires_grad_() for a in (x0, w0, w1))
+    tconv = torch.nn.functional.conv2d
+    (
+        (tconv(tx, ta, padding=1) * torch.from_numpy(g)).sum()
+        + (tconv(tx, tb, padding=1) ** 2).sum()
+    ).backward()
+    np.testing.assert_allclose(dwa, ta.grad.numpy(), **F32)
+    np.testing.assert_allclose(dwb, tb.grad.numpy(), rtol=2e-4, atol=2e-3)
+
+    xs = [rng.standard_normal(X_SHAPE).astype(np.float32) for _ in range(2)]
+    got: dict[int, list] = {0: [], 1: []}
+
+    def worker(i):
+        for _ in range(3):
+            got[i].append(fg.grad(_loss, argnums=1)(xs[i], w0, g))
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i in range(2):
+        want = _torch_grads(xs[i], w0, g)[1]
+        for dw in got[i]:
+            np.testing.assert_allclose(dw, want, **F32)
+
+
+def test_grad_of_grad_through_the_weight_gradient_matches_torch():
+    # d/dx of |dL/dw|^2: conv_weight of x inside the second-order graph
+    x0, w0 = _data()
+    g = np.random.default_rng(2).standard_normal(X_SHAPE).astype(np.float32)
+
+    def outer(x):
+        dw = fg.grad(_loss, argnums=1)(x, w0, g)
+        return (dw * dw).sum()
+
+    got = fg.grad(outer)(x0)
+    tx = torch.from_numpy(x0.copy()).requires_grad_()
+    tw = torch.from_numpy(w0.copy()).requires_grad_()
+    (tdw,) = torch.autograd.grad(
+        (torch.nn.functional.conv2d(tx, tw, padding=1) * torch.from_numpy(g)).sum(),
+        tw,
+        create_graph=True,
+    )
+    (want,) = torch.autograd.grad((tdw * tdw).sum(), tx)
+    scale = float(np.abs(want.numpy()).max())
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-3, atol=1e-4 * scale)
