@@ -118,7 +118,9 @@ def _kept_take(xp: ModuleType, kind: str, x: Array, key: tuple[Any, ...]) -> Arr
     transform the same input `x` (the graph passes the same array to both),
     so the weight gradient reuses the forward's transformed input: CV3's
     whole step with a new input each time 0.95x (interleaved A/B medians,
-    load 6). It did the same for im2col until im2col went in cache-sized
+    load 6); as it is now (taken once, the forward never reuses) 0.90x of
+    the same code without the reuse, 1.01x of the code before (one process,
+    one thread, CPU time, 21 interleaved rounds, medians, load 2.8-3.1). It did the same for im2col until im2col went in cache-sized
     chunks (`_x_cols`), after which it no longer paid.
 
     Only where `x` cannot have changed since the forward transformed it:
