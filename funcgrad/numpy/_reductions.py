@@ -20,8 +20,39 @@ from funcgrad.graph import Node as _Node
 from funcgrad.numpy._adapters import axes as _as_axes
 from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import reduce as _reduce
+from funcgrad.ops import shape as _shape
 
 __all__ = ["amax", "amin", "cumprod", "cumsum", "max", "mean", "min", "prod", "std", "sum", "var"]
+
+
+def _ndim(a: Any) -> int:
+    """The number of axes of `a` (an array, a number, a node, or one example of vmap's batch)."""
+    v = a.value if type(a) is _Node else a
+    n = getattr(v, "ndim", None)
+    return int(_np.ndim(v) if n is None else n)
+
+
+def _no_axis_of_0d(name: str, a: Any, axis: Any) -> None:
+    """Refuse an axis of a 0-d `a`, as NumPy's mean, var and std do (the reductions gave NaN)."""
+    if axis is None or _ndim(a) != 0:
+        return
+    if isinstance(axis, (tuple, list)):
+        if not axis:
+            return
+        axis = axis[0]
+    first = _np.asarray(axis).reshape(-1)[0] if _np.ndim(axis) else axis
+    raise _np.exceptions.AxisError(int(first), 0, f"funcgrad.numpy.{name} of a 0-d input")
+
+
+def _cumulative_input(a: Any, axis: Any) -> Any:
+    """`a` with shape (1,) when it is 0-d and an axis is given: NumPy's cumsum/cumprod give (1,)."""
+    if axis is not None and _ndim(a) == 0:
+        if int(axis) not in (0, -1):
+            raise _np.exceptions.AxisError(
+                int(axis), 1, "funcgrad.numpy: cumulative of a 0-d input"
+            )
+        return _shape.reshape(a, shape=(1,))
+    return a
 
 
 def _prepared(name: str, a: Any, dtype: Any, out: Any) -> Any:
@@ -109,6 +140,7 @@ def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims:
     """
     if dtype is not None or out is not None:
         a = _prepared("mean", a, dtype, out)
+    _no_axis_of_0d("mean", a, axis)
     return _reduce.mean(a, axis=_as_axes(axis), keepdims=keepdims)
 
 
@@ -188,6 +220,7 @@ def var(
     """
     if dtype is not None or out is not None:
         a = _prepared("var", a, dtype, out)
+    _no_axis_of_0d("var", a, axis)
     return _reduce.var(a, axis=_as_axes(axis), ddof=ddof, keepdims=keepdims)
 
 
@@ -219,6 +252,7 @@ def std(
     """
     if dtype is not None or out is not None:
         a = _prepared("std", a, dtype, out)
+    _no_axis_of_0d("std", a, axis)
     return _reduce.std(a, axis=_as_axes(axis), ddof=ddof, keepdims=keepdims)
 
 
@@ -242,7 +276,7 @@ def cumsum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None):
     """
     if dtype is not None or out is not None:
         a = _prepared("cumsum", a, dtype, out)
-    return _reduce.cumsum(a, axis=_as_axes(axis))
+    return _reduce.cumsum(_cumulative_input(a, axis), axis=_as_axes(axis))
 
 
 def cumprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None):
@@ -265,4 +299,4 @@ def cumprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None):
     """
     if dtype is not None or out is not None:
         a = _prepared("cumprod", a, dtype, out)
-    return _reduce.cumprod(a, axis=_as_axes(axis))
+    return _reduce.cumprod(_cumulative_input(a, axis), axis=_as_axes(axis))

@@ -42,6 +42,7 @@ Differences from NumPy, on purpose:
 
 from __future__ import annotations
 
+import sys as _sys
 from typing import Any
 
 import numpy as _np
@@ -385,6 +386,8 @@ class Generator:
         if _is_node(x):
             order = self._numpy().permutation(x.shape[axis])
             return _getitem(x, index=(slice(None),) * (axis % x.ndim) + (order,))
+        if axis == 0:  # NumPy's default: vmap's batched draw takes no axis
+            return self._numpy().permutation(x)
         return self._numpy().permutation(x, axis)
 
     def shuffle(self, x: Any, axis: int = 0) -> None:
@@ -540,6 +543,21 @@ class RandomState(Generator):
         if high is None:
             low, high = 1, low
         return self.integers(low, high, size, endpoint=True)
+
+    def tomaxint(self, size: Any = None) -> Any:
+        """Return random integers in [0, `sys.maxsize`] (NumPy's legacy `RandomState.tomaxint`).
+
+        `RandomState(seed)` gives NumPy's very numbers; the shared one draws
+        them from funcgrad's default generator.
+
+        Examples:
+            >>> import numpy as np, funcgrad.numpy as fnp
+            >>> bool((fnp.random.RandomState(0).tomaxint(3) == np.random.RandomState(0).tomaxint(3)).all())
+            True
+        """
+        if self._own is not None:
+            return self._numpy().tomaxint(size)
+        return self.integers(0, _sys.maxsize, size, endpoint=True)
 
     def get_state(self) -> Any:
         """Return the state of the generator.

@@ -368,3 +368,24 @@ def test_a_replay_rewinds_no_owned_generator_another_thread_draws_from(kind):
     np.testing.assert_allclose(out, np.full(4, np.sin(1.0) * eps.sum()))
     np.testing.assert_array_equal(np.concatenate(got), ref_theirs.standard_normal(3 * len(got)))
     np.testing.assert_array_equal(mine.standard_normal(2), ref_mine.standard_normal(2))
+
+
+@pytest.mark.parametrize("kind", sorted(OWNED))
+def test_vmap_of_permutation_with_different_randomness_gives_a_permutation_per_example(kind):
+    # fnp.random's permutation(n) passed axis=0 to vmap's batched draw, which takes none (TypeError)
+    g = OWNED[kind](0)
+    out = fg.vmap(lambda x: x + g.permutation(6), randomness="different")(np.zeros((8, 6)))
+    assert out.shape == (8, 6)
+    np.testing.assert_array_equal(np.sort(out, axis=1), np.tile(np.arange(6.0), (8, 1)))
+    assert len({tuple(row) for row in out.tolist()}) > 1  # 8 equal rows: chance 720**-7
+    # outside vmap: NumPy's own numbers
+    ref = np.random.default_rng(1) if kind == "default_rng" else np.random.RandomState(1)
+    np.testing.assert_array_equal(OWNED[kind](1).permutation(6), ref.permutation(6))
+
+
+@pytest.mark.parametrize("seed", [0, 12345, [1, 2, 3]])
+def test_randomstate_tomaxint_is_numpys(seed):
+    got, want = fnp.random.RandomState(seed), np.random.RandomState(seed)
+    np.testing.assert_array_equal(got.tomaxint(3), want.tomaxint(3))
+    assert got.tomaxint() == want.tomaxint()
+    np.testing.assert_array_equal(got.rand(2), want.rand(2))  # the same stream after it

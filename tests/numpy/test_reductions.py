@@ -48,10 +48,9 @@ def test_positional_arguments_mean_what_they_mean_in_numpy(name, args):
 
 
 def test_dtype_on_plain_values_as_numpys():
-    assert (
-        fnp.prod((1, 28, 28), dtype=int) == 784
-        and np.result_type(fnp.prod((2, 3), dtype=int)) == np.dtype(int)
-    )
+    assert fnp.prod((1, 28, 28), dtype=int) == 784 and np.result_type(
+        fnp.prod((2, 3), dtype=int)
+    ) == np.dtype(int)
     np.testing.assert_array_equal(fnp.sum([True, True, False], dtype=np.int8), np.int8(2))
     np.testing.assert_array_equal(fnp.cumsum([1, 2, 3], dtype=np.float64), [1.0, 3.0, 6.0])
     with pytest.raises(OpError, match=r"funcgrad.numpy.sum: out= is not supported"):
@@ -73,3 +72,24 @@ def test_gradients_through_dtype_match_autograd():
     g = fg.grad(lambda x: fnp.sum(fnp.mean(x, 1, np.float32) ** 2))(X)
     assert g.dtype == np.float64  # the cast's gradient comes back in the input's dtype
     np.testing.assert_allclose(g, 2 * np.mean(X, 1, keepdims=True) / 3 * np.ones_like(X), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["mean", "var", "std", "cumsum", "cumprod"])
+@pytest.mark.parametrize("axis", [0, -1, 1, None])
+def test_an_axis_of_a_0d_input_as_numpy(name, axis):
+    # NumPy refuses an axis of a 0-d input for mean/var/std (funcgrad gave NaN for var) and
+    # gives shape (1,) for cumsum/cumprod (funcgrad gave ()); the same refusals and shapes
+    a = np.float64(1.5) * np.ones(())
+    try:
+        want = getattr(np, name)(a, axis=axis)
+    except Exception:  # noqa: BLE001  (NumPy's exception is the reference)
+        with pytest.raises((ValueError, IndexError)):  # NumPy's AxisError is both, funcgrad's too
+            getattr(fnp, name)(a, axis=axis)
+        return
+    got = getattr(fnp, name)(a, axis=axis)
+    assert np.shape(got) == np.shape(want)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_cumprod_of_a_0d_node_along_axis_0_is_differentiable():
+    np.testing.assert_allclose(fg.grad(lambda x: fnp.sum(fnp.cumprod(x, axis=0) * 3.0))(2.0), 3.0)
