@@ -24,6 +24,7 @@ from funcgrad.tensors.dtypes import (
     set_default_dtype,
     to_dtype,
 )
+from funcgrad.tensors.legacy_types import _TensorType
 from funcgrad.tensors.tensor_class import Tensor, _fresh_leaf, _to_array
 
 
@@ -96,7 +97,7 @@ def set_default_tensor_type(t) -> None:
     """Set the default float dtype (and device) from a tensor type, as PyTorch's deprecated function.
 
     Accepts `'torch.DoubleTensor'`, `'torch.cuda.FloatTensor'`, their
-    `funcgrad.` spellings and `funcgrad.FloatTensor`.
+    `funcgrad.` spellings and the types `funcgrad.FloatTensor`, `funcgrad.DoubleTensor` ...
 
     Raises:
         TypeError: For a type that is not a floating-point tensor type.
@@ -104,6 +105,8 @@ def set_default_tensor_type(t) -> None:
     parsed = parse_type_name(t) if isinstance(t, str) else None
     if isinstance(t, type) and issubclass(t, Tensor):
         parsed = (np.dtype(np.float32), "cpu")  # funcgrad.FloatTensor
+    elif isinstance(t, _TensorType):
+        parsed = (t.dtype, "cpu")  # funcgrad.FloatTensor, funcgrad.DoubleTensor ...
     if parsed is None or parsed[0].kind != "f":
         raise TypeError(
             f"funcgrad.set_default_tensor_type: only floating-point types are supported as "

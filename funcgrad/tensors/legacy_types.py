@@ -4,7 +4,8 @@ As in PyTorch, `LongTensor`, `DoubleTensor` ... are not subclasses of `Tensor`:
 calling one builds a plain `Tensor` of its dtype on the CPU (`LongTensor(data)`,
 `LongTensor(2, 3)` for a shape, `LongTensor()` for an empty one), and
 `isinstance(t, LongTensor)` asks whether `t` is an int64 tensor on the CPU.
-(`funcgrad.FloatTensor` stays the name of `Tensor` itself, which builds float32 tensors.)
+`funcgrad.FloatTensor` is one of them (float32 whatever the default dtype, as in
+PyTorch); `funcgrad.Tensor(data)` builds tensors of the default float dtype.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ import numpy as np
 from funcgrad.tensors.tensor_class import Tensor
 
 
-def torch_name(dtype) -> str:
+def _dtype_name(dtype) -> str:
     """The dtype as funcgrad spells it: `'funcgrad.int64'`."""
     return f"funcgrad.{np.dtype(dtype).name}"
 
 
 __all__ = [
+    "FloatTensor",
     "DoubleTensor",
     "HalfTensor",
     "LongTensor",
@@ -42,15 +44,15 @@ class _TensorType(type):
             raise RuntimeError(
                 f"{name}: legacy constructor expects device type: cpu but device type: "
                 f"{str(device).split(':')[0]} was passed (use funcgrad.tensor(data, "
-                f"dtype={torch_name(cls.dtype)}, device={str(device)!r}))"
+                f"dtype={_dtype_name(cls.dtype)}, device={str(device)!r}))"
             )
         if len(data) == 1 and isinstance(data[0], Tensor):
             (other,) = data
             if other.dtype != cls.dtype or other.device.type != "cpu":
                 raise TypeError(
-                    f"{name}(tensor): expected a {torch_name(cls.dtype)} tensor on the CPU, "
-                    f"got one of dtype {torch_name(other.dtype)} on {other.device} "
-                    f"(convert it with tensor.to({torch_name(cls.dtype)}))"
+                    f"{name}(tensor): expected a {_dtype_name(cls.dtype)} tensor on the CPU, "
+                    f"got one of dtype {_dtype_name(other.dtype)} on {other.device} "
+                    f"(convert it with tensor.to({_dtype_name(cls.dtype)}))"
                 )
             return other.detach()  # PyTorch's result shares the tensor's memory, without history
         if len(data) > 1 and not all(isinstance(d, (int, np.integer)) for d in data):
@@ -77,12 +79,13 @@ def _legacy_type(name: str, dtype) -> _TensorType:
         f"true for a CPU tensor of that dtype. Prefer `funcgrad.tensor(data, dtype=...)`.\n\n"
         f"Examples:\n"
         f"    >>> import funcgrad as torch\n"
-        f"    >>> torch.{name}([1, 0]).dtype == {torch_name(dtype).replace('funcgrad', 'torch')}\n"
+        f"    >>> torch.{name}([1, 0]).dtype == {_dtype_name(dtype).replace('funcgrad', 'torch')}\n"
         f"    True\n"
     )
     return _TensorType(name, (), {"dtype": np.dtype(dtype), "__doc__": doc, "__slots__": ()})
 
 
+FloatTensor = _legacy_type("FloatTensor", np.float32)
 DoubleTensor = _legacy_type("DoubleTensor", np.float64)
 HalfTensor = _legacy_type("HalfTensor", np.float16)
 LongTensor = _legacy_type("LongTensor", np.int64)

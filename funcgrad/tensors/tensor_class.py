@@ -101,8 +101,9 @@ class Tensor(TensorBase, _Methods):
 
     Mirrors `torch.Tensor`: `requires_grad`, `.backward()`, `.grad`,
     `.grad_fn`, hooks, operators and the usual methods. Calling
-    `Tensor(data)` (or `FloatTensor`) builds a float32 tensor, as the legacy
-    PyTorch constructor does; prefer `funcgrad.tensor(data)`.
+    `Tensor(data)` builds a tensor of the default float dtype (float32 unless
+    changed), `Tensor(2, 3)` or `Tensor(x.shape)` one of that shape, as the
+    legacy PyTorch constructor does; prefer `funcgrad.tensor(data)`.
 
     Examples:
         >>> import funcgrad as torch
@@ -128,7 +129,13 @@ class Tensor(TensorBase, _Methods):
     __array_priority__ = 1000
 
     def __init__(self, *data, dtype=None, device=None, requires_grad: bool = False):
-        if len(data) == 1 and not isinstance(data[0], int):
+        if len(data) == 1 and isinstance(data[0], Size):
+            # Tensor(x.shape): a new tensor of that shape, as PyTorch (the sizes are not data)
+            value = np.zeros(
+                tuple(data[0]),
+                dtype=to_dtype(dtype) if dtype is not None else default_float_dtype(),
+            )
+        elif len(data) == 1 and not isinstance(data[0], int):
             # NOTE: the legacy constructor always gives the default float dtype
             # (`Tensor([1])` is float32 in PyTorch), unlike `funcgrad.tensor`.
             value = np.array(

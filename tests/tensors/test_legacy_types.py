@@ -14,6 +14,7 @@ from tests.references import requires
 torch = requires("torch")
 
 NAMES = [
+    "FloatTensor",
     "DoubleTensor",
     "HalfTensor",
     "LongTensor",
@@ -67,6 +68,16 @@ def test_isinstance_checks_dtype_and_device_as_in_pytorch():
     assert not issubclass(fg.LongTensor, fg.Tensor) and not issubclass(
         torch.LongTensor, torch.Tensor
     )
+    # FloatTensor too: a float64 tensor is no FloatTensor (it was: FloatTensor was Tensor)
+    for make in ("float", "double", "long", "half"):
+        ours, theirs = getattr(fg.ones(2), make)(), getattr(torch.ones(2), make)()
+        assert isinstance(ours, fg.FloatTensor) == isinstance(theirs, torch.FloatTensor)
+        assert isinstance(ours, fg.Tensor) and isinstance(theirs, torch.Tensor)
+    p = fg.nn.Parameter(fg.ones(2))
+    assert isinstance(p, fg.FloatTensor) == isinstance(
+        torch.nn.Parameter(torch.ones(2)), torch.FloatTensor
+    )
+    assert repr(fg.FloatTensor) == repr(torch.FloatTensor).replace("torch", "funcgrad")
     assert repr(fg.LongTensor) == repr(torch.LongTensor).replace("torch", "funcgrad")
 
 
@@ -75,3 +86,42 @@ def test_a_legacy_type_refuses_a_gpu_device():
         fg.LongTensor([1], device="cuda")
     with pytest.raises(RuntimeError, match="expects device type: cpu but device type: cuda"):
         torch.LongTensor([1], device="cuda")
+
+
+@pytest.mark.parametrize("name", ["Tensor", *NAMES])
+@pytest.mark.parametrize("shape", [[2], [2, 3], [], [0, 4]], ids=repr)
+def test_a_size_is_a_shape_as_in_pytorch(name, shape):
+    """`LongTensor(x.shape)` makes a tensor of that shape (the sizes were taken as data)."""
+    theirs = getattr(torch, name)(torch.Size(shape))
+    ours = getattr(fg, name)(fg.Size(shape))
+    assert tuple(ours.shape) == tuple(theirs.shape) == tuple(shape)
+    assert ours.dtype == theirs.numpy().dtype
+    # a tuple or a list stays data, in both
+    for data in (tuple(shape), list(shape)):
+        np.testing.assert_array_equal(
+            getattr(fg, name)(data).numpy(), getattr(torch, name)(data).numpy()
+        )
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_set_default_tensor_type_takes_the_legacy_types(name):
+    """`set_default_tensor_type(funcgrad.DoubleTensor)` raised TypeError; PyTorch accepts
+    the floating-point types and refuses the others with TypeError."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # PyTorch's deprecation warning
+            try:
+                torch.set_default_tensor_type(getattr(torch, name))
+            except TypeError:
+                with pytest.raises(TypeError, match="only floating-point types"):
+                    fg.set_default_tensor_type(getattr(fg, name))
+                return
+        fg.set_default_tensor_type(getattr(fg, name))
+        assert np.dtype(fg.get_default_dtype()) == torch.tensor([1.0]).numpy().dtype
+        assert fg.Tensor([1]).dtype == torch.Tensor([1]).numpy().dtype
+        assert fg.FloatTensor([1]).dtype == torch.FloatTensor([1]).numpy().dtype
+    finally:
+        fg.set_default_dtype(fg.float32)
+        torch.set_default_dtype(torch.float32)
