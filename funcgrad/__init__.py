@@ -84,7 +84,6 @@ from funcgrad.tensors.functions import __all__ as _functions_all
 from funcgrad.tensors.missing import module_getattr as _module_getattr
 from funcgrad.tensors.settings import *  # noqa: F403  (PyTorch's process-wide switches)
 from funcgrad.tensors.settings import __all__ as _settings_all
-from funcgrad.tensors.tensor_class import Tensor as FloatTensor  # legacy constructor name
 from funcgrad.transforms import (
     GradMap,
     backward,
@@ -134,7 +133,6 @@ __all__ = [
     "get_default_device",
     "set_default_device",
     "set_default_tensor_type",
-    "FloatTensor",
     "autograd",
     "fft",
     "linalg",
