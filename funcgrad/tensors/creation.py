@@ -100,12 +100,11 @@ def set_default_tensor_type(t) -> None:
     `funcgrad.` spellings and the types `funcgrad.FloatTensor`, `funcgrad.DoubleTensor` ...
 
     Raises:
-        TypeError: For a type that is not a floating-point tensor type.
+        TypeError: For a type that is not a floating-point tensor type (`funcgrad.Tensor`
+            itself included, as in PyTorch).
     """
     parsed = parse_type_name(t) if isinstance(t, str) else None
-    if isinstance(t, type) and issubclass(t, Tensor):
-        parsed = (np.dtype(np.float32), "cpu")  # funcgrad.FloatTensor
-    elif isinstance(t, _TensorType):
+    if isinstance(t, _TensorType):
         parsed = (t.dtype, "cpu")  # funcgrad.FloatTensor, funcgrad.DoubleTensor ...
     if parsed is None or parsed[0].kind != "f":
         raise TypeError(

@@ -125,3 +125,11 @@ def test_set_default_tensor_type_takes_the_legacy_types(name):
     finally:
         fg.set_default_dtype(fg.float32)
         torch.set_default_dtype(torch.float32)
+
+
+def test_set_default_tensor_type_refuses_the_tensor_class_as_pytorch():
+    with pytest.raises(TypeError, match="only floating-point types"):
+        torch.set_default_tensor_type(torch.Tensor)
+    with pytest.raises(TypeError, match="only floating-point types"):
+        fg.set_default_tensor_type(fg.Tensor)
+    assert fg.get_default_dtype() == fg.float32
