@@ -70,233 +70,173 @@ def _prepared(name: str, a: Any, dtype: Any, out: Any) -> Any:
     return _np.asarray(a, dtype=dtype)
 
 
-def sum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False):  # noqa: A001
-    """Return the sum over axes (NumPy's `sum`; `dtype` casts `a` first).
+_ARGS = {
+    "a": "a: An array, a number, or a graph node.",
+    "axis": "axis: None (all axes), an int or a tuple of ints.",
+    "axis1": "axis: The axis; None: over the flattened array.",
+    "dtype": "dtype: The dtype to {verb} in (and of the result); None: NumPy's.",
+    "out": "out: Must be None (funcgrad's values are immutable).",
+    "ddof": "ddof: The divisor is `n - ddof`.",
+    "keepdims": "keepdims: If true, the reduced axes stay, with size 1.",
+}
 
-    Args:
-        a: An array, a number, or a graph node.
-        axis: None (all axes), an int or a tuple of ints.
-        dtype: The dtype to sum in (and of the result); None: NumPy's.
-        out: Must be None (funcgrad's values are immutable).
-        keepdims: If true, the reduced axes stay, with size 1.
 
-    Returns:
-        An array, or a node if `a` is a node.
+def _doc(summary: str, args: list[str], verb: str, example: str) -> str:
+    """A NumPy-style docstring: `summary`, the `args` described, the result, `example`."""
+    lines = "\n".join("        " + _ARGS[k].format(verb=verb) for k in args)
+    return (
+        f"{summary}\n\n    Args:\n{lines}\n\n    Returns:\n        An array, or a node if `a` is a "
+        f"node.\n\n    Examples:\n        >>> import numpy as np, funcgrad.numpy as fnp\n{example}"
+    )
 
-    Examples:
-        >>> import numpy as np, funcgrad.numpy as fnp
-        >>> fnp.sum(np.array([[-1.1, -0.2], [0.7, 1.6]]), axis=-1)
+
+def _named(fn: Any, name: str, doc: str) -> Any:
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+def _reduction(name: str, primitive: Any, verb: str, summary: str, example: str) -> Any:
+    """NumPy's `name(a, axis, dtype, out, keepdims)` (sum, prod, mean): `dtype` casts `a` first."""
+    refuse_0d_axis = name == "mean"  # NumPy's mean refuses an axis of a 0-d input; sum takes 0
+
+    def reduction(
+        a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False
+    ):
+        if dtype is not None or out is not None:
+            a = _prepared(name, a, dtype, out)
+        if refuse_0d_axis:
+            _no_axis_of_0d(name, a, axis)
+        return primitive(a, axis=_as_axes(axis), keepdims=keepdims)
+
+    args = ["a", "axis", "dtype", "out", "keepdims"]
+    return _named(reduction, name, _doc(summary, args, verb, example))
+
+
+def _extreme(name: str, primitive: Any, summary: str, example: str) -> Any:
+    """NumPy's `name(a, axis, out, keepdims)` (max, min)."""
+
+    def extreme(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False):
+        if out is not None:
+            _prepared(name, a, None, out)
+        return primitive(a, axis=_as_axes(axis), keepdims=keepdims)
+
+    return _named(extreme, name, _doc(summary, ["a", "axis", "out", "keepdims"], "", example))
+
+
+def _moment(name: str, primitive: Any, summary: str, example: str) -> Any:
+    """NumPy's `name(a, axis, dtype, out, ddof, keepdims)` (var, std)."""
+
+    def moment(
+        a: Any,
+        axis: Any = None,
+        dtype: Any = None,
+        out: Any = None,
+        ddof: Any = 0,
+        keepdims: bool = False,
+    ):
+        if dtype is not None or out is not None:
+            a = _prepared(name, a, dtype, out)
+        _no_axis_of_0d(name, a, axis)
+        return primitive(a, axis=_as_axes(axis), ddof=ddof, keepdims=keepdims)
+
+    args = ["a", "axis", "dtype", "out", "ddof", "keepdims"]
+    return _named(moment, name, _doc(summary, args, "compute", example))
+
+
+def _cumulative(name: str, primitive: Any, verb: str, summary: str, example: str) -> Any:
+    """NumPy's `name(a, axis, dtype, out)` (cumsum, cumprod)."""
+
+    def cumulative(a: Any, axis: Any = None, dtype: Any = None, out: Any = None):
+        if dtype is not None or out is not None:
+            a = _prepared(name, a, dtype, out)
+        return primitive(_cumulative_input(a, axis), axis=_as_axes(axis))
+
+    return _named(cumulative, name, _doc(summary, ["a", "axis1", "dtype", "out"], verb, example))
+
+
+sum = _reduction(  # noqa: A001
+    "sum",
+    _reduce.sum_,
+    "sum",
+    "Return the sum over axes (NumPy's `sum`; `dtype` casts `a` first).",
+    """        >>> fnp.sum(np.array([[-1.1, -0.2], [0.7, 1.6]]), axis=-1)
         array([-1.3,  2.3])
         >>> fnp.sum([1, 2], 0, np.float32)
         np.float32(3.0)
-    """
-    if dtype is not None or out is not None:
-        a = _prepared("sum", a, dtype, out)
-    return _reduce.sum_(a, axis=_as_axes(axis), keepdims=keepdims)
-
-
-def prod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False):
-    """Return the product over axes (NumPy's `prod`; `dtype` casts `a` first).
-
-    Args:
-        a: An array, a number, or a graph node.
-        axis: None (all axes), an int or a tuple of ints.
-        dtype: The dtype to multiply in (and of the result); None: NumPy's.
-        out: Must be None (funcgrad's values are immutable).
-        keepdims: If true, the reduced axes stay, with size 1.
-
-    Returns:
-        An array, or a node if `a` is a node.
-
-    Examples:
-        >>> import numpy as np, funcgrad.numpy as fnp
-        >>> fnp.prod(np.array([[0.8, 1.0], [-1.1, -1.3]]), axis=-1)
+    """,
+)
+prod = _reduction(
+    "prod",
+    _reduce.prod,
+    "multiply",
+    "Return the product over axes (NumPy's `prod`; `dtype` casts `a` first).",
+    """        >>> fnp.prod(np.array([[0.8, 1.0], [-1.1, -1.3]]), axis=-1)
         array([0.8 , 1.43])
         >>> int(fnp.prod((1, 28, 28), dtype=int))
         784
-    """
-    if dtype is not None or out is not None:
-        a = _prepared("prod", a, dtype, out)
-    return _reduce.prod(a, axis=_as_axes(axis), keepdims=keepdims)
-
-
-def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False):
-    """Return the arithmetic mean over axes (NumPy's `mean`; `dtype` casts `a` first).
-
-    Args:
-        a: An array, a number, or a graph node.
-        axis: None (all axes), an int or a tuple of ints.
-        dtype: The dtype to average in (and of the result); None: NumPy's.
-        out: Must be None (funcgrad's values are immutable).
-        keepdims: If true, the reduced axes stay, with size 1.
-
-    Returns:
-        An array, or a node if `a` is a node.
-
-    Examples:
-        >>> import numpy as np, funcgrad.numpy as fnp
-        >>> fnp.mean(np.array([[-1.1, -0.2], [0.7, 1.6]]), axis=-1)
+    """,
+)
+mean = _reduction(
+    "mean",
+    _reduce.mean,
+    "average",
+    "Return the arithmetic mean over axes (NumPy's `mean`; `dtype` casts `a` first).",
+    """        >>> fnp.mean(np.array([[-1.1, -0.2], [0.7, 1.6]]), axis=-1)
         array([-0.65,  1.15])
-    """
-    if dtype is not None or out is not None:
-        a = _prepared("mean", a, dtype, out)
-    _no_axis_of_0d("mean", a, axis)
-    return _reduce.mean(a, axis=_as_axes(axis), keepdims=keepdims)
-
-
-def max(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False):  # noqa: A001
-    """Return the maximum over axes (NumPy's `max`, also `amax`).
-
-    Args:
-        a: An array, a number, or a graph node.
-        axis: None (all axes), an int or a tuple of ints.
-        out: Must be None (funcgrad's values are immutable).
-        keepdims: If true, the reduced axes stay, with size 1.
-
-    Returns:
-        An array, or a node if `a` is a node.
-
-    Examples:
-        >>> import numpy as np, funcgrad.numpy as fnp
-        >>> fnp.max(np.array([[-2.1, -0.45], [0.15, 1.95]]), axis=-1)
+    """,
+)
+max = _extreme(  # noqa: A001
+    "max",
+    _reduce.max_,
+    "Return the maximum over axes (NumPy's `max`, also `amax`).",
+    """        >>> fnp.max(np.array([[-2.1, -0.45], [0.15, 1.95]]), axis=-1)
         array([-0.45,  1.95])
-    """
-    if out is not None:
-        _prepared("max", a, None, out)
-    return _reduce.max_(a, axis=_as_axes(axis), keepdims=keepdims)
-
-
-def min(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False):  # noqa: A001
-    """Return the minimum over axes (NumPy's `min`, also `amin`).
-
-    Args:
-        a: An array, a number, or a graph node.
-        axis: None (all axes), an int or a tuple of ints.
-        out: Must be None (funcgrad's values are immutable).
-        keepdims: If true, the reduced axes stay, with size 1.
-
-    Returns:
-        An array, or a node if `a` is a node.
-
-    Examples:
-        >>> import numpy as np, funcgrad.numpy as fnp
-        >>> fnp.min(np.array([[-2.1, -0.45], [0.15, 1.95]]), axis=-1)
+    """,
+)
+min = _extreme(  # noqa: A001
+    "min",
+    _reduce.min_,
+    "Return the minimum over axes (NumPy's `min`, also `amin`).",
+    """        >>> fnp.min(np.array([[-2.1, -0.45], [0.15, 1.95]]), axis=-1)
         array([-2.1 ,  0.15])
-    """
-    if out is not None:
-        _prepared("min", a, None, out)
-    return _reduce.min_(a, axis=_as_axes(axis), keepdims=keepdims)
-
-
+    """,
+)
 amax = max
 amin = min
-
-
-def var(
-    a: Any,
-    axis: Any = None,
-    dtype: Any = None,
-    out: Any = None,
-    ddof: Any = 0,
-    keepdims: bool = False,
-):
-    """Return the variance over axes (NumPy's `var`; `dtype` casts `a` first).
-
-    Args:
-        a: An array, a number, or a graph node.
-        axis: None (all axes), an int or a tuple of ints.
-        dtype: The dtype to compute in (and of the result); None: NumPy's.
-        out: Must be None (funcgrad's values are immutable).
-        ddof: The divisor is `n - ddof`.
-        keepdims: If true, the reduced axes stay, with size 1.
-
-    Returns:
-        An array, or a node if `a` is a node.
-
-    Examples:
-        >>> import numpy as np, funcgrad.numpy as fnp
-        >>> fnp.var(np.array([[-2.1, -0.45], [0.15, 1.95]]), axis=-1)
+var = _moment(
+    "var",
+    _reduce.var,
+    "Return the variance over axes (NumPy's `var`; `dtype` casts `a` first).",
+    """        >>> fnp.var(np.array([[-2.1, -0.45], [0.15, 1.95]]), axis=-1)
         array([0.680625, 0.81    ])
-    """
-    if dtype is not None or out is not None:
-        a = _prepared("var", a, dtype, out)
-    _no_axis_of_0d("var", a, axis)
-    return _reduce.var(a, axis=_as_axes(axis), ddof=ddof, keepdims=keepdims)
-
-
-def std(
-    a: Any,
-    axis: Any = None,
-    dtype: Any = None,
-    out: Any = None,
-    ddof: Any = 0,
-    keepdims: bool = False,
-):
-    """Return the standard deviation over axes (NumPy's `std`; `dtype` casts `a` first).
-
-    Args:
-        a: An array, a number, or a graph node.
-        axis: None (all axes), an int or a tuple of ints.
-        dtype: The dtype to compute in (and of the result); None: NumPy's.
-        out: Must be None (funcgrad's values are immutable).
-        ddof: The divisor is `n - ddof`.
-        keepdims: If true, the reduced axes stay, with size 1.
-
-    Returns:
-        An array, or a node if `a` is a node.
-
-    Examples:
-        >>> import numpy as np, funcgrad.numpy as fnp
-        >>> fnp.std(np.array([[-2.1, -0.45], [0.15, 1.95]]), axis=-1)
+    """,
+)
+std = _moment(
+    "std",
+    _reduce.std,
+    "Return the standard deviation over axes (NumPy's `std`; `dtype` casts `a` first).",
+    """        >>> fnp.std(np.array([[-2.1, -0.45], [0.15, 1.95]]), axis=-1)
         array([0.825, 0.9  ])
-    """
-    if dtype is not None or out is not None:
-        a = _prepared("std", a, dtype, out)
-    _no_axis_of_0d("std", a, axis)
-    return _reduce.std(a, axis=_as_axes(axis), ddof=ddof, keepdims=keepdims)
-
-
-def cumsum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None):
-    """Return the cumulative sum along an axis (NumPy's `cumsum`; `dtype` casts `a` first).
-
-    Args:
-        a: An array, a number, or a graph node.
-        axis: The axis; None: over the flattened array.
-        dtype: The dtype to sum in (and of the result); None: NumPy's.
-        out: Must be None (funcgrad's values are immutable).
-
-    Returns:
-        An array, or a node if `a` is a node.
-
-    Examples:
-        >>> import numpy as np, funcgrad.numpy as fnp
-        >>> fnp.cumsum(np.array([[-1.1, -0.2], [0.7, 1.6]]), axis=-1)
+    """,
+)
+cumsum = _cumulative(
+    "cumsum",
+    _reduce.cumsum,
+    "sum",
+    "Return the cumulative sum along an axis (NumPy's `cumsum`; `dtype` casts `a` first).",
+    """        >>> fnp.cumsum(np.array([[-1.1, -0.2], [0.7, 1.6]]), axis=-1)
         array([[-1.1, -1.3],
                [ 0.7,  2.3]])
-    """
-    if dtype is not None or out is not None:
-        a = _prepared("cumsum", a, dtype, out)
-    return _reduce.cumsum(_cumulative_input(a, axis), axis=_as_axes(axis))
-
-
-def cumprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None):
-    """Return the cumulative product along an axis (NumPy's `cumprod`; `dtype` casts `a` first).
-
-    Args:
-        a: An array, a number, or a graph node.
-        axis: The axis; None: over the flattened array.
-        dtype: The dtype to multiply in (and of the result); None: NumPy's.
-        out: Must be None (funcgrad's values are immutable).
-
-    Returns:
-        An array, or a node if `a` is a node.
-
-    Examples:
-        >>> import numpy as np, funcgrad.numpy as fnp
-        >>> fnp.cumprod(np.array([[0.8, 1.0], [-1.1, -1.3]]), axis=-1)
+    """,
+)
+cumprod = _cumulative(
+    "cumprod",
+    _reduce.cumprod,
+    "multiply",
+    "Return the cumulative product along an axis (NumPy's `cumprod`; `dtype` casts `a` first).",
+    """        >>> fnp.cumprod(np.array([[0.8, 1.0], [-1.1, -1.3]]), axis=-1)
         array([[ 0.8 ,  0.8 ],
                [-1.1 ,  1.43]])
-    """
-    if dtype is not None or out is not None:
-        a = _prepared("cumprod", a, dtype, out)
-    return _reduce.cumprod(_cumulative_input(a, axis), axis=_as_axes(axis))
+    """,
+)
