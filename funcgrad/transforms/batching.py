@@ -2160,7 +2160,8 @@ def _chunked(
     """Run the batch `chunk` examples at a time and join the outputs along their batch axes.
 
     With randomness='same' every chunk after the first draws the first chunk's
-    numbers again (the generators the user owns too), and the generators
+    numbers again (from the generators the user owns too, those the first chunk
+    drew from in this thread), and the generators
     end where the first chunk left them: as one vmap over the whole batch.
     """
     state = rng.get_state(own=True) if randomness == "same" else None

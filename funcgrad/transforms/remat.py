@@ -100,8 +100,9 @@ def checkpoint(
     state of funcgrad's generators (those `funcgrad.manual_seed` seeds and
     `funcgrad.randn`, `funcgrad.rand`, `funcgrad.randint`,
     `funcgrad.numpy.random` and `funcgrad.backend.rng` draw from, on every
-    device, and the generators you own: `funcgrad.Generator`,
-    `funcgrad.numpy.random.default_rng(seed)`, `RandomState(seed)`) is
+    device, and those of the generators you own that `f` draws from in
+    its thread: `funcgrad.Generator`, `funcgrad.numpy.random.default_rng(seed)`,
+    `RandomState(seed)`; one only another thread draws from is left alone) is
     saved when `f` runs in the forward and replayed around each
     recomputation, so dropout masks drawn inside `f` are the same in both,
     and drawing in the recomputation does not move the generators on. The
