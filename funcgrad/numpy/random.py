@@ -556,7 +556,10 @@ class RandomState(Generator):
             True
         """
         if self._own is not None:
-            return self._numpy().tomaxint(size)
+            legacy: Any = (
+                self._numpy()
+            )  # NumPy's RandomState (through jit's observer while it traces)
+            return legacy.tomaxint(size)
         return self.integers(0, _sys.maxsize, size, endpoint=True)
 
     def get_state(self) -> Any:
