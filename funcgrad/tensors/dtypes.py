@@ -101,7 +101,7 @@ def to_dtype(d) -> np.dtype:
     """Return `d` (a dtype, a NumPy type or a name like `'float32'`) as a NumPy dtype.
 
     PyTorch's type names (`'torch.DoubleTensor'`, `'funcgrad.LongTensor'`)
-    and the legacy `funcgrad.FloatTensor` class are accepted too.
+    and the legacy types (`funcgrad.FloatTensor`, `funcgrad.LongTensor` ...) are accepted too.
 
     Raises:
         funcgrad.errors.DtypeError: If `d` names no dtype (a `TypeError`).
@@ -121,7 +121,7 @@ def to_dtype(d) -> np.dtype:
         if parsed is not None:
             return parsed[0]
     elif isinstance(d, type) and issubclass(d, TensorBase):
-        return float32  # FloatTensor, the legacy constructor
+        return float32  # funcgrad.Tensor (the legacy types, FloatTensor included, have .dtype)
     try:
         dtype = np.dtype(d)
     except TypeError:

@@ -133,3 +133,12 @@ def test_set_default_tensor_type_refuses_the_tensor_class_as_pytorch():
     with pytest.raises(TypeError, match="only floating-point types"):
         fg.set_default_tensor_type(fg.Tensor)
     assert fg.get_default_dtype() == fg.float32
+
+
+@pytest.mark.parametrize("name", ["Tensor", *NAMES])
+def test_tensor_type_takes_the_type_objects(name):
+    """`x.type(funcgrad.FloatTensor)` converts as PyTorch's (FloatTensor is no Tensor subclass now)."""
+    theirs = torch.tensor([1.5, -2.0], dtype=torch.float64).type(getattr(torch, name))
+    ours = fg.tensor([1.5, -2.0], dtype=fg.float64).type(getattr(fg, name))
+    assert ours.dtype == theirs.numpy().dtype
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
