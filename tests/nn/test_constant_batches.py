@@ -15,8 +15,9 @@ import pytest
 
 import funcgrad
 import funcgrad.nn.functional as F
+from tests.references import requires
 
-torch = pytest.importorskip("torch")
+torch = requires("torch")
 
 rng = np.random.default_rng(5)
 X0 = rng.standard_normal((4, 3)).astype(np.float32)
