@@ -19,8 +19,9 @@ from funcgrad.ops.elementwise import exp, where
 from funcgrad.ops.loss import nll_loss
 from funcgrad.ops.nn import log_softmax, logsumexp, softmax
 from funcgrad.ops.reduce import sum_
+from tests.references import requires
 
-torch = pytest.importorskip("torch")
+torch = requires("torch")
 
 
 def _bits(a):
