@@ -1293,6 +1293,8 @@ class Jitted:
             for plan in entry.plans:
                 state = rng.get_state(own=True) if plan.n_draws and plan.guard_lines else None
                 try:
+                    if state is None:  # no draws to give again (no context manager a call)
+                        return plan.fn(*dyn)
                     with rng.recording(state):  # the owned generators it draws from here
                         return plan.fn(*dyn)
                 except _GuardFailed as e:
