@@ -356,6 +356,18 @@ def _zero_gradient(value, *inputs) -> Tensor:
 # --- functions --------------------------------------------------------------------------------
 
 
+def _drawn_into(draw, sizes, size, generator, dtype, device, out) -> Tensor:
+    """PyTorch's out= of `draw` (rand, randn): drawn in out's dtype, on its device, written into it."""
+    drawn = draw(
+        *sizes,
+        size=size,
+        generator=generator,
+        dtype=dtype if dtype is not None else getattr(out, "dtype", None),
+        device=getattr(out, "device", device),
+    )
+    return _into(draw.__name__, drawn, out)
+
+
 def rand(
     *sizes,
     size=None,
@@ -378,15 +390,8 @@ def rand(
         >>> x.shape, x.dtype, bool((x >= 0).all() and (x < 1).all())
         (funcgrad.Size([2, 3]), dtype('float32'), True)
     """
-    if out is not None:  # PyTorch's out=: drawn in out's dtype, written into it
-        drawn = rand(
-            *sizes,
-            size=size,
-            generator=generator,
-            dtype=dtype if dtype is not None else getattr(out, "dtype", None),
-            device=getattr(out, "device", device),
-        )
-        return _into("rand", drawn, out)
+    if out is not None:
+        return _drawn_into(rand, sizes, size, generator, dtype, device, out)
     shape = _sizes(sizes, size, "funcgrad.rand")
     dt = _float_dtype(dtype, "funcgrad.rand", "check_uniform_bounds")
     where = _device(device)
@@ -416,15 +421,8 @@ def randn(
         >>> torch.randn(2, 3, dtype=torch.float64).dtype
         dtype('float64')
     """
-    if out is not None:  # PyTorch's out=: drawn in out's dtype, written into it
-        drawn = randn(
-            *sizes,
-            size=size,
-            generator=generator,
-            dtype=dtype if dtype is not None else getattr(out, "dtype", None),
-            device=getattr(out, "device", device),
-        )
-        return _into("randn", drawn, out)
+    if out is not None:
+        return _drawn_into(randn, sizes, size, generator, dtype, device, out)
     shape = _sizes(sizes, size, "funcgrad.randn")
     dt = _float_dtype(dtype, "funcgrad.randn", "normal_kernel_cpu")
     where = _device(device)
