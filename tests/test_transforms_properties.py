@@ -30,7 +30,7 @@ import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.graph import Node
 from funcgrad.tree import tree_flatten, tree_leaves, tree_map, tree_unflatten
-from tests.hardening.fuzz import draw_program, run, tolerance
+from tests.hardening.fuzz import draw_program, run, scaled_tanh, tolerance
 from tests.references import requires
 from tests.strategies import Draw, assert_close
 
@@ -459,3 +459,22 @@ def test_checkpoint_leaves_fewer_nodes_holding_values():
     g_plain, g_ckpt = fg.backward(out_plain), fg.backward(out_ckpt)
     for node in [lx, *(n for pair in lp for n in pair)]:
         np.testing.assert_allclose(g_ckpt[node], g_plain[node], rtol=1e-13, atol=1e-15)
+
+
+def test_jacfwd_of_a_custom_vjp_gives_arrays():
+    # A saved example of the property test above: vmap of linearize's JVP (jacfwd from 8 input
+    # elements) through a custom_vjp returned graph nodes - the forward's residual nodes went
+    # into the transposed rule and out in a batch.
+    def f(a, b, c):
+        return {"last": scaled_tanh(a, a), "out": fnp.sum(c) * b}
+
+    xs = (np.array(0.55), np.array(-0.92), np.linspace(-1.0, 1.0, 6).reshape(2, 3))
+    forward = fg.jacfwd(f, argnums=(0, 1, 2))(*xs)
+    reverse = fg.jacrev(f, argnums=(0, 1, 2))(*xs)
+    for got, want in zip(tree_leaves(forward), tree_leaves(reverse), strict=True):
+        assert type(got) is np.ndarray
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+    out, f_jvp = fg.linearize(lambda a: scaled_tanh(a, a), np.array(0.5))
+    batched = fg.vmap(f_jvp)(np.ones(8))
+    assert type(batched) is np.ndarray
+    np.testing.assert_allclose(batched, np.full(8, f_jvp(np.array(1.0))), rtol=1e-15)

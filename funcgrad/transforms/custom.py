@@ -108,8 +108,10 @@ class _VjpCall(Call):
         return _output_values(self.fn.fun(*tree_unflatten(self.args_def, leaves)))
 
     def vjp(self, ct: Any, out: Any, leaves: tuple[Any, ...], index: int) -> tuple[Any, ...]:
-        graph = type(out) is Node or type(ct) is Node
-        res = self.residuals if graph else tree_map(value_of, self.residuals)
+        # The residuals as nodes only when the gradient itself is recorded (`out` a node);
+        # a node `ct` alone (jvp_by_transposing's variable u) takes them as constants, so
+        # that no node of the forward's graph leaks into the tangent (vmap of jacfwd)
+        res = self.residuals if type(out) is Node else tree_map(value_of, self.residuals)
         bwd = cast("Callable[..., Any]", self.fn.bwd)  # set with fwd, which __call__ checked
         result = bwd(res, self.one_hot(ct, index))
         return tuple(_check_rule_result(result, self.args_def, leaves, _name(self.fn.fun)))
