@@ -92,3 +92,18 @@ def test_positive_definite_covariances_near_the_tolerance_are_accepted():
         np.testing.assert_allclose(
             fmvn.logpdf(x, mean, cov), stats.multivariate_normal.logpdf(x, mean, cov), rtol=1e-9
         )
+
+
+def test_float32_covariances_are_tested_in_float64_as_scipy():
+    # SciPy converts cov to float64 before its eigenvalue test; float32's epsilon (1e6 of them:
+    # 0.119 of the largest eigenvalue) refused diag(1, 0.05) and gave NaN for it under vmap.
+    x = np.array([0.3, 0.1], np.float32)
+    covs = np.stack([np.diag([1.0, 0.05]), np.diag([2.0, 1e-3])]).astype(np.float32)
+    want = [stats.multivariate_normal.logpdf(x, cov=c) for c in covs]
+    for k, cov in enumerate(covs):
+        np.testing.assert_allclose(fmvn.logpdf(x, cov=cov), want[k], rtol=1e-6)
+        np.testing.assert_allclose(fg.jit(lambda c: fmvn.logpdf(x, cov=c))(cov), want[k], rtol=1e-6)
+        assert np.isfinite(fg.grad(lambda c: fmvn.logpdf(x, cov=c))(cov)).all()
+    np.testing.assert_allclose(fg.vmap(lambda c: fmvn.logpdf(x, cov=c))(covs), want, rtol=1e-6)
+    with pytest.raises(LinAlgError):
+        fmvn.logpdf(x, cov=np.array([[1.0, 2.0], [2.0, 1.0]], np.float32))

@@ -92,6 +92,11 @@ def _batched(a):
     )
 
 
+# SciPy's `_eigvalsh_to_eps` on the float64 array it makes of any cov: 1e6 float64 epsilons
+# of the largest eigenvalue (float32's epsilon refused cov = diag(1, 0.05), which SciPy takes).
+_EPS = 1e6 * float(_np.finfo(_np.float64).eps)
+
+
 def _check_positive_definite(cov, op):
     """Raise where SciPy's `multivariate_normal` refuses `cov` (its `_PSD` test, lower triangle).
 
@@ -105,10 +110,11 @@ def _check_positive_definite(cov, op):
     if type(cov) is _np.ndarray:
         _refuse(cov, op)
         return None
-    c = _fnp.stop_gradient(cov)  # a test: no gradient through it
+    # a test (no gradient through it) in float64, as SciPy's (it converts cov to float)
+    c = _fnp.multiply(_fnp.stop_gradient(cov), _np.ones((), _np.float64))  # batches, unlike astype
     eigenvalues = _linalg.eigvalsh(c, UPLO="L")
     largest = _fnp.max(_fnp.abs(eigenvalues), axis=-1)
-    eps = _fnp.multiply(1e6 * _np.finfo(_value(cov).dtype).eps, largest)
+    eps = _fnp.multiply(_EPS, largest)
     margin = _fnp.subtract(_fnp.min(eigenvalues, axis=-1), eps)
     if _batched(margin):  # NaN or inf entries: the formula's NaN, as an array's solve names them
         return _fnp.logical_not(_fnp.less_equal(margin, 0.0))
@@ -121,9 +127,9 @@ def _refuse(cov, op):
     """Raise SciPy's refusals of the array `cov`."""
     if cov.ndim != 2 or cov.shape[0] != cov.shape[1] or not _np.isfinite(cov).all():
         return  # the solve names the shape, or the inf/NaN entries
-    eigenvalues = _np.linalg.eigvalsh(cov, UPLO="L")
+    eigenvalues = _np.linalg.eigvalsh(cov.astype(_np.float64), UPLO="L")  # SciPy's float64
     largest = _np.max(_np.abs(eigenvalues)) if eigenvalues.size else 0.0
-    eps = 1e6 * _np.finfo(eigenvalues.dtype).eps * largest  # SciPy's `_eigvalsh_to_eps`
+    eps = _EPS * largest
     smallest = _np.min(eigenvalues) if eigenvalues.size else 1.0
     if smallest < -eps:
         raise _LinAlgError(
