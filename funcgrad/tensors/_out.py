@@ -25,8 +25,11 @@ from funcgrad.tensors.tensor_class import Tensor
 from funcgrad.tensors.views import check_inplace, write
 
 
-def into(name: str, result: Tensor, out) -> Tensor:
+def into(name: str, result: Tensor, out, stacklevel: int = 3) -> Tensor:
     """Write `result` (what the function `name` computed) into `out`; return `out`.
+
+    `stacklevel` is the resize warning's, counted from here (3: the caller of
+    a function that calls `into` itself).
 
     Raises:
         TypeError: If `out` is not a tensor.
@@ -66,7 +69,7 @@ def into(name: str, result: Tensor, out) -> Tensor:
                 f"explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
                 f"with t.resize_(0).",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=stacklevel,
             )
         # NOTE: as `out.data = ...`: the tensor takes an array of the new shape (its old
         # `.numpy()` arrays keep the old one; PyTorch reallocates its storage too).

@@ -365,7 +365,7 @@ def _drawn_into(draw, sizes, size, generator, dtype, device, out) -> Tensor:
         dtype=dtype if dtype is not None else getattr(out, "dtype", None),
         device=getattr(out, "device", device),
     )
-    return _into(draw.__name__, drawn, out)
+    return _into(draw.__name__, drawn, out, stacklevel=4)  # the warning names the caller
 
 
 def rand(
