@@ -22,7 +22,7 @@ import contextlib
 import importlib
 import sys
 import types
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy
@@ -302,6 +302,51 @@ def to_device(value: Any, device: object, *, op: str = "funcgrad.to_device") -> 
         return cupy.asarray(value)
     with cupy.cuda.Device(index):
         return cupy.asarray(value)
+
+
+def on_host(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Call `fn` on host (NumPy) copies of CuPy arguments, and move its results back to their GPU.
+
+    For the forwards that have no GPU implementation (SciPy's matrix functions,
+    a general eigendecomposition, Bessel functions of any order): as PyTorch
+    does for `torch.linalg.eig` on CUDA, the values make a round trip through
+    the host, which synchronizes with the GPU. With no CuPy argument this is
+    `fn(*args, **kwargs)`. Results may be arrays, NumPy scalars, or tuples and
+    lists of them; other results (Python numbers, None) come back as they are.
+
+    Args:
+        fn: The host function (it takes and returns NumPy arrays).
+        *args: Its positional arguments; CuPy arrays among them are copied to the host.
+        **kwargs: Its keyword arguments, passed unchanged.
+
+    Returns:
+        `fn`'s result, its arrays on the GPU of the first CuPy argument.
+
+    Examples:
+        >>> import numpy as np
+        >>> float(on_host(np.linalg.det, np.eye(2)))
+        1.0
+    """
+    cupy: Any = sys.modules.get("cupy")
+    device = None
+    if cupy is not None:
+        device = next((a.device.id for a in args if isinstance(a, cupy.ndarray)), None)
+    if device is None:
+        return fn(*args, **kwargs)
+    host = [cupy.asnumpy(a) if isinstance(a, cupy.ndarray) else a for a in args]
+    result = fn(*host, **kwargs)
+
+    def back(r: Any) -> Any:
+        if isinstance(r, tuple) and hasattr(r, "_fields"):  # a named tuple (np.linalg.eig's)
+            return type(r)(*(back(v) for v in r))
+        if isinstance(r, (tuple, list)):
+            return type(r)(back(v) for v in r)
+        if isinstance(r, (numpy.ndarray, numpy.generic)):
+            with cupy.cuda.Device(device):
+                return cupy.asarray(r)
+        return r
+
+    return back(result)
 
 
 # --- the array module of an operation ------------------------------------------------

@@ -59,8 +59,11 @@ def full_name(device: str) -> str:
 
 
 def to_dev(x, device: str):
-    """Move NumPy arrays (inside tuples, lists and dicts too) to `device`; leave the rest."""
-    if isinstance(x, np.ndarray):
+    """Move NumPy arrays and scalars (inside tuples, lists and dicts too) to `device`; leave the rest.
+
+    A 0-d complex sample is a NumPy scalar (`re + 1j * im` of 0-d arrays), so scalars move too.
+    """
+    if isinstance(x, (np.ndarray, np.generic)):
         return to_device(x, device)
     if isinstance(x, (tuple, list)):
         return type(x)(to_dev(v, device) for v in x)
