@@ -12,7 +12,8 @@
 #   PYTHON                    the interpreter (default: python)
 #   GPU_CHECK_STRICT=1        exit 4 instead of 0 when there is no GPU
 #   GPU_CHECK_EXAMPLES        hypothesis examples per primitive and test (default 3)
-#   GPU_CHECK_TEST_TIMEOUT    seconds for the tests (default 210)
+#   GPU_CHECK_TEST_TIMEOUT    seconds for the tests (default 300)
+#   GPU_CHECK_WORKERS         pytest-xdist workers, where it is installed (default auto)
 #   GPU_CHECK_BENCH_TIMEOUT   seconds for the benchmark (default 90)
 #   PIP_FIND_LINKS, PIP_NO_INDEX   honoured by pip, for machines without internet
 #
@@ -135,9 +136,17 @@ echo "- CuPy: $($PY -c 'import cupy; print(cupy.__version__, "CUDA runtime", cup
 # --- 3. the CUDA test cases ---------------------------------------------------------------------
 code=0
 echo "gpu_check: running the CUDA test cases (pytest -m cuda tests)"
-HYPOTHESIS_PROFILE=ci FUNCGRAD_DEVICE_EXAMPLES="$EXAMPLES" timeout "${GPU_CHECK_TEST_TIMEOUT:-210}" \
-    $PY -m pytest -q -m cuda tests -p no:cacheprovider -p no:randomly -rfEs --tb=line \
-    >"$WORK/tests.log" 2>&1
+# pytest-xdist where it is installed (a fresh machine compiles every kernel once per process,
+# but the 2,000 cases take minutes on one); SIGINT at the limit, so pytest still prints its
+# summary, and each failure written as it happens (tests/gpu/failure_log.py) in case it cannot.
+XDIST=""
+$PY -c "import xdist" >/dev/null 2>&1 && XDIST="-n ${GPU_CHECK_WORKERS:-auto}"
+FAILURES="$(dirname "$REPORT")/gpu_failures.txt"
+: >"$FAILURES"
+HYPOTHESIS_PROFILE=ci FUNCGRAD_DEVICE_EXAMPLES="$EXAMPLES" FUNCGRAD_FAILURE_LOG="$FAILURES" \
+    timeout -s INT "${GPU_CHECK_TEST_TIMEOUT:-300}" \
+    $PY -m pytest -q -m cuda tests -p tests.gpu.failure_log -p no:cacheprovider -p no:randomly \
+    $XDIST -rfEs --tb=line >"$WORK/tests.log" 2>&1
 tests_rc=$?
 summary="$(grep -E '^[0-9]+ (passed|failed|skipped|deselected)|(passed|failed|error)s? in ' "$WORK/tests.log" | tail -n1)"
 {
@@ -149,7 +158,8 @@ summary="$(grep -E '^[0-9]+ (passed|failed|skipped|deselected)|(passed|failed|er
 } >>"$REPORT"
 if [ "$tests_rc" -ne 0 ]; then
     code=1
-    [ "$tests_rc" -eq 124 ] && echo "- timed out after ${GPU_CHECK_TEST_TIMEOUT:-210} s" >>"$REPORT"
+    [ "$tests_rc" -eq 124 ] && echo "- timed out after ${GPU_CHECK_TEST_TIMEOUT:-300} s" >>"$REPORT"
+    echo "- each failure's traceback: $FAILURES" >>"$REPORT"
     {
         echo
         echo "Failures (first 40):"
