@@ -1452,21 +1452,30 @@ def _batched_apply(
                 p, in_params = _lowered_params(params, level)
                 mapped = mapped or in_params
                 break
-    if not mapped:
-        return _batched(prim(*vals, **p), None, level)
-    size = _state.frames[level - 1].size
-    rule = prim.batch if prim.batch is not None else _table.rule_for(prim)
-    if prim.params == _CALL_PARAMS:
-        rule_level = _state.rule_level
-        _state.rule_level = level  # for the call primitives' rule, which batches their function
-        try:
+    # NOTE: the rule computes on the values below `level`: no function of `level` runs in
+    # it, so `identity` on an outer graph's node there (a batched leaf's value under
+    # `jit(vmap(hessian(f)))`) is that graph's operation, not a fresh variable of `level`.
+    body = _state.body
+    if body >= level:
+        _state.body = level - 1
+    try:
+        if not mapped:
+            return _batched(prim(*vals, **p), None, level)
+        size = _state.frames[level - 1].size
+        rule = prim.batch if prim.batch is not None else _table.rule_for(prim)
+        if prim.params == _CALL_PARAMS:
+            rule_level = _state.rule_level
+            _state.rule_level = level  # for the call primitives' rule, which batches their function
+            try:
+                res = None if rule is None else rule(size, vals, dims, **p)
+            finally:
+                _state.rule_level = rule_level
+        else:
             res = None if rule is None else rule(size, vals, dims, **p)
-        finally:
-            _state.rule_level = rule_level
-    else:
-        res = None if rule is None else rule(size, vals, dims, **p)
-    if res is None:
-        res = _loop(prim, size, vals, dims, p)
+        if res is None:
+            res = _loop(prim, size, vals, dims, p)
+    finally:
+        _state.body = body
     return _batched(res[0], res[1], level)
 
 

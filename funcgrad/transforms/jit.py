@@ -430,6 +430,11 @@ def _on_read(node: Node, kind: str, result: Any, other: Any) -> None:
     if rec is None:
         return
     if kind == "value":  # a derivative rule reads the value: hand it a traced view
+        if type(result) is list and hasattr(type(result[0]), "__funcgrad_apply__"):
+            # NOTE: a vmap's batched value (a transform's node inside `jit(vmap(grad(f)))`):
+            # it holds the trace's own nodes, and what the rule computes from it applies
+            # primitives to them (recorded) or reads their values (reported by themselves).
+            return
         # _on_read <- _report <- value_of <- the reader
         reader = _reader(sys._getframe(3))
         if not _follows_read(reader.f_code):  # eager if the node is dynamic

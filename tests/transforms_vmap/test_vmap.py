@@ -287,6 +287,36 @@ def test_jit_vmap_compositions_equal_eager_vmap_bit_for_bit():
     _close(fg.vmap(fg.grad(fg.jit(f)), in_axes=(None, 0))(W, X), per)
 
 
+def test_jit_of_vmap_of_derivatives_through_masks_matches_hips_autograd():
+    # relu / abs / maximum read their input's value in their rules (a mask, a sign); under
+    # jit(vmap(grad(f))) that value is vmap's batched value over jit's traced nodes.
+    from funcgrad.transforms.jit import JitWarning
+    from tests.references import requires
+
+    agrad = requires("autograd")
+    anp = requires("autograd.numpy")
+    relu = fg.nn.functional.relu
+
+    def f(mod, x):
+        r = relu(x) if mod is fnp else anp.maximum(x, 0.0)
+        return mod.sum(mod.maximum(x, 0.3) * mod.abs(x) + r**3 + mod.minimum(x, 0.1 * x[::-1]))
+
+    rng = np.random.default_rng(7)
+    for build, ref in (
+        (lambda: fg.vmap(fg.grad(lambda x: f(fnp, x))), agrad.grad(lambda x: f(anp, x))),
+        (lambda: fg.vmap(fg.hessian(lambda x: f(fnp, x))), agrad.hessian(lambda x: f(anp, x))),
+    ):
+        jitted = fg.jit(build())
+        for _ in range(3):  # the trace, then replays on other signs: the masks are computed
+            xs = rng.standard_normal((5, 4))
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", JitWarning)  # followed, not run eagerly
+                got = jitted(xs)
+            assert np.array_equal(got, build()(xs))
+            _close(got, np.stack([ref(row) for row in xs]))
+        assert jitted.cache_info()["plans"] == 1
+
+
 def test_roots_hooks_and_gather_cases_batch_without_a_loop():
     from funcgrad.ops import registry
 
