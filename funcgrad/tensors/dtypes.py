@@ -121,7 +121,9 @@ def to_dtype(d) -> np.dtype:
         if parsed is not None:
             return parsed[0]
     elif isinstance(d, type) and issubclass(d, TensorBase):
-        return float32  # funcgrad.Tensor (the legacy types, FloatTensor included, have .dtype)
+        # funcgrad.Tensor: the default tensor type, as `x.type(torch.Tensor)` (the legacy
+        # types, FloatTensor included, have their own .dtype)
+        return _default[0]
     try:
         dtype = np.dtype(d)
     except TypeError:

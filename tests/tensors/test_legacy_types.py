@@ -142,3 +142,27 @@ def test_tensor_type_takes_the_type_objects(name):
     ours = fg.tensor([1.5, -2.0], dtype=fg.float64).type(getattr(fg, name))
     assert ours.dtype == theirs.numpy().dtype
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("default", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("source", ["float64", "float32", "float16", "int32", "bool"])
+def test_tensor_type_of_the_tensor_class_follows_the_default_dtype(default, source):
+    """`x.type(funcgrad.Tensor)` gave float32 whatever the default dtype; PyTorch gives the
+    default tensor type (`set_default_dtype`, or `set_default_tensor_type` below)."""
+    data = [1.5, -2.0, 0.0]
+    try:
+        torch.set_default_dtype(getattr(torch, default))
+        fg.set_default_dtype(getattr(fg, default))
+        theirs = torch.tensor(data, dtype=getattr(torch, source)).type(torch.Tensor)
+        ours = fg.tensor(data, dtype=getattr(fg, source)).type(fg.Tensor)
+        assert ours.dtype == theirs.numpy().dtype == np.dtype(default)
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+        assert ours.type() == theirs.type().replace("torch.", "funcgrad.")
+    finally:
+        fg.set_default_dtype(fg.float32)
+        torch.set_default_dtype(torch.float32)
+    fg.set_default_tensor_type(fg.DoubleTensor)
+    try:
+        assert fg.tensor(data, dtype=getattr(fg, source)).type(fg.Tensor).dtype == np.float64
+    finally:
+        fg.set_default_tensor_type(fg.FloatTensor)
