@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from funcgrad.backend import module_for, on_device, parse_device, to_device
+from funcgrad.backend import module_for, on_device, parse_device, require_cuda, to_device
 from funcgrad.errors import ArgumentTypeError, OpError
 from funcgrad.ops._util import index_of
 from funcgrad.tensors.devices import device as _torch_device
@@ -102,6 +102,9 @@ def set_default_tensor_type(t) -> None:
     Raises:
         TypeError: For a type that is not a floating-point tensor type (`funcgrad.Tensor`
             itself included, as in PyTorch).
+        funcgrad.errors.DeviceError: For a CUDA type (`'torch.cuda.FloatTensor'`) where CuPy
+            or a GPU is missing; nothing is changed (PyTorch without CUDA raises a TypeError,
+            "type torch.cuda.FloatTensor not available").
     """
     parsed = parse_type_name(t) if isinstance(t, str) else None
     if isinstance(t, _TensorType):
@@ -112,6 +115,8 @@ def set_default_tensor_type(t) -> None:
             f"the default type, got {t!r}; prefer funcgrad.set_default_dtype and "
             f"funcgrad.set_default_device"
         )
+    if parsed[1] == "cuda":
+        require_cuda(f"funcgrad.set_default_tensor_type({t!r})")
     set_default_dtype(parsed[0])
     set_default_device(None if parsed[1] == "cpu" else "cuda")
 

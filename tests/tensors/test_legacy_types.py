@@ -166,3 +166,33 @@ def test_tensor_type_of_the_tensor_class_follows_the_default_dtype(default, sour
         assert fg.tensor(data, dtype=getattr(fg, source)).type(fg.Tensor).dtype == np.float64
     finally:
         fg.set_default_tensor_type(fg.FloatTensor)
+
+
+@pytest.mark.parametrize("name", ["torch.cuda.FloatTensor", "funcgrad.cuda.DoubleTensor"])
+def test_set_default_tensor_type_refuses_a_cuda_type_without_a_gpu(name):
+    """`set_default_tensor_type('torch.cuda.FloatTensor')` was accepted without CuPy or a
+    GPU (the error came at the next tensor made); PyTorch without CUDA refuses at once."""
+    import warnings
+
+    from funcgrad.backend import cuda_available
+    from funcgrad.errors import DeviceError
+
+    if not torch.cuda.is_available():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # PyTorch's deprecation warning
+            with pytest.raises(TypeError, match="not available"):
+                torch.set_default_tensor_type(name.replace("funcgrad.", "torch."))
+    try:
+        if not cuda_available():
+            with pytest.raises(DeviceError, match=r"funcgrad\.set_default_tensor_type\(.*cuda"):
+                fg.set_default_tensor_type(name)
+            assert fg.get_default_dtype() == fg.float32
+            assert fg.get_default_device().type == "cpu"
+            assert fg.zeros(1).device.type == "cpu"
+        else:
+            fg.set_default_tensor_type(name)
+            assert fg.zeros(1).device.type == "cuda"
+            assert fg.zeros(1).dtype == (np.float32 if "Float" in name else np.float64)
+    finally:
+        fg.set_default_dtype(fg.float32)
+        fg.set_default_device(None)
