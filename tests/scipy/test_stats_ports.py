@@ -107,3 +107,32 @@ def test_float32_covariances_are_tested_in_float64_as_scipy():
     np.testing.assert_allclose(fg.vmap(lambda c: fmvn.logpdf(x, cov=c))(covs), want, rtol=1e-6)
     with pytest.raises(LinAlgError):
         fmvn.logpdf(x, cov=np.array([[1.0, 2.0], [2.0, 1.0]], np.float32))
+
+
+def test_vmap_over_float32_covariances_stays_float32():
+    # The vmapped logpdf (and pdf) over a batch of float32 covs came back float64: the NaN
+    # factor for the covs that fail the test was where(ok, 1.0, nan), a float64 array.
+    rng = np.random.default_rng(3)
+    xs = rng.standard_normal((4, 3)).astype(np.float32)
+    mean = np.full(3, 0.1, np.float32)
+    covs = np.stack([np.eye(3) * (k + 1) + 0.1 for k in range(4)]).astype(np.float32)
+    covs[2] = np.diag([1.0, 2.0, -1.0])  # no covariance: NaN for that example
+    for fn in (fmvn.logpdf, fmvn.pdf):
+        per = [fn(xs[k], mean, covs[k]) for k in (0, 1, 3)]
+        assert all(p.dtype == np.float32 for p in per)
+        for got in (
+            fg.vmap(lambda c, fn=fn: fn(xs[0], mean, c))(covs),
+            fg.vmap(lambda x, c, fn=fn: fn(x, mean, c))(xs, covs),
+        ):
+            assert got.dtype == np.float32, got.dtype
+            assert np.isnan(got[2])
+        ref = np.array(
+            [
+                getattr(stats.multivariate_normal, fn.__name__)(xs[k], mean, covs[k])
+                for k in (0, 1, 3)
+            ]
+        )
+        np.testing.assert_allclose(got[[0, 1, 3]], ref, rtol=2e-6)
+        np.testing.assert_allclose(got[[0, 1, 3]], per, rtol=2e-6)
+    g = fg.vmap(fg.grad(lambda c: fmvn.logpdf(xs[0], mean, c)))(covs)
+    assert g.dtype == np.float32 and np.isnan(g[2]).all() and np.isfinite(g[[0, 1, 3]]).all()

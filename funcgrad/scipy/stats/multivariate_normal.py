@@ -81,8 +81,10 @@ def logpdf(x, mean=None, cov=1, allow_singular=False):
     out = _ew.multiply(-0.5, _ew.add(maha, _ew.add(logdet, d * _LOG_2PI)))
     if ok is None:
         return out
-    # vmap: NaN where cov is no covariance, its gradient too (a where would give 0 there)
-    return _ew.multiply(out, _ew.where(ok, 1.0, _np.nan))
+    # vmap: NaN where cov is no covariance, its gradient too (a where would give 0 there);
+    # the factor in out's dtype (where(ok, 1.0, nan) is float64: float32 became float64)
+    dtype = _value(out).dtype
+    return _ew.multiply(out, _ew.where(ok, _np.ones((), dtype), _np.full((), _np.nan, dtype)))
 
 
 def _batched(a):
