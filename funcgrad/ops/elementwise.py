@@ -1042,10 +1042,18 @@ def _where_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
     return "WhereBackward0", (1, 2)
 
 
+def _where_forward(xp: Any, cond: Any, x: Any, y: Any) -> Array:
+    # NOTE: CuPy's where calls cond.astype: a Python bool (a rule's `x == 0` of a number)
+    # becomes an array of the values' module first (NumPy takes it as it is).
+    if xp is not numpy and not hasattr(cond, "astype"):
+        cond = xp.asarray(cond)
+    return xp.where(cond, x, y)
+
+
 where: Primitive = register(
     Primitive(
         name="where",
-        forward=lambda xp, cond, x, y: xp.where(cond, x, y),
+        forward=_where_forward,
         # The unselected branch gets an exact 0, never 0 * (its derivative).
         vjp=(
             None,

@@ -14,6 +14,7 @@ functions have no rule here: asking for their gradient raises
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from types import ModuleType
@@ -21,6 +22,7 @@ from typing import Any
 
 import numpy
 
+from funcgrad.backend import on_host
 from funcgrad.errors import DeviceError, NotDifferentiableError
 from funcgrad.graph.node import Array
 from funcgrad.ops._util import value_of
@@ -40,20 +42,30 @@ _SQRT_2PI = math.sqrt(2.0 * math.pi)
 _SCIPY_EXTRA = "pip install funcgrad[scipy]"
 
 
+def _scipy_function(name: str) -> Callable[..., Any]:
+    """SciPy's `scipy.special.<name>` (the message names the extra if SciPy is missing)."""
+    try:
+        import scipy.special as sp
+    except ImportError as e:
+        raise ImportError(f"funcgrad.scipy.special.{name} needs SciPy: {_SCIPY_EXTRA}") from e
+    fn: Callable[..., Any] = getattr(sp, name)
+    return fn
+
+
 def special_module(xp: ModuleType, name: str) -> Callable[..., Any]:
     """Return SciPy's special function `name` for arrays of the array module `xp`.
 
+    On CuPy arrays it is `cupyx.scipy.special.<name>`; where cupyx has none
+    (`iv`, `ive`, `jn` in CuPy 14), SciPy's runs on host copies of the
+    arguments and the result goes back to their GPU (`funcgrad.backend.on_host`:
+    a round trip that synchronizes with the GPU, with SciPy's numbers).
+
     Raises:
         ImportError: If SciPy is not installed (the message names the extra).
-        DeviceError: If the device's special-function module lacks `name`.
+        DeviceError: If CuPy has no `cupyx.scipy.special` at all.
     """
     if xp is numpy:
-        try:
-            import scipy.special as sp
-        except ImportError as e:
-            raise ImportError(f"funcgrad.scipy.special.{name} needs SciPy: {_SCIPY_EXTRA}") from e
-        fn: Callable[..., Any] = getattr(sp, name)
-        return fn
+        return _scipy_function(name)
     try:
         import cupyx.scipy.special as csp
     except ImportError as e:  # pragma: no cover - a CuPy without cupyx
@@ -63,10 +75,7 @@ def special_module(xp: ModuleType, name: str) -> Callable[..., Any]:
         ) from e
     gpu_fn: Callable[..., Any] | None = getattr(csp, name, None)
     if gpu_fn is None:
-        raise DeviceError(
-            f"funcgrad.scipy.special.{name}: cupyx.scipy.special has no {name}, so it has "
-            f"no GPU forward; move the values to the CPU first"
-        )
+        return functools.partial(on_host, _scipy_function(name))
     return gpu_fn
 
 
@@ -213,6 +222,10 @@ def _complex_polygamma(xp: ModuleType, n: int, z: Array) -> Array:
 
 def _polygamma_forward(xp: ModuleType, n: Any, x: Array) -> Array:
     if getattr(x, "dtype", numpy.dtype(float)).kind != "c" and not isinstance(x, complex):
+        if xp is not numpy:
+            # NOTE: cupyx's polygamma keeps a Python n through cupy.broadcast_arrays, and
+            # cupy.where(n == 0, ...) then gets a Python bool: give it an array
+            n = xp.asarray(n)
         return _call(xp, "polygamma", n, x, dtype_of=(x,))
     x = xp.asarray(x)
     orders = numpy.asarray(n)
@@ -705,10 +718,24 @@ jn: Primitive = register(
     )
 )
 
+
+def _yn_forward(xp: ModuleType, n: Any, x: Array) -> Array:
+    if xp is numpy:
+        return _call(xp, "yn", n, x, dtype_of=(x,))
+    # NOTE: CUDA's yn (cupyx's) is NaN for n < 0, where SciPy's (cephes) reflects:
+    # Y_{-n} = (-1)^n Y_n, exactly (the VJP at n = 0 asks for Y_{-1}). SciPy truncates a
+    # float order, as does CuPy's (int) cast.
+    order = xp.asarray(n)
+    if order.dtype.kind == "f":
+        order = xp.trunc(order)
+    out = _call(xp, "yn", abs(order), x, dtype_of=(x,))
+    return xp.where((order < 0) & (abs(order) % 2 == 1), -out, out)
+
+
 yn: Primitive = register(
     Primitive(
         name="yn",
-        forward=lambda xp, n, x: _call(xp, "yn", n, x, dtype_of=(x,)),
+        forward=_yn_forward,
         # Y_n' = (Y_{n-1} - Y_{n+1}) / 2
         vjp=(None, lambda ct, out, n, x: ct * (0.5 * (yn(n - 1, x) - yn(n + 1, x)))),
         jvp=ELEMENTWISE,

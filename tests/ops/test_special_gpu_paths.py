@@ -1,0 +1,211 @@
+"""The CuPy branches of the special functions and of `where`, run on the CPU with stand-ins.
+
+No GPU here: the CuPy-only code paths are driven with a stand-in `cupy`
+(NumPy arrays of a subclass that carries a `.device`, in `sys.modules`)
+and a stand-in `cupyx.scipy.special` that has what CuPy 14.2's has, with
+CuPy's quirks where they matter: `cupy.where` calls `condition.astype`
+(a Python bool has none), CuPy's `polygamma` keeps a Python `n` through
+`cupy.broadcast_arrays`, CUDA's `yn` is NaN for negative orders, and
+there is no `iv`, `ive` or `jn` (each quirk as in CuPy's sources,
+`cupy/_sorting/search.py`, `cupyx/scipy/special/_polygamma.py`,
+`_bessel.py`). `tests/gpu/test_special_on_device.py` runs the same
+functions on a real GPU where there is one.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import numpy as np
+import pytest
+import scipy.special as sp
+
+from funcgrad.backend import devices
+from funcgrad.ops import elementwise, special
+
+# --- the stand-ins ------------------------------------------------------------------------
+
+
+class GpuArray(np.ndarray):
+    """A NumPy array that says it lives on GPU 0 (what `device_of` and `on_host` look at)."""
+
+    device = types.SimpleNamespace(id=0)
+
+
+def _gpu(a):
+    return np.asarray(a).view(GpuArray)
+
+
+def _strict_where(condition, x=None, y=None):
+    # cupy.where: `_where_ufunc(condition.astype('?', copy=False), x, y)`
+    return _gpu(np.where(condition.astype("?", copy=False), x, y))
+
+
+def _broadcast_keeping_scalars(*args):
+    # cupy.broadcast_arrays broadcasts the arrays and leaves Python numbers as they are
+    arrays = [a for a in args if isinstance(a, np.ndarray)]
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    return tuple(_gpu(np.broadcast_to(a, shape)) if isinstance(a, np.ndarray) else a for a in args)
+
+
+def fake_cupy() -> types.ModuleType:
+    """A module that is NumPy under the name `cupy`, its arrays `GpuArray`s on GPU 0."""
+
+    class Device:
+        def __init__(self, i=0):
+            self.id = i
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return None
+
+    fake = types.ModuleType("cupy")
+    fake.__dict__.update({k: v for k, v in np.__dict__.items() if not k.startswith("__")})
+    fake.__version__ = "14.2-stand-in"
+    fake.ndarray = GpuArray
+    runtime = types.SimpleNamespace(getDeviceCount=lambda: 1, getDevice=lambda: 0)
+    fake.cuda = types.SimpleNamespace(runtime=runtime, Device=Device)
+    fake.asarray = lambda a, dtype=None: _gpu(np.asarray(a, dtype=dtype))
+    fake.array = lambda a, dtype=None, copy=True, order="K": _gpu(
+        np.array(a, dtype=dtype, copy=copy, order=order)
+    )
+    fake.empty = lambda shape, dtype=float: _gpu(np.empty(shape, dtype=dtype))
+    fake.stack = lambda arrays, axis=0: _gpu(np.stack(arrays, axis=axis))
+    fake.asnumpy = lambda a: np.array(a.view(np.ndarray))
+    fake.where = _strict_where
+    fake.broadcast_arrays = _broadcast_keeping_scalars
+    return fake
+
+
+_NOT_IN_CUPYX = ("iv", "ive", "jn")  # CuPy 14.2's cupyx.scipy.special lacks these
+
+
+def fake_cupyx_special(cupy: types.ModuleType) -> types.ModuleType:
+    """`cupyx.scipy.special` of the stand-in: SciPy's functions on `GpuArray`s, CuPy's quirks."""
+    module = types.ModuleType("cupyx.scipy.special")
+
+    def polygamma(n, x):  # cupyx/scipy/special/_polygamma.py, line for line
+        n, x = cupy.broadcast_arrays(n, x)
+        fac2 = (-1.0) ** (n + 1) * sp.gamma(n + 1.0) * sp.zeta(n + 1.0, x)
+        return cupy.where(n == 0, sp.digamma(x), fac2)
+
+    def yn(n, x):  # CUDA's yn(n, x): NaN for n < 0
+        n = np.trunc(np.asarray(n, dtype=float))
+        return _gpu(np.where(n < 0, np.nan, sp.yn(np.abs(n), x)))
+
+    def lookup(name):
+        if name in _NOT_IN_CUPYX or name.startswith("__"):
+            raise AttributeError(name)
+        fn = getattr(sp, name)
+        return lambda *args: _gpu(fn(*args))
+
+    module.polygamma = polygamma
+    module.yn = yn
+    module.__getattr__ = lookup
+    return module
+
+
+@pytest.fixture
+def gpu(monkeypatch):
+    """Install the stand-in `cupy` and `cupyx.scipy.special`; return the stand-in `cupy`."""
+    cupy = fake_cupy()
+    cupyx = types.ModuleType("cupyx")
+    cupyx.scipy = types.ModuleType("cupyx.scipy")
+    cupyx.scipy.special = fake_cupyx_special(cupy)
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+    monkeypatch.setitem(sys.modules, "cupyx", cupyx)
+    monkeypatch.setitem(sys.modules, "cupyx.scipy", cupyx.scipy)
+    monkeypatch.setitem(sys.modules, "cupyx.scipy.special", cupyx.scipy.special)
+    monkeypatch.setattr(devices, "_gpu_count", [])
+    return cupy
+
+
+X = np.array([0.3, 0.7, 1.5, 2.5, 4.0])
+
+
+def _same(got, want, what):
+    assert isinstance(got, GpuArray), f"{what}: the result left the GPU ({type(got).__name__})"
+    assert got.dtype == want.dtype, f"{what}: {got.dtype} != {want.dtype}"
+    np.testing.assert_array_equal(np.asarray(got.view(np.ndarray)), want, err_msg=what)
+
+
+# --- where: a Python bool condition (heaviside's and clamp's rules make one) -----------------
+
+
+@pytest.mark.parametrize("cond", [True, False, np.True_, np.False_])
+def test_where_takes_a_python_bool_condition_on_cupy(gpu, cond):
+    x = _gpu(np.array([1.0, -2.0], dtype=np.float32))
+    got = elementwise.where.forward(gpu, cond, x, 0.0)
+    _same(got, np.where(cond, x.view(np.ndarray), np.float32(0.0)), f"where({cond!r}, x, 0.0)")
+
+
+def test_the_stand_in_where_is_as_strict_as_cupys(gpu):
+    # the quirk the fix is about: without it, where(True, ...) fails as on the H200
+    with pytest.raises(AttributeError, match="'bool' object has no attribute 'astype'"):
+        gpu.where(True, _gpu(X), 0.0)
+
+
+# --- polygamma (digamma's, gammaln's, gamma's, beta's ... rules call polygamma(1, x)) -----------
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_polygamma_with_a_python_order_on_cupy_matches_scipy(gpu, n, dtype):
+    x = _gpu(X.astype(dtype))
+    got = special.polygamma.forward(gpu, n, x)
+    want = sp.polygamma(n, X.astype(dtype)).astype(dtype)
+    assert isinstance(got, GpuArray) and got.dtype == dtype
+    np.testing.assert_allclose(got.view(np.ndarray), want, rtol=1e-6 if dtype == np.float32 else 0)
+
+
+# --- yn: CUDA's is NaN for n < 0 (the VJP at n = 0 asks for Y_{-1}) --------------------------------
+
+
+@pytest.mark.parametrize("n", [-3, -2, -1, 0, 1, 2, 3, -2.0, 1.0])
+def test_yn_of_every_order_on_cupy_is_scipys(gpu, n):
+    x = _gpu(X)
+    _same(special.yn.forward(gpu, n, x), sp.yn(n, X), f"yn({n}, x)")
+
+
+def test_yn_with_an_array_of_orders_on_cupy_is_scipys(gpu):
+    n = _gpu(np.array([-3, -2, -1, 0, 1]))
+    _same(special.yn.forward(gpu, n, _gpu(X)), sp.yn(np.array([-3, -2, -1, 0, 1]), X), "yn")
+
+
+def test_the_stand_in_yn_is_nan_for_negative_orders_as_cudas(gpu):
+    # what the device run met: yn(-1, x) straight from cupyx is NaN
+    assert np.isnan(sys.modules["cupyx.scipy.special"].yn(-1, X)).all()
+
+
+# --- iv, ive, jn: no cupyx function, SciPy's on the host and back -----------------------------------
+
+
+@pytest.mark.parametrize("name", ["iv", "ive", "jn"])
+@pytest.mark.parametrize("order", [0, 1, 2, -1])
+def test_bessel_functions_without_a_gpu_kernel_run_on_the_host_and_come_back(gpu, name, order):
+    prim = getattr(special, name)
+    _same(prim.forward(gpu, order, _gpu(X)), getattr(sp, name)(order, X), f"{name}({order}, x)")
+
+
+def test_complex_iv_on_cupy_is_scipys(gpu):
+    z = X + 0.5j
+    _same(special.iv.forward(gpu, 1, _gpu(z)), sp.iv(1, z), "iv(1, z)")
+
+
+def test_float32_stays_float32_through_the_host(gpu):
+    x = X.astype(np.float32)
+    _same(special.jn.forward(gpu, 2, _gpu(x)), sp.jn(2, x).astype(np.float32), "jn(2, float32)")
+
+
+@pytest.mark.parametrize("name", ["i0", "i0e", "i1", "i1e", "j0", "j1", "y0", "y1"])
+def test_fixed_order_bessel_functions_use_cupyx(gpu, name, monkeypatch):
+    # cupyx has these: no host round trip (on_host would be called otherwise)
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"{name} went through the host")
+
+    monkeypatch.setattr(special, "on_host", refuse, raising=False)
+    prim = getattr(special, name)
+    _same(prim.forward(gpu, _gpu(X)), getattr(sp, name)(X), name)
