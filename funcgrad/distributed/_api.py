@@ -23,6 +23,7 @@ from funcgrad.distributed._group import (
     ReduceOp,
     Work,
     check_agree,
+    empty_for,
     on_device_of,
     resolve,
 )
@@ -166,7 +167,7 @@ def _gathered(g: ProcessGroup, what: str, leaf: Any) -> tuple[Any, list[Any]]:
     a = _array(leaf)
     check_agree(g, what, _code(what), a.shape, a.dtype)
     send = on_device_of(g, a)
-    recv = on_device_of(g, np.empty((g.size, *send.shape), dtype=send.dtype))
+    recv = empty_for(g, (g.size, *send.shape), send.dtype, like=a)
     return recv, g.comm.iallgather(send, recv)
 
 
@@ -252,7 +253,7 @@ def _scattered(g: ProcessGroup, what: str, stacked: Any, op: ReduceOp) -> tuple[
     _check_avg(op, a.dtype, what)
     check_agree(g, what, _code("reduce_scatter", op), a.shape, a.dtype)
     send = on_device_of(g, a)
-    recv = on_device_of(g, np.empty(a.shape[1:], dtype=a.dtype))
+    recv = empty_for(g, a.shape[1:], a.dtype, like=a)
     return recv, g.comm.ireduce_scatter(send, recv, op)
 
 
@@ -275,7 +276,8 @@ def reduce_scatter(
     """
     g, op = resolve(group), _op(op, "reduce_scatter")
     if isinstance(input_list, (list, tuple)):
-        stacked = np.stack([np.asarray(_array(x)) for x in input_list]) if input_list else None
+        parts = [_array(x) for x in input_list]
+        stacked = xp_of(*parts).stack(parts) if parts else None
         if stacked is None or len(input_list) != g.size:
             raise ValueError(
                 f"funcgrad.distributed.reduce_scatter: input_list needs one tensor per rank "
@@ -332,7 +334,7 @@ def gather(
     a = _array(tensor)
     check_agree(g, "gather", _code("gather"), a.shape, a.dtype)
     send = on_device_of(g, a)
-    recv = on_device_of(g, np.empty((g.size, *a.shape), dtype=a.dtype)) if g.rank == root else None
+    recv = empty_for(g, (g.size, *a.shape), a.dtype, like=a) if g.rank == root else None
     reqs = g.comm.igather(send, recv, root)
 
     def finish() -> Any:
@@ -377,7 +379,7 @@ def scatter(
                 f"the output {tuple(out.shape)}, got {bad}"
             )
         send = on_device_of(g, xp_of(*parts).stack(parts).astype(out.dtype, copy=False))
-    recv = on_device_of(g, np.empty(out.shape, dtype=out.dtype))
+    recv = empty_for(g, out.shape, out.dtype, like=out)
     reqs = g.comm.iscatter(send, recv, root)
 
     def finish() -> Any:
@@ -443,7 +445,7 @@ def irecv(tensor: Any, src: int, group: ProcessGroup | None = None, tag: int = 0
                     f"funcgrad.distributed.recv: rank {src} sent {_dtype_name(num)} {shape}, but "
                     f"rank {g.rank} receives into {a.dtype} {tuple(a.shape)}"
                 )
-            buf = on_device_of(g, np.empty(shape, dtype=a.dtype))
+            buf = empty_for(g, shape, a.dtype, like=a)
             reqs += g.comm.irecv(buf, peer, 2 * tag)
             bufs.append(buf)
         return [(g.comm, reqs)]

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from funcgrad.backend import device_of, on_device, to_device, xp_of
 from funcgrad.errors import DeviceError
 
 # --- errors -----------------------------------------------------------------------------------
@@ -211,8 +212,17 @@ class Work:
 # --- communicators ------------------------------------------------------------------------------
 
 
+def _put(recv: Any, index: Any, value: Any) -> None:
+    """`recv[index] = value`, `value` first moved to `recv`'s device (NumPy or a GPU)."""
+    recv[index] = to_device(value, device_of(recv))
+
+
 class _SelfComm:
-    """A world of one process: every collective is a copy (no engine needed)."""
+    """A world of one process: every collective is a copy (no engine needed).
+
+    Its buffers live where the values do (NumPy, or CuPy on their GPU), as
+    PyTorch's single-rank gloo or NCCL groups leave a tensor on its device.
+    """
 
     rank, size = 0, 1
 
@@ -226,19 +236,19 @@ class _SelfComm:
         return []
 
     def iallgather(self, send: Any, recv: Any) -> list[Any]:
-        recv[0] = send
+        _put(recv, 0, send)
         return []
 
     def ireduce_scatter(self, send: Any, recv: Any, op: ReduceOp) -> list[Any]:
-        recv[...] = send[0]
+        _put(recv, ..., send[0])
         return []
 
     def igather(self, send: Any, recv: Any, root: int) -> list[Any]:
-        recv[0] = send
+        _put(recv, 0, send)
         return []
 
     def iscatter(self, send: Any, recv: Any, root: int) -> list[Any]:
-        recv[...] = send[0]
+        _put(recv, ..., send[0])
         return []
 
     def ibarrier(self) -> list[Any]:
@@ -797,16 +807,37 @@ def check_agree(
 
 
 def on_device_of(g: ProcessGroup, a: Any) -> Any:
-    """`a` as a contiguous array the group's engine takes (a fresh copy: the engines write)."""
+    """`a` as a contiguous array the group's engine takes (a fresh copy: the engines write).
+
+    NCCL takes CuPy arrays (a NumPy one is copied to the current GPU), MPI
+    NumPy arrays (a CuPy one is refused: `DeviceError`); the one process of
+    the `self` backend takes both and keeps a CuPy array on its GPU.
+    """
     if g.backend == "nccl":
         cupy = g.comm.cupy
         return cupy.array(a, copy=True, order="C")
-    if type(a).__module__.startswith("cupy"):
+    if device_of(a) != "cpu" or type(a).__module__.startswith("cupy"):
+        if g.backend == "self":
+            with on_device(device_of(a)):
+                return xp_of(a).array(a, copy=True, order="C")
         raise DeviceError(
             f"funcgrad.distributed: the {g.backend} backend takes CPU values, got a CuPy array "
             f"of shape {tuple(a.shape)}; move it with .cpu(), or use backend='nccl'"
         )
     return np.array(a, copy=True, order="C")
+
+
+def empty_for(g: ProcessGroup, shape: Sequence[int], dtype: Any, like: Any) -> Any:
+    """A receive buffer of `shape` and `dtype` for a collective of `like`, where `g`'s engine takes it.
+
+    NCCL: on the current GPU; MPI: a NumPy array; `self`: on `like`'s device.
+    """
+    if g.backend == "nccl":
+        return on_device_of(g, np.empty(shape, dtype=dtype))
+    if g.backend == "self" and device_of(like) != "cpu":
+        with on_device(device_of(like)):
+            return xp_of(like).empty(tuple(shape), dtype=dtype)
+    return np.empty(tuple(shape), dtype=dtype)
 
 
 def environment_rank() -> int | None:

@@ -49,7 +49,15 @@ def _mpiexec() -> str:
 
 
 def _env() -> dict:
-    return {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
+    # Open MPI's mpiexec refuses to start as root (CI containers, the GPU machines) unless
+    # both variables say so; MPICH ignores them
+    return {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "PYTHONHASHSEED": "0",
+        "OMPI_ALLOW_RUN_AS_ROOT": "1",
+        "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+    }
 
 
 def _launch(args: list[str], timeout: float = 120) -> subprocess.CompletedProcess:

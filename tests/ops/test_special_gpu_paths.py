@@ -30,6 +30,7 @@ from funcgrad.ops import elementwise, special
 class GpuArray(np.ndarray):
     """A NumPy array that says it lives on GPU 0 (what `device_of` and `on_host` look at)."""
 
+    __module__ = "cupy"  # as cupy.ndarray's
     device = types.SimpleNamespace(id=0)
 
 
