@@ -322,6 +322,51 @@ def test_adam_on_numpy_leaves_is_its_formula_bit_for_bit(dtype):
         params = new
 
 
+def test_adam_fast_path_in_pieces_is_its_formula_bit_for_bit():
+    # large C-contiguous leaves run in pieces of _ADAM_CHUNK_BYTES (float32 32,768 entries,
+    # float64 16,384) through one kept temporary per thread and dtype: leaves of one piece
+    # and a bit, of several pieces and a remainder, both dtypes in one tree (one temporary
+    # each), a transposed (F-ordered) gradient and parameter (whole-array path), a 0-d leaf
+    from funcgrad.optimizers._transforms import _ADAM_CHUNK_BYTES
+
+    b1, b2, eps, lr = 0.9, 0.999, 1e-8, 0.01
+    rng = np.random.default_rng(5)
+    piece32 = _ADAM_CHUNK_BYTES // 4
+    params = {
+        "one_and_a_bit": rng.standard_normal(piece32 + 7).astype(np.float32),
+        "several": rng.standard_normal((257, 200)).astype(np.float32),
+        "f64": rng.standard_normal((3, piece32 // 2 + 5)).astype(np.float64),
+        "fortran": np.asfortranarray(rng.standard_normal((300, 150)).astype(np.float32)),
+        "scalar": np.asarray(0.3, np.float32),
+    }
+    opt = fo.adam(lr)
+    state = opt.init(params)
+    m = v = fg.tree.tree_map(np.zeros_like, params)
+    previous = []
+    for t in range(1, 4):
+        g = fg.tree.tree_map(lambda p: rng.standard_normal(np.shape(p)).astype(p.dtype), params)
+        g["fortran"] = np.ascontiguousarray(g["fortran"].T).T  # a transposed view
+        g["several"] = g["several"] * (t - 2)  # a step with a zero gradient
+        updates, state = opt.update(g, state, params)
+        m = fg.tree.tree_map(lambda gi, mi: (1 - b1) * gi + b1 * mi, g, m)
+        v = fg.tree.tree_map(lambda gi, vi: (1 - b2) * (gi * gi) + b2 * vi, g, v)
+        c1, c2 = 1 - b1**t, 1 - b2**t
+        expected = fg.tree.tree_map(
+            lambda mi, vi, c1=c1, c2=c2: -lr * ((mi / c1) / (np.sqrt(vi / c2) + eps)), m, v
+        )
+        ours = fg.tree.tree_leaves((updates, state[0].mu, state[0].nu))
+        theirs = fg.tree.tree_leaves((expected, m, v))
+        for a, b in zip(ours, theirs, strict=True):
+            assert a.dtype == b.dtype and a.shape == b.shape
+            np.testing.assert_array_equal(a, b)
+        # every result is an array of its own: none is the kept temporary or another result
+        arrays = [x for x in ours if x.ndim] + previous
+        for i, a in enumerate(arrays):
+            assert not any(np.shares_memory(a, b) for b in arrays[i + 1 :])
+        previous = [x for x in ours if x.ndim]
+        params = fo.apply_updates(params, updates)
+
+
 def test_a_schedule_counts_steps_in_the_state():
     opt = fo.sgd(fo.piecewise_constant_schedule(1.0, {2: 0.1}))
     params = np.zeros(1)
