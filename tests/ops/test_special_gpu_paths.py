@@ -143,6 +143,17 @@ def test_where_takes_a_python_bool_condition_on_cupy(gpu, cond):
     _same(got, np.where(cond, x.view(np.ndarray), np.float32(0.0)), f"where({cond!r}, x, 0.0)")
 
 
+def test_where_on_numpy_is_still_a_direct_call_of_numpy_where():
+    # the CuPy fix must not cost NumPy the registry's direct call (one frame per where)
+    assert elementwise.where.direct is np.where and elementwise.where.direct_arity == 3
+    x, y = np.array([1.0, -2.0, 3.0]), np.float32(0.5)
+    for cond in (True, False, np.array([True, False, True])):
+        want = np.where(cond, x, y)
+        for got in (elementwise.where(cond, x, y), elementwise.where.forward(np, cond, x, y)):
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+
+
 def test_the_stand_in_where_is_as_strict_as_cupys(gpu):
     # the quirk the fix is about: without it, where(True, ...) fails as on the H200
     with pytest.raises(AttributeError, match="'bool' object has no attribute 'astype'"):
