@@ -796,7 +796,10 @@ def as_strided(input, size, stride, storage_offset=0):  # noqa: A002
     info: Any = input._view
     storage = input
     if type(info) is ViewInfo:  # the storage under a view is its root's
-        storage = info.root.detach() if info.detached else info.root
+        storage = info.root
+        if info.detached:  # below detach() or .data: with `input`'s version counter (.data's own)
+            storage = storage.detach()
+            storage._view.counter = info.counter
     positions = np.full(size, offset, dtype=np.intp)
     for k, (n, s) in enumerate(zip(size, stride, strict=True)):
         shape = [1] * len(size)
@@ -812,7 +815,25 @@ def as_strided(input, size, stride, storage_offset=0):  # noqa: A002
     gather = functools.partial(_gather_flat, index)
     if storage is input:
         return _apply(gather, input)
-    return derive(storage, functools.partial(_apply, gather), "expand")
+    out = derive(storage, functools.partial(_apply, gather), "expand")
+    # PyTorch's refusals of in-place writes into `input` (an output of split, a view made
+    # under no_grad) hold for this view of it too: steps that do nothing carry them
+    marks = [s for s in info.steps if not s.record or s.multi is not None]
+    if marks:
+        steps = out._view.steps
+        out._view.steps = (*steps[:-1], *map(_mark, marks), steps[-1])
+    return out
+
+
+def _unchanged(t):
+    return t
+
+
+def _mark(step: Step) -> Step:
+    """A step that replays as nothing, with `step`'s grad mode and multi-output origin."""
+    mark = Step(_unchanged)
+    mark.record, mark.multi = step.record, step.multi
+    return mark
 
 
 def _gather_flat(index, x):

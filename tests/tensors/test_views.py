@@ -445,6 +445,53 @@ def test_data_has_its_own_version_counter_and_shares_values():
     same(program)
 
 
+@pytest.mark.parametrize("shape, size", [((), (0,)), ((), (1,)), ((3,), (2,)), ((2, 2), (2,))])
+@pytest.mark.parametrize("via", ["data", "detach"])
+def test_as_strided_below_data_keeps_its_version_counter(shape, size, via):
+    # `.data` has a version counter of its own; as_strided below it took the root's, so a
+    # write through it counted as a write to the root (found by the hypothesis test above:
+    # a 0-d `.data`, an empty as_strided, add_)
+    def program(lib):
+        x = lib.tensor(np.arange(1.0, 1.0 + np.prod(shape)).reshape(shape), requires_grad=True)
+        base = x * 1.5
+        d = base.data if via == "data" else base.detach()
+        v = d.as_strided(size, (1,), 0)
+        v.add_(lib.tensor(np.ones(size)))
+        w = d.as_strided(size, (1,), 0)
+        return [base, d, v, w, base._version, d._version, v._version, w._version]
+
+    same(program)
+
+
+@pytest.mark.parametrize("k", [0, 1])
+def test_as_strided_keeps_the_in_place_refusals_of_its_input(k):
+    # as_strided takes its positions from the root, and lost the input's view chain: a write
+    # into an as_strided view of a split output, or of a view made under no_grad, went
+    # through where PyTorch refuses (hypothesis: split, an empty as_strided, add_)
+    def split_output(lib):
+        base = lib.arange(4.0, requires_grad=True) * 1.5
+        base.split(2)[k].as_strided((1,), (1,), 0).add_(1.0)
+
+    def no_grad_view(lib):
+        base = lib.arange(4.0, requires_grad=True) * 1.5
+        with lib.no_grad():
+            v = base[k:]
+        v.as_strided((1,), (1,), 1).mul_(2.0)
+
+    assert "split" in same_error(split_output).lower()
+    assert "no_grad" in same_error(no_grad_view)
+
+    def allowed(lib):  # below detach(), or without a restriction: the write goes through
+        x = lib.arange(4.0, requires_grad=True)
+        base = x * 1.5
+        base.detach().split(2)[k].as_strided((1,), (1,), 1).add_(1.0)
+        base[k:].as_strided((2,), (1,), 1).mul_(2.0)
+        (base * lib.arange(4.0)).sum().backward()
+        return [base, x.grad, base._version]
+
+    same(allowed)
+
+
 def test_views_are_regenerated_after_a_write_to_the_base():
     def program(lib):
         x = lib.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
