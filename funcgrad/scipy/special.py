@@ -16,6 +16,9 @@ import math as _math
 
 import numpy as _np
 
+from funcgrad.backend import as_value as _as_value
+from funcgrad.backend import device_of as _device_of
+from funcgrad.backend import on_device as _on_device
 from funcgrad.backend import xp_of as _xp_of
 from funcgrad.graph import Node as _Node
 from funcgrad.numpy._adapters import axes as _as_axes
@@ -40,7 +43,8 @@ __all__ = [
 
 
 def _value(x):
-    return x.value if type(x) is _Node else _np.asarray(x)
+    # a node's value, an array as it is (NumPy or CuPy), a number as a NumPy array
+    return x.value if type(x) is _Node else _as_value(x)
 
 
 def expit(x):
@@ -118,10 +122,15 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
         if not return_sign:
             return out
         v = _value(out)
-        return out, _np.where(v == -_np.inf, 0.0, 1.0).astype(v.dtype)[()]
-    a_v = _value(a)
-    m = _np.max(a_v, axis=axis, keepdims=True) if a_v.size else _np.zeros((1,) * a_v.ndim)
-    m = _np.where(_np.isfinite(m), m, 0.0).astype(_np.result_type(a_v, _value(b), 1.0))
+        return out, _xp_of(v).where(v == -_np.inf, 0.0, 1.0).astype(v.dtype)[()]
+    a_v, b_v = _value(a), _value(b)
+    xp = _xp_of(a_v)  # b may be a number (a NumPy 0-d array here)
+    if a_v.size:
+        m = xp.max(a_v, axis=axis, keepdims=True)
+    else:
+        with _on_device(_device_of(a_v)):
+            m = xp.zeros((1,) * a_v.ndim)
+    m = xp.where(xp.isfinite(m), m, 0.0).astype(_np.result_type(a_v.dtype, b_v.dtype, 1.0))
     s = _reduce.sum_(
         _elementwise.multiply(b, _elementwise.exp(_elementwise.subtract(a, m))),
         axis=axis,
@@ -130,11 +139,11 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     s_v = _value(s)
     if return_sign:
         out = _elementwise.add(_elementwise.log(_elementwise.absolute(s)), m)
-        sign = _np.sign(s_v)
+        sign = xp.sign(s_v)
     else:
         out = _elementwise.add(_elementwise.log(s), m)
     if not keepdims:
-        kept = _np.shape(s_v)
+        kept = s_v.shape
         squeezed = tuple(n for i, n in enumerate(kept) if i not in _reduced(axis, len(kept)))
         out = _shape.reshape(out, shape=squeezed)
         if return_sign:
@@ -212,14 +221,15 @@ def multigammaln(a, d):
     """
     d = int(d)
     a_v = _value(a)
-    if _np.any(a_v <= 0.5 * (d - 1)):
+    if bool((a_v <= 0.5 * (d - 1)).any()):
         raise ValueError(
             f"funcgrad.scipy.special.multigammaln: condition a ({a_v!r}) > (d-1)/2 = "
             f"{0.5 * (d - 1)} not met"
         )
-    dtype = _np.result_type(a_v, 1.0)
-    half_j = _np.arange(d, dtype=dtype) / 2
-    expanded = _shape.reshape(a, shape=(*_np.shape(a_v), 1))
+    dtype = _np.result_type(a_v.dtype, 1.0)
+    with _on_device(_device_of(a_v)):  # the constant where a is (NumPy or a GPU)
+        half_j = _xp_of(a_v).arange(d, dtype=dtype) / 2
+    expanded = _shape.reshape(a, shape=(*a_v.shape, 1))
     terms = _special.gammaln(_elementwise.subtract(expanded, half_j))
     total = _reduce.sum_(terms, axis=-1, keepdims=False)
     return _elementwise.add(total, d * (d - 1) / 4 * _math.log(_math.pi))

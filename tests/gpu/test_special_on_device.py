@@ -149,3 +149,42 @@ def test_clamp_with_number_bounds_on_device(device, dtype):
 def test_where_with_a_python_bool_on_device(device, cond):
     x = to_device(np.array([1.0, -2.0], dtype=np.float32), device)
     _check(fnp.where(cond, x, 0.0), np.where(cond, [1.0, -2.0], 0.0), device, np.float32, "where")
+
+
+# --- the compositions of funcgrad.scipy.special (NumPy only before: np.asarray of the values) ----
+
+
+def test_gammasgn_on_device(device):
+    points = np.array([-2.5, -1.5, -0.5, 0.5, 3.0])
+    got = fsp.gammasgn(to_device(points, device))
+    _check(got, sp.gammasgn(points), device, np.float64, "gammasgn")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["float64", "float32"])
+def test_multigammaln_and_its_derivative_on_device(device, dtype):
+    points = np.array([1.6, 2.0, 3.5], dtype=dtype)
+    x = to_device(points, device)
+    _check(fsp.multigammaln(x, 3), sp.multigammaln(points.astype(float), 3), device, dtype, "value")
+    slope = sum(sp.psi(points.astype(float) - j / 2) for j in range(3))  # d/da: sum_j psi(a - j/2)
+    _check(_derivative(lambda v: fsp.multigammaln(v, 3))(x), slope, device, dtype, "d/da")
+    with pytest.raises(ValueError, match="multigammaln: condition a"):
+        fsp.multigammaln(x, 5)
+
+
+def test_logsumexp_with_weights_on_device(device):
+    a_host = np.array([[0.5, -1.0, 2.0], [1.5, 0.0, -0.5]])
+    b_host = np.array([[1.0, 2.0, 0.5], [-1.0, 0.25, 3.0]])
+    a, b = to_device(a_host, device), to_device(b_host, device)
+    _check(fsp.logsumexp(a, b=b), sp.logsumexp(a_host, b=b_host), device, np.float64, "lse")
+    out, sign = fsp.logsumexp(a, axis=1, b=b, return_sign=True)
+    want, want_sign = sp.logsumexp(a_host, axis=1, b=b_host, return_sign=True)
+    _check(out, want, device, np.float64, "lse axis=1 value")
+    _check(sign, want_sign, device, np.float64, "lse axis=1 sign")
+    _check(fsp.logsumexp(a, b=2.0), sp.logsumexp(a_host, b=2.0), device, np.float64, "b number")
+    # d/da log(sum(b e^a)) = b e^a / sum(b e^a), for positive weights
+    w_host = np.abs(b_host)
+    grad = fg.grad(lambda v: fsp.logsumexp(v, b=to_device(w_host, device)))(a)
+    want = w_host * np.exp(a_host) / np.sum(w_host * np.exp(a_host))
+    _check(grad, want, device, np.float64, "d/da lse")
+    _, sign = fsp.logsumexp(a, return_sign=True)
+    _check(sign, np.float64(1.0), device, np.float64, "sign without b")
