@@ -82,8 +82,25 @@ def all_finite(v: Array) -> bool:
         return _cisfinite(v)
     try:
         return _isfinite(v)  # Python and NumPy scalars
-    except TypeError:  # a CuPy array, or anything else with an array interface
-        return bool(xp_of(v).isfinite(v).all())
+    except TypeError:  # a CuPy array, or vmap's batched value of one (one number per example)
+        inner = _entries_under(v)
+        return bool(xp_of(inner).isfinite(inner).all())
+
+
+def _entries_under(v: Any) -> Any:
+    """The array under nodes and vmap's batched values: every entry, of every example.
+
+    NOTE: a batched value (the one type with `__funcgrad_apply__`, funcgrad.vmap's)
+    keeps every example's values in `val`; its `float()` answers `all_finite` for
+    NumPy values only, and NumPy's `isfinite` of it would convert a CuPy array.
+    """
+    while True:
+        if type(v) is Node:
+            v = v.value
+        elif getattr(type(v), "__funcgrad_apply__", None) is not None and hasattr(v, "val"):
+            v = v.val
+        else:
+            return v
 
 
 def shape_of(x: Any) -> tuple[int, ...]:

@@ -33,6 +33,7 @@ from types import ModuleType
 
 import numpy as np
 
+from funcgrad.backend import on_host
 from funcgrad.graph.node import Array
 from funcgrad.ops._util import value_of
 from funcgrad.ops.elementwise import conjugate, imag, multiply, real
@@ -77,6 +78,11 @@ def _eig_sample(g: Draw) -> Drawn:
 
 def _eig_forward(which: int):  # type: ignore[no-untyped-def]
     def forward(xp, x):  # type: ignore[no-untyped-def]
+        if xp is not np:
+            # NOTE: NumPy's (LAPACK's geev), on the host, as PyTorch's linalg.eig on CUDA:
+            # CuPy's eig (cuSOLVER's geev) returns complex arrays always, its eigenvalues in
+            # an order of its own, which eigvals and eig_vectors (two calls) must share
+            return on_host(forward, np, x)
         half = x.dtype == np.float16  # LAPACK has no half precision
         w, v = xp.linalg.eig(x.astype(np.float32) if half else x)
         out = w if which == 0 else _positive_gauge(xp, v)

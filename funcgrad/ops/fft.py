@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy
 
+from funcgrad.backend import xp_of
 from funcgrad.graph.node import Array
 from funcgrad.ops._util import normalize_axis, shape_of, value_of
 from funcgrad.ops.elementwise import conjugate, multiply
@@ -119,14 +120,18 @@ rfftn: Primitive = register(
 )
 
 
-def _hermitian_weights(n: int, m: int, last: int, ndim: int, dtype: Any) -> Array:
-    """How often each of the `m` entries along the last axis appears in a length-`n` spectrum."""
+def _hermitian_weights(n: int, m: int, last: int, ndim: int, like: Array) -> Array:
+    """How often each of the `m` entries along the last axis appears in a length-`n` spectrum.
+
+    A constant in the array module and dtype of `like` (the real output: float32 stays
+    float32, and CuPy values get a CuPy constant).
+    """
     w = numpy.full(m, 2.0)
     w[0] = 1.0
     if n % 2 == 0 and m > n // 2:
         w[n // 2] = 1.0  # the Nyquist entry appears once
     shape = tuple(m if i == last else 1 for i in range(ndim))
-    return w.reshape(shape).astype(dtype)  # the real output's dtype: float32 stays float32
+    return xp_of(like).asarray(w.reshape(shape), dtype=like.dtype)
 
 
 def _irfftn_vjp(ct: Array, out: Array, x: Array, *, axes: Any, n: int, norm: str) -> Array:
@@ -134,7 +139,7 @@ def _irfftn_vjp(ct: Array, out: Array, x: Array, *, axes: Any, n: int, norm: str
     last = normalize_axis(axes[-1], ndim, "irfftn")[0]
     m = shape_of(x)[last]
     spectrum = conjugate(rfftn(ct, axes=axes, norm=_OPPOSITE[norm]))
-    return multiply(spectrum, _hermitian_weights(n, m, last, ndim, value_of(out).dtype))
+    return multiply(spectrum, _hermitian_weights(n, m, last, ndim, value_of(out)))
 
 
 irfftn: Primitive = register(

@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from funcgrad.backend import as_value, xp_of
-from funcgrad.errors import DeviceError, NotDifferentiableError, OpError
+from funcgrad.backend import as_value, on_host, to_device, xp_of
+from funcgrad.errors import NotDifferentiableError, OpError
 from funcgrad.graph.node import Array, Node
 from funcgrad.ops import observe as _observe
 from funcgrad.ops._util import attach, describe, failure, op_error, shape_of, value_of
@@ -637,10 +637,20 @@ def _solve_jvp_a(a_t: Array, out: Array, a: Array, b: Array) -> Array:
     return -solve(a, matmul(a_t, out))
 
 
+def _solve_forward(xp: ModuleType, a: Array, b: Array) -> Array:
+    if xp is not np and a.ndim >= 2 and b.ndim > 1 and a.shape[:-2] != b.shape[:-2]:
+        # NOTE: CuPy's solve wants b's batch axes equal to a's (NumPy 2 broadcasts them):
+        # broadcast both first, which gives NumPy's result
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        a = xp.ascontiguousarray(xp.broadcast_to(a, (*batch, *a.shape[-2:])))
+        b = xp.ascontiguousarray(xp.broadcast_to(b, (*batch, *b.shape[-2:])))
+    return _in_float32_for_half(xp, xp.linalg.solve, a, b)
+
+
 solve: Primitive = register(
     Primitive(
         name="solve",
-        forward=lambda xp, a, b: _in_float32_for_half(xp, xp.linalg.solve, a, b),
+        forward=_solve_forward,
         vjp=_solve_vjp,
         jvp=(_solve_jvp_a, lambda b_t, out, a, b: solve(a, b_t)),
         sample=Sample(_solve_sample, complex=True),
@@ -987,15 +997,24 @@ def _real_row(v: Array, lower: bool) -> tuple[Array, Array]:
     n = shape_of(v)[-2]
     mask = np.zeros((n, 1))
     mask[0 if lower else -1] = 1.0
+    mask = xp_of(value_of(v)).asarray(mask)  # a constant in v's array module (CuPy too)
     return mask, _row(sum_(multiply(real(v), mask), axis=(-2,), keepdims=False))
+
+
+def _eigh_vectors_forward(xp: ModuleType, x: Array, *, UPLO: str) -> Array:  # noqa: N803
+    if xp is not np:
+        # NOTE: the eigenvectors' signs (phases) are LAPACK's (NumPy's eigh), and the
+        # complex rules keep LAPACK's gauge (_real_row); cuSOLVER's syevd/syevj choose
+        # others (a column of the opposite sign, any phase from syevj's batches). So they
+        # are computed by NumPy on the host, as PyTorch does for linalg.eig on CUDA.
+        return on_host(_eigh_vectors_forward, np, x, UPLO=UPLO)
+    return _in_float32_for_half(xp, lambda a: xp.linalg.eigh(a, UPLO=UPLO)[1], x)
 
 
 eigh_vectors: Primitive = register(
     Primitive(
         name="eigh_vectors",
-        forward=lambda xp, x, *, UPLO: _in_float32_for_half(
-            xp, lambda a: xp.linalg.eigh(a, UPLO=UPLO)[1], x
-        ),
+        forward=_eigh_vectors_forward,
         vjp=(_eigh_vectors_vjp,),
         jvp=(_eigh_vectors_jvp,),
         params=("UPLO",),
@@ -1051,26 +1070,47 @@ def _svd_finish(g: Array, hermitian: bool) -> Array:
     return _onto_triangle(g, True) if hermitian else g
 
 
-def _by_magnitude(x: Array) -> tuple[np.ndarray, np.ndarray]:
+def _by_magnitude(x: Array) -> tuple[Array, Array]:
     """For a complex Hermitian x (its lower triangle): s = |w| in NumPy's order, w = eigvalsh(x).
 
-    Returns the order (s = |w[..., order]|) and the signs of w in that order (constants).
+    Returns the order (s = |w[..., order]|) and the signs of w in that order
+    (constants, in the array module of x).
     """
-    w = np.linalg.eigvalsh(np.asarray(value_of(x)), UPLO="L")
-    order = np.argsort(np.abs(w), axis=-1)[..., ::-1]  # as numpy.linalg.svd(hermitian=True)
-    return order, np.sign(np.take_along_axis(w, order, axis=-1))
+    v = value_of(x)
+    xp = xp_of(v)
+    w = xp.linalg.eigvalsh(v, UPLO="L")
+    order = xp.argsort(xp.abs(w), axis=-1)[..., ::-1]  # as numpy.linalg.svd(hermitian=True)
+    return order, xp.sign(xp.take_along_axis(w, order, axis=-1))
 
 
-def _permuted(x: Array, perm: np.ndarray) -> Array:
-    """x[..., perm[..., i]] for each vector of a stack (perm a plain integer array)."""
-    grids: tuple[np.ndarray, ...] = tuple(np.indices(perm.shape[:-1], sparse=True))
-    return getitem(x, index=normalize_index((*(b[..., None] for b in grids), perm)))
+def _permuted(x: Array, perm: Array) -> Array:
+    """x[..., perm[..., i]] for each vector of a stack (perm a plain integer array of x's module)."""
+    xp = xp_of(perm)
+    lead = perm.shape[:-1]
+    grids = tuple(
+        xp.arange(n).reshape(tuple(n if j == i else 1 for j in range(len(lead))) + (1,))
+        for i, n in enumerate(lead)
+    )
+    return getitem(x, index=normalize_index((*grids, perm)))
+
+
+def _singular_values(xp: ModuleType, hermitian: bool) -> Callable[[Array], Array]:
+    """`numpy.linalg.svd(a, compute_uv=False, hermitian=hermitian)` in the array module `xp`.
+
+    NOTE: CuPy's svd has no `hermitian`; for a Hermitian matrix NumPy takes the
+    moduli of `eigvalsh` (lower triangle), sorted descending, and so does this.
+    """
+    if xp is np:
+        return lambda a: np.linalg.svd(a, compute_uv=False, hermitian=hermitian)
+    if not hermitian:
+        return lambda a: xp.linalg.svd(a, compute_uv=False)
+    return lambda a: xp.sort(xp.abs(xp.linalg.eigvalsh(a, UPLO="L")), axis=-1)[..., ::-1]
 
 
 def _svdvals_vjp(ct: Array, out: Array, x: Array, *, hermitian: bool) -> Array:
     if hermitian and _is_complex(x):  # s = |w| (sorted): through eigvalsh's rule
         order, signs = _by_magnitude(x)
-        ct_w = _permuted(ct * _const_like(ct, signs), np.argsort(order, axis=-1))
+        ct_w = _permuted(ct * _const_like(ct, signs), xp_of(order).argsort(order, axis=-1))
         return _eigvalsh_vjp(ct_w, None, x, UPLO="L")
     # dS = Re diag(U^H dA V): the transpose is conj(U) diag(ct) V^T = conj(U diag(ct) Vh)
     _, u, _, vh = _svd_parts(x, hermitian)
@@ -1091,9 +1131,7 @@ def _svdvals_jvp(x_t: Array, out: Array, x: Array, *, hermitian: bool) -> Array:
 svdvals: Primitive = register(
     Primitive(
         name="svdvals",
-        forward=lambda xp, x, *, hermitian: _svd_of(
-            xp, lambda a: xp.linalg.svd(a, compute_uv=False, hermitian=hermitian), x
-        ),
+        forward=lambda xp, x, *, hermitian: _svd_of(xp, _singular_values(xp, hermitian), x),
         vjp=(_svdvals_vjp,),
         jvp=(_svdvals_jvp,),
         params=("hermitian",),
@@ -1179,8 +1217,20 @@ def _svd_gauge(xp: ModuleType, u: Array, vh: Array) -> tuple[Array, Array]:
 
 def _svd_forward(which: int) -> Callable[..., Array]:
     def forward(xp: ModuleType, x: Array, *, full_matrices: bool, hermitian: bool) -> Array:
+        square = x.shape[-1] == x.shape[-2]
+        if xp is not np and (hermitian or x.dtype.kind != "c" or (full_matrices and not square)):
+            # NOTE: real singular vectors have no gauge of funcgrad's own: their signs are
+            # LAPACK's (gesdd; numpy.linalg.svd), which CuPy's cuSOLVER (gesvd, gesvdj) does
+            # not reproduce, and CuPy's svd has no `hermitian` (NumPy's is eigh-based, with
+            # LAPACK's signs too); nor does it the columns a full U or Vh adds, which no
+            # gauge fixes. These are computed by NumPy on the host (on_host).
+            return on_host(forward, np, x, full_matrices=full_matrices, hermitian=hermitian)
+
         def f(a: Array) -> Array:
-            u, _, vh = xp.linalg.svd(a, full_matrices=full_matrices, hermitian=hermitian)
+            if xp is np:
+                u, _, vh = np.linalg.svd(a, full_matrices=full_matrices, hermitian=hermitian)
+            else:  # a complex matrix on the GPU: the gauge below fixes the phases
+                u, _, vh = xp.linalg.svd(a, full_matrices=full_matrices)
             if a.dtype.kind == "c":
                 u, vh = _svd_gauge(xp, u, vh)
             return u if which == 0 else vh
@@ -1190,11 +1240,16 @@ def _svd_forward(which: int) -> Callable[..., Array]:
     return forward
 
 
-def _largest_entries(v: Array) -> tuple[np.ndarray, Array]:
-    """A 0/1 mask of each column's entry of largest modulus, and those (real) entries as a row."""
-    a = np.abs(np.asarray(value_of(v)))
-    mask = np.zeros(a.shape)
-    np.put_along_axis(mask, np.argmax(a, axis=-2)[..., None, :], 1.0, axis=-2)
+def _largest_entries(v: Array) -> tuple[Array, Array]:
+    """A 0/1 mask of each column's entry of largest modulus, and those (real) entries as a row.
+
+    The mask is a constant in `v`'s array module, in float64 as it always was.
+    """
+    a = value_of(v)
+    xp = xp_of(a)
+    a = xp.abs(a)
+    rows = xp.arange(a.shape[-2]).reshape(-1, 1)
+    mask = (rows == xp.expand_dims(xp.argmax(a, axis=-2), -2)).astype(np.float64)
     return mask, _row(sum_(multiply(real(v), mask), axis=(-2,), keepdims=False))
 
 
@@ -1504,6 +1559,16 @@ def _pinv_sample(g: Draw) -> Drawn:
 
 
 def _pinv_forward(xp: ModuleType, x: Array, *, rcond: Any, hermitian: bool) -> Array:
+    if xp is not np:
+        if hermitian:  # CuPy's pinv has no `hermitian`: NumPy's (eigh-based), on the host
+            return on_host(_pinv_forward, np, x, rcond=rcond, hermitian=True)
+        # CuPy's pinv is NumPy's formula (svd of conj(a), cutoff rcond * max(s)), with
+        # rcond=1e-15 as its default; NumPy's rcond=None means that default too
+        cut = 1e-15 if rcond is None else rcond
+        if not isinstance(cut, (int, float)):
+            cut = xp.asarray(cut)
+        return _svd_of(xp, lambda a: xp.linalg.pinv(a, rcond=cut), x)
+
     def f(a: Array) -> Array:
         if rcond is None:
             return xp.linalg.pinv(a, hermitian=hermitian)
@@ -1567,14 +1632,6 @@ def _scipy_linalg(op: str) -> Any:
     return sl
 
 
-def _on_cpu(xp: ModuleType, op: str) -> None:
-    if xp is not np:
-        raise DeviceError(
-            f"funcgrad.scipy.linalg.{op}: computed by SciPy on the CPU; move the matrix "
-            f"there (x.cpu()) first"
-        )
-
-
 def _logm(sl: Any, x: Array) -> Array | None:
     """The principal logarithm by inverse scaling and squaring (Higham, "Functions of Matrices" 11.5).
 
@@ -1604,7 +1661,8 @@ def _logm(sl: Any, x: Array) -> Array | None:
 
 def _matrix_function_forward(op: str) -> Callable[..., Array]:
     def forward(xp: ModuleType, x: Array) -> Array:
-        _on_cpu(xp, op)
+        if xp is not np:  # SciPy's, on the host: CuPy has no such matrix function
+            return on_host(forward, np, x)
         sl = _scipy_linalg(op)
         fn = getattr(sl, op)
         dtype = np.result_type(x)
@@ -1706,7 +1764,8 @@ logm = _matrix_function(
 
 
 def _sylvester_forward(xp: ModuleType, a: Array, b: Array, q: Array) -> Array:
-    _on_cpu(xp, "solve_sylvester")
+    if xp is not np:  # SciPy's, on the host: CuPy has no Sylvester solver
+        return on_host(_sylvester_forward, np, a, b, q)
     fn = _scipy_linalg("solve_sylvester").solve_sylvester
     dtype = np.result_type(a, b, q)
     work = np.float32 if dtype == np.float16 else dtype
@@ -1836,6 +1895,10 @@ def _roots_jvp(p_t: Array, out: Array, p: Array) -> Array:
 def _roots_forward(xp: ModuleType, p: Array) -> Array:
     if xp.ndim(p) != 1:
         raise OpError(f"funcgrad.roots: needs a 1-D array of coefficients, got {describe(p)}")
+    if xp is not np:
+        # NumPy's (eigvals of the companion matrix), on the host: CuPy's roots takes
+        # Hermitian companions only, and NumPy's would hand CuPy's its array
+        return on_host(_roots_forward, np, p)
     work = xp.float32 if getattr(p, "dtype", None) == xp.float16 else None
     out = np.roots(p if work is None else xp.asarray(p, dtype=work))
     return out.astype(p.dtype) if work is not None and out.dtype.kind == "f" else out
@@ -1866,7 +1929,8 @@ roots: Primitive = register(
 
 
 def _lu_forward(xp: ModuleType, x: Array) -> Array:
-    _on_cpu(xp, "lu_factor")
+    if xp is not np:  # SciPy's (LAPACK's getrf pivots), on the host
+        return on_host(_lu_forward, np, x)
     sl = _scipy_linalg("lu_factor")
     dtype = np.result_type(x)
     work = np.float32 if dtype == np.float16 else dtype
@@ -1884,7 +1948,7 @@ def lu_permutation(x: Array) -> Array:
     value, computed from the values of `x`.
     """
     sl = _scipy_linalg("lu_factor")
-    v = np.asarray(value_of(x))
+    v = np.asarray(to_device(value_of(x), "cpu"))  # SciPy's pivots, from a host copy
     n = v.shape[-1]
     perms = np.empty((*v.shape[:-2], n), dtype=np.intp)
     for i in np.ndindex(*v.shape[:-2]):
@@ -1897,11 +1961,30 @@ def lu_permutation(x: Array) -> Array:
 
 
 def _permuted_rows(x: Array, perm: Array) -> Array:
-    """x[..., perm[..., i], :] for each matrix of a stack (perm a plain integer array)."""
+    """x[..., perm[..., i], :] for each matrix of a stack (perm a plain NumPy integer array).
+
+    On a GPU the index arrays go to x's device first (index constants of its module).
+    """
+    xp = xp_of(value_of(x))
+    if xp is not np:
+        return _permuted_rows_in(xp, x, perm)
     idx = np.broadcast_to(perm[..., :, None], (*perm.shape, shape_of(x)[-1]))
     batch = tuple(np.indices(perm.shape[:-1], sparse=True)) if perm.ndim > 1 else ()
     batch = tuple(b[..., None, None] for b in batch)
     cols = np.arange(shape_of(x)[-1])
+    return getitem(x, index=normalize_index((*batch, idx, cols)))
+
+
+def _permuted_rows_in(xp: ModuleType, x: Array, perm: Array) -> Array:
+    # _permuted_rows's index, built in the array module `xp` from the host permutation
+    perm = xp.asarray(perm)
+    idx = xp.broadcast_to(perm[..., :, None], (*perm.shape, shape_of(x)[-1]))
+    lead = perm.shape[:-1]
+    batch = tuple(
+        xp.arange(n).reshape(tuple(n if j == i else 1 for j in range(len(lead))) + (1, 1))
+        for i, n in enumerate(lead)
+    )
+    cols = xp.arange(shape_of(x)[-1])
     return getitem(x, index=normalize_index((*batch, idx, cols)))
 
 

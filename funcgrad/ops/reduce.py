@@ -92,7 +92,7 @@ def _sum_vjp(ct: Array, out: Array, x: Array, *, axis: Axis, keepdims: bool) -> 
 def _sum_forward(xp: ModuleType, x: Array, *, axis: Axis, keepdims: bool) -> Array:
     if type(x) is _ndarray:  # numpy.sum's own call, without its Python wrapper (issue 18)
         return _add_reduce(x, axis=axis, keepdims=keepdims)
-    return xp.sum(x, axis=axis, keepdims=keepdims)
+    return xp.sum(x, axis=_axis_for(xp, x, axis, "sum"), keepdims=keepdims)
 
 
 sum_ = register(
@@ -151,6 +151,18 @@ def _whole_if_0d(xp: ModuleType, x: Array, axis: Axis, op: str) -> Axis:
         normalize_axis(axis, 0, op)
         return None
     return axis
+
+
+def _axis_for(xp: ModuleType, x: Array, axis: Axis, op: str) -> Axis:
+    """`axis` as the array module takes it: for CuPy, a 0-d array's axis 0 (or -1) is None.
+
+    NOTE: NumPy's reductions take axis 0 of a 0-d array (as PyTorch does); CuPy's
+    refuse it (an AxisError), so there it is checked here and the whole (one-entry)
+    array is reduced, which is the same result. NumPy arrays pass unchanged.
+    """
+    if xp is numpy or axis is None:
+        return axis
+    return _whole_if_0d(xp, x, axis, op)
 
 
 # --- means -----------------------------------------------------------------------
@@ -254,7 +266,9 @@ def _prod_jvp(x_t: Array, out: Array, x: Array, *, axis: Axis, keepdims: bool) -
 prod = register(
     Primitive(
         name="prod",
-        forward=lambda xp, x, *, axis, keepdims: xp.prod(x, axis=axis, keepdims=keepdims),
+        forward=lambda xp, x, *, axis, keepdims: xp.prod(
+            x, axis=_axis_for(xp, x, axis, "prod"), keepdims=keepdims
+        ),
         vjp=(_prod_vjp,),
         jvp=(_prod_jvp,),
         params=("axis", "keepdims"),
@@ -301,7 +315,9 @@ def _extremum_jvp(x_t: Array, out: Array, x: Array, *, axis: Axis, keepdims: boo
 max_ = register(
     Primitive(
         name="max",
-        forward=lambda xp, x, *, axis, keepdims: xp.max(x, axis=axis, keepdims=keepdims),
+        forward=lambda xp, x, *, axis, keepdims: xp.max(
+            x, axis=_axis_for(xp, x, axis, "max"), keepdims=keepdims
+        ),
         vjp=(_extremum_vjp,),
         jvp=(_extremum_jvp,),
         params=("axis", "keepdims"),
@@ -319,7 +335,9 @@ max_ = register(
 min_ = register(
     Primitive(
         name="min",
-        forward=lambda xp, x, *, axis, keepdims: xp.min(x, axis=axis, keepdims=keepdims),
+        forward=lambda xp, x, *, axis, keepdims: xp.min(
+            x, axis=_axis_for(xp, x, axis, "min"), keepdims=keepdims
+        ),
         vjp=(_extremum_vjp,),
         jvp=(_extremum_jvp,),
         params=("axis", "keepdims"),
@@ -361,7 +379,7 @@ def _picked_sample(g: Draw) -> Drawn:
 
 def _picked(name: str, arg: str, grad_fn: str) -> Primitive:
     def forward(xp: ModuleType, x: Array, *, axis: int, keepdims: bool) -> Array:
-        return getattr(xp, name)(x, axis=axis, keepdims=keepdims)
+        return getattr(xp, name)(x, axis=_axis_for(xp, x, axis, f"{name}_dim"), keepdims=keepdims)
 
     def vjp(ct: Array, out: Array, x: Array, *, axis: int, keepdims: bool) -> Array:
         share = _argument_share(x, axis, keepdims, arg)

@@ -410,7 +410,8 @@ def expm(A):  # noqa: N803  (SciPy's name)
     """Return the matrix exponential of `A` (of each matrix in a stack), as `scipy.linalg.expm`.
 
     The gradient is the Fréchet derivative by the block method (see the
-    module's description). Computed by SciPy on the CPU.
+    module's description). Computed by SciPy on the CPU (CuPy arrays make a round trip
+    through the host: `funcgrad.backend.on_host`).
 
     Examples:
         >>> import numpy as np, funcgrad.scipy.linalg as fsl
