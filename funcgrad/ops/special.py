@@ -720,7 +720,7 @@ jn: Primitive = register(
 
 
 def _yn_forward(xp: ModuleType, n: Any, x: Array) -> Array:
-    if xp is numpy:
+    if xp is numpy or (type(n) is int and n >= 0):
         return _call(xp, "yn", n, x, dtype_of=(x,))
     # NOTE: CUDA's yn (cupyx's) is NaN for n < 0, where SciPy's (cephes) reflects:
     # Y_{-n} = (-1)^n Y_n, exactly (the VJP at n = 0 asks for Y_{-1}). SciPy truncates a
