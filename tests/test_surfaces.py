@@ -60,7 +60,12 @@ def test_generated_files_are_current():
 
 
 def test_generated_modules_say_they_are_generated():
-    for path in (generator.NUMPY_OUT, generator.LINALG_OUT, generator.TORCH_OUT):
+    for path in (
+        generator.NUMPY_OUT,
+        generator.LINALG_OUT,
+        generator.TORCH_OUT,
+        generator.INPLACE_OUT,
+    ):
         assert "do not edit" in (ROOT / path).read_text(encoding="utf-8")[:400], path
 
 
@@ -159,6 +164,34 @@ def test_a_new_declaration_reaches_every_surface(monkeypatch):
         in (rendered[generator.PRIMITIVES_DOC])
     )
     assert "::: funcgrad.cube\n" in rendered[generator.TENSOR_DOC]
+    # PyTorch's torch.cube_ (were it in its namespace) follows the declared in-place method
+    assert "def cube_(" not in rendered[generator.INPLACE_OUT]
+    from funcgrad.tensors import _torch_names
+
+    monkeypatch.setitem(_torch_names.SCOPE, "torch", _torch_names.SCOPE["torch"] | {"cube_"})
+    inplace_source = generator.render()[generator.INPLACE_OUT]
+    assert (
+        "def cube_(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:  # noqa: A002\n"
+        '    """In place: `input.cube_(*args, **kwargs)` (PyTorch\'s `torch.cube_`); returns '
+        '`input`."""\n    return _method("cube_", input)(*args, **kwargs)\n' in inplace_source
+    )
+    assert '    "cube_",\n' in inplace_source
+
+
+def test_the_inplace_functions_are_torchs_names_of_tensors_inplace_methods():
+    # every name of PyTorch's namespace ending in `_` that Tensor has (and no other) is
+    # generated, each calling the method of its name
+    from funcgrad.tensors import inplace_functions
+    from funcgrad.tensors._torch_names import SCOPE
+
+    want = sorted(
+        n
+        for n in SCOPE["torch"]
+        if n.endswith("_") and not n.startswith("_") and hasattr(funcgrad.Tensor, n)
+    )
+    assert inplace_functions.__all__ == want and len(want) >= 59
+    for name in want:
+        assert getattr(funcgrad, name) is getattr(inplace_functions, name)
 
 
 # --- the public namespaces -------------------------------------------------------------------
@@ -213,7 +246,7 @@ def test_generated_modules_are_formatted():
     ruff = shutil.which("ruff")
     if ruff is None:
         pytest.skip("ruff is not installed")
-    paths = [generator.NUMPY_OUT, generator.LINALG_OUT, generator.TORCH_OUT]
+    paths = [generator.NUMPY_OUT, generator.LINALG_OUT, generator.TORCH_OUT, generator.INPLACE_OUT]
     done = subprocess.run(
         [ruff, "format", "--check", *paths], cwd=ROOT, capture_output=True, text=True
     )
