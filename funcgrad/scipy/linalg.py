@@ -1,7 +1,8 @@
 """`funcgrad.scipy.linalg`: SciPy's linear algebra, differentiable.
 
 `expm`, `sqrtm`, `logm` and `solve_sylvester` are primitives whose forwards
-call SciPy (on the CPU); the gradients of the matrix functions are their
+call SciPy (on the CPU: CuPy arrays make a round trip through the host,
+`funcgrad.backend.on_host`); the gradients of the matrix functions are their
 Fréchet derivatives by the block-triangular method (Van Loan; Higham,
 "Functions of Matrices" 3.2): `f([[A, E], [0, A]])` has `L_f(A, E)` in its
 upper right block, and the VJP is `L_f(A^T, G)` (the functions have real
@@ -17,12 +18,15 @@ sides differ: here, as in `numpy.linalg.solve`, a 1-D `b` is one vector and
 an N-D `b` a stack of matrices).
 
 `lu_factor` is a primitive too (its gradient: `L^-1 P^T dA U^-1` split into
-its strictly lower and upper parts), with SciPy's pivots as a plain array;
+its strictly lower and upper parts), with SciPy's pivots as a plain array
+(on the GPU of a CuPy `a`, as `cupyx.scipy.linalg.lu_factor` gives them);
 `lu_solve` is two triangular solves and a row permutation.
 """
 
 import numpy as _np
 
+from funcgrad.backend import to_device as _to_device
+from funcgrad.backend import xp_of as _xp_of
 from funcgrad.errors import NotDifferentiableError as _NotDifferentiableError
 from funcgrad.errors import OpError as _OpError
 from funcgrad.graph import Node as _Node
@@ -487,7 +491,7 @@ def solve_sylvester(a, b, q):
 
 def _perm_of(piv):
     """The row order `perm` with `P^T a = a[perm]` from LAPACK's pivots (row i swapped with piv[i])."""
-    piv = _np.asarray(piv)
+    piv = _np.asarray(_to_device(piv, "cpu"))  # a CuPy piv (lu_factor's on a GPU) too
     n = piv.shape[-1]
     perms = _np.empty(piv.shape, dtype=_np.intp)
     for i in _np.ndindex(*piv.shape[:-1]):
@@ -526,12 +530,14 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
 
     a = _square("lu_factor", a)
     lu = _la.lu_factor(a)
-    value = _np.asarray(_nla._value_of(a))
+    on_device = _nla._value_of(a)
+    value = _np.asarray(_to_device(on_device, "cpu"))  # SciPy's pivots, from a host copy
     piv = _np.empty((*value.shape[:-2], value.shape[-1]), dtype=_np.int32)
     for i in _np.ndindex(*value.shape[:-2]):
         work = value[i].astype(_np.float32) if value.dtype == _np.float16 else value[i]
         piv[i] = scipy.linalg.lu_factor(work, check_finite=False)[1]
-    return lu, piv
+    xp = _xp_of(on_device)
+    return lu, (piv if xp is _np else xp.asarray(piv))  # on a's device, as cupyx.scipy's
 
 
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):

@@ -166,3 +166,25 @@ def test_reductions(device, shape):
     for name in ("max_dim", "min_dim"):
         prim = registry.get(name)
         _check(device, lambda a, p=prim: p(a, axis=0, keepdims=False), x, f"{name} {shape}")
+
+
+def test_lu_factor_pivots_and_lu_solve(device):
+    # SciPy's pivots come from a host copy and go back to a's device (as cupyx.scipy's)
+    pytest.importorskip("scipy")
+    import funcgrad.scipy.linalg as fsl
+
+    rng = _rng(10)
+    a = rng.uniform(-0.5, 0.5, (2, 3, 3)) + 3.0 * np.eye(3)[[2, 0, 1]]
+    b = rng.standard_normal((2, 3, 2))
+    lu, piv = fsl.lu_factor(a)
+    d_lu, d_piv = fsl.lu_factor(to_dev(a, device))
+    assert_on((d_lu, d_piv), device, "lu_factor")
+    np.testing.assert_array_equal(to_host(d_piv), piv)
+    _close(d_lu, lu, "lu_factor")
+    for trans in (0, 1):
+        _check(
+            device,
+            lambda a_, t=trans: fsl.lu_solve(fsl.lu_factor(a_), to_like(b, a_), trans=t),
+            a,
+            f"lu_solve trans={trans}",
+        )
