@@ -129,7 +129,11 @@ def guard(prim: Primitive, ct: Array, result: Array, params: Mapping[str, Any]) 
             return result
     else:
         # NOTE: first order on a GPU: mask without looking, so that nothing
-        # waits for the device (no second order to keep intact here).
+        # waits for the device (no second order to keep intact here). An empty
+        # result has nothing to mask (and _zero_mask would take a reduction's
+        # one-entry cotangent for a tangent to reduce).
+        if v.size == 0:
+            return result
         return where(_zero_mask(prim, ct, v, params), 0.0, result)
     zero = _zero_mask(prim, ct, v, params)
     if not zero.any():

@@ -189,3 +189,28 @@ def test_all_finite_looks_under_a_batched_value():
     assert all_finite(Batched(np.ones((3, 2))))
     assert not all_finite(Batched(np.array([[1.0, np.inf], [0.0, 1.0]])))
     assert not all_finite(Batched(Batched(np.array([np.nan]))))
+
+
+class _DeviceLike(np.ndarray):
+    """A NumPy array that is not exactly `numpy.ndarray`: `guard` takes its GPU branch."""
+
+
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_guard_on_a_gpu_leaves_an_empty_gradient_alone(keepdims):
+    # prod of an empty array on a GPU: the reduced cotangent has one entry, the gradient
+    # none; the GPU branch of guard (mask without looking) reshaped the one into none
+    from funcgrad.ops import guard
+
+    prod = registry.get("prod")
+    ct = np.ones((1,) if keepdims else ())
+    result = np.empty(0).view(_DeviceLike)
+    out = guard(prod, ct, result, {"axis": None, "keepdims": keepdims})
+    assert out is result
+    # a non-empty one is still masked where the cotangent is 0
+    masked = guard(
+        prod,
+        np.zeros(()),
+        np.array([np.inf, 1.0]).view(_DeviceLike),
+        {"axis": None, "keepdims": False},
+    )
+    np.testing.assert_array_equal(masked, [0.0, 0.0])
