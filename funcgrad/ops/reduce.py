@@ -92,7 +92,7 @@ def _sum_vjp(ct: Array, out: Array, x: Array, *, axis: Axis, keepdims: bool) -> 
 def _sum_forward(xp: ModuleType, x: Array, *, axis: Axis, keepdims: bool) -> Array:
     if type(x) is _ndarray:  # numpy.sum's own call, without its Python wrapper (issue 18)
         return _add_reduce(x, axis=axis, keepdims=keepdims)
-    return xp.sum(x, axis=_axis_for(xp, x, axis, "sum"), keepdims=keepdims)
+    return xp.sum(x, axis=axis if xp is numpy else _axis_for(xp, x, axis, "sum"), keepdims=keepdims)
 
 
 sum_ = register(
@@ -267,7 +267,7 @@ prod = register(
     Primitive(
         name="prod",
         forward=lambda xp, x, *, axis, keepdims: xp.prod(
-            x, axis=_axis_for(xp, x, axis, "prod"), keepdims=keepdims
+            x, axis=axis if xp is numpy else _axis_for(xp, x, axis, "prod"), keepdims=keepdims
         ),
         vjp=(_prod_vjp,),
         jvp=(_prod_jvp,),
@@ -316,7 +316,7 @@ max_ = register(
     Primitive(
         name="max",
         forward=lambda xp, x, *, axis, keepdims: xp.max(
-            x, axis=_axis_for(xp, x, axis, "max"), keepdims=keepdims
+            x, axis=axis if xp is numpy else _axis_for(xp, x, axis, "max"), keepdims=keepdims
         ),
         vjp=(_extremum_vjp,),
         jvp=(_extremum_jvp,),
@@ -336,7 +336,7 @@ min_ = register(
     Primitive(
         name="min",
         forward=lambda xp, x, *, axis, keepdims: xp.min(
-            x, axis=_axis_for(xp, x, axis, "min"), keepdims=keepdims
+            x, axis=axis if xp is numpy else _axis_for(xp, x, axis, "min"), keepdims=keepdims
         ),
         vjp=(_extremum_vjp,),
         jvp=(_extremum_jvp,),
@@ -379,7 +379,8 @@ def _picked_sample(g: Draw) -> Drawn:
 
 def _picked(name: str, arg: str, grad_fn: str) -> Primitive:
     def forward(xp: ModuleType, x: Array, *, axis: int, keepdims: bool) -> Array:
-        return getattr(xp, name)(x, axis=_axis_for(xp, x, axis, f"{name}_dim"), keepdims=keepdims)
+        along: Axis = axis if xp is numpy else _axis_for(xp, x, axis, f"{name}_dim")
+        return getattr(xp, name)(x, axis=along, keepdims=keepdims)
 
     def vjp(ct: Array, out: Array, x: Array, *, axis: int, keepdims: bool) -> Array:
         share = _argument_share(x, axis, keepdims, arg)
