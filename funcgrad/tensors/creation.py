@@ -155,8 +155,13 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor
         raise OpError(
             f"funcgrad.tensor: the data is not a (nested) list of one shape: {e}"
         ) from None
-    value = np.array(value, copy=True)
+    if isinstance(data, Tensor) or value.base is not None or value is data:
+        value = np.array(value, copy=True)  # else `_to_array` made a new array already
     _check_data(value, data)
+    if requires_grad and type(value) is np.ndarray:
+        # NOTE: the leaf's value is read-only (requires_grad_ freezes it): this new array
+        # is locked instead of copied once more
+        value.setflags(write=False)
     return _make(value, dtype, device, requires_grad, "funcgrad.tensor")
 
 

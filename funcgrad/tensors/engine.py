@@ -30,7 +30,7 @@ from funcgrad.graph import Node, toposort
 from funcgrad.ops.elementwise import conjugate
 from funcgrad.tensors.base import TensorBase, _new_like, owner_of
 from funcgrad.transforms.hooks import checked_hook
-from funcgrad.transforms.reverse import _needed, walk
+from funcgrad.transforms.reverse import _needed, ones_seed, walk
 
 _ndarray = numpy.ndarray
 
@@ -56,7 +56,8 @@ class BackwardTask:
     """
 
     def __init__(self, order, wrt, leaves):
-        self._order, self._wrt, self._leaves = order, wrt, {id(t) for t in leaves}
+        self._order, self._wrt, self._leaves = order, wrt, leaves
+        self._leaf_ids: set[int] | None = None
         self._needed: set[int] | None = None
         self.state: dict = {}
 
@@ -64,7 +65,9 @@ class BackwardTask:
         """Whether this pass runs `t`'s tensor hooks."""
         node = t._node
         if node is None or node.prim is None:  # a leaf
-            return id(t) in self._leaves
+            if self._leaf_ids is None:
+                self._leaf_ids = {id(t) for t in self._leaves}
+            return id(t) in self._leaf_ids
         if self._needed is None:
             self._needed = _needed(self._order, {id(n) for n in self._wrt})
         return id(node) in self._needed
@@ -260,22 +263,28 @@ def _roots_and_seeds(tensors, grad_tensors, create_graph, op):
                     f"pass out.backward(gradient=...) of shape {tuple(t.shape)}, or use "
                     f"funcgrad.autograd.functional.jacobian"
                 )
-            seed = xp_of(value).ones(value.shape, dtype=value.dtype)
+            seed = ones_seed(value, value.dtype)
+            if create_graph and type(seed) is _ndarray:
+                # NOTE: this pass's own array, locked: the recorded rules take it (and
+                # its broadcast views) without a copy, as `funcgrad.hvp` does
+                seed.setflags(write=False)
         else:
             if isinstance(g, TensorBase):
                 g_node, g_value = g._node, g._value
             else:  # an array, a list or a number: the output's dtype and device
                 g_node, g_value = None, xp_of(t._value).asarray(g, dtype=t._value.dtype)
-            if tuple(g_value.shape) != tuple(t._value.shape):
+            shape = t._value.shape
+            if g_value.shape != shape and tuple(g_value.shape) != tuple(shape):
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{k}] has a shape of "
                     f"funcgrad.Size({list(g_value.shape)}) and output[{k}] has a shape of "
-                    f"funcgrad.Size({list(t._value.shape)})"
+                    f"funcgrad.Size({list(shape)})"
                 )
             seed = g_node if (create_graph and g_node is not None) else g_value
             if not create_graph and seed.dtype != t._value.dtype:
                 seed = seed.astype(t._value.dtype)
-            seed = torch_convention(seed)  # PyTorch's convention in, the walk's inside
+            if type(seed) is not _ndarray or seed.dtype.kind == "c":
+                seed = torch_convention(seed)  # PyTorch's convention in, the walk's inside
         roots.append(t._node)
         seeds.append(seed)
     return tuple(roots), tuple(seeds)
@@ -305,7 +314,7 @@ def _nodes_by_tensor(order, inputs) -> dict:
     found: dict[int, tuple] = {}
     tracked = _TRACKED
     for node in order:
-        if node.prim is not None and id(node) not in tracked:
+        if node.prim is not None and (not tracked or id(node) not in tracked):
             continue  # an inner node that no tensor retains or hooks
         t = _tensor_of(node)
         if t is None or t._node is None:
@@ -316,14 +325,17 @@ def _nodes_by_tensor(order, inputs) -> dict:
         elif node not in entry[1]:
             entry[1].append(node)
     if inputs is not None:  # non-leaf inputs need no hook or retain_grad to be found
-        in_graph = {id(n) for n in order}
+        in_graph = set(order)  # nodes hash by identity
         for t in inputs:
-            if id(t._node) in in_graph and id(t) not in found:
+            if t._node in in_graph and id(t) not in found:
                 found[id(t)] = (t, [t._node])
     return found
 
 
 def _sum_grads(grads, nodes):
+    grads = grads._grads  # the GradMap's dict: its Mapping.get is two Python calls
+    if len(nodes) == 1:
+        return grads.get(nodes[0])
     total = None
     for node in nodes:
         g = grads.get(node)
@@ -352,12 +364,17 @@ def run_backward(tensors, grad_tensors, inputs=None, create_graph: bool = False)
         if inputs is not None:
             if id(t) in chosen:
                 targets.append((t, nodes))
-        elif t.is_leaf or t._retains_grad:
+        elif t._node.prim is None or t._retains_grad:  # a leaf, or retains its grad
             targets.append((t, nodes))
     wrt = tuple(n for _, nodes in targets for n in nodes)
-    with _task(order, wrt, [t for t, _ in targets if t.is_leaf]):
+    with _task(order, wrt, [t for t, _ in targets if t._node.prim is None]):
         grads = walk(
-            roots, seeds, wrt, create_graph=create_graph, order=order, hooks=_tensor_hooks(order)
+            roots,
+            seeds,
+            wrt,
+            create_graph=create_graph,
+            order=order,
+            hooks=_tensor_hooks(order) if _HOOKED else None,
         )
         # retain_grad (non-leaves) first, then accumulation into leaves, then post hooks.
         seen: set[int] = set()
@@ -508,21 +525,29 @@ def grad(
     roots, seeds = _roots_and_seeds(outputs, tuple(grad_outputs), create_graph, op)
     inputs = _check_inputs(inputs, op)
     order = toposort(*roots)
-    in_graph = {id(n) for n in order}
+    in_graph = set(order)  # nodes hash by identity
     # Each input's nodes in this graph: its node, and for a leaf any older
     # leaf node it owned when the graph was recorded (see _nodes_by_tensor).
     owned = _nodes_by_tensor(order, None)
     nodes_of = []
     for t in inputs:
-        nodes = [t._node] if id(t._node) in in_graph else []
-        if t.is_leaf and id(t) in owned:
-            nodes += [n for n in owned[id(t)][1] if n is not t._node]
+        node = t._node
+        nodes = [node] if node in in_graph else []
+        if node.prim is None and id(t) in owned:
+            nodes += [n for n in owned[id(t)][1] if n is not node]
         nodes_of.append(nodes)
     wrt = tuple(n for nodes in nodes_of for n in nodes)
-    leaves = [t for t, nodes in zip(inputs, nodes_of, strict=True) if nodes and t.is_leaf]
+    leaves = [
+        t for t, nodes in zip(inputs, nodes_of, strict=True) if nodes and t._node.prim is None
+    ]
     with _task(order, wrt, leaves):
         grads = walk(
-            roots, seeds, wrt, create_graph=create_graph, order=order, hooks=_tensor_hooks(order)
+            roots,
+            seeds,
+            wrt,
+            create_graph=create_graph,
+            order=order,
+            hooks=_tensor_hooks(order) if _HOOKED else None,
         )
         result = []
         for k, (t, nodes) in enumerate(zip(inputs, nodes_of, strict=True)):
@@ -541,7 +566,7 @@ def grad(
                 result.append(None)
                 continue
             g = _sum_grads(grads, nodes)
-            if t.is_leaf and t._hooks:
+            if t._hooks and t.is_leaf:
                 g = _run_tensor_hooks(t, g)
             result.append(_wrap_grad(torch_convention(g), t._op_class or type(t)))
         return tuple(result)

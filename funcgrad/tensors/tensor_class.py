@@ -897,10 +897,40 @@ def _wrap(result, cls, volatile: bool = False):
 
 def _apply(fn, *args, **kwargs):
     """Run `fn` (a funcgrad.numpy function) on tensors' nodes or values and wrap the result."""
-    # NOTE: the hot path of every operation: tensors and numbers are handled
-    # in one pass; sequences of tensors (cat, stack) and volatile Variables
-    # take the general path below.
     record = _grad_mode_state.enabled
+    if record and type(fn) is Primitive and 0 < len(args) < 3 and not _observe.active:
+        # NOTE: the commonest case first (issue 18, W3/W6): a primitive recorded on one or
+        # two plain `Tensor`s of one floating-point dtype, or on one and a Python number,
+        # with static parameters. What the loop below does then, without its bookkeeping.
+        a = args[0]
+        node = a._node if type(a) is Tensor else None
+        if node is not None and not a._volatile and a._value.dtype.kind == "f":
+            if len(args) == 1:
+                inputs = (node,)
+            else:
+                b = args[1]
+                tb = type(b)
+                if tb is Tensor:
+                    other = b._node
+                    if other is None or b._volatile or b._value.dtype is not a._value.dtype:
+                        inputs = None
+                    else:
+                        inputs = (node, other)
+                elif tb is float or tb is int:  # weak: the tensor's dtype (NEP 50, PyTorch)
+                    inputs = (node, b)
+                else:
+                    inputs = None
+            if inputs is not None:
+                for v in kwargs.values():
+                    if type(v) not in _STATIC:
+                        break
+                else:
+                    result = fn.bind(inputs, kwargs)
+                    t = _object_new(Tensor)
+                    _init(t, result.value, result)
+                    return t
+    # NOTE: otherwise tensors and numbers are handled in one pass; sequences of tensors
+    # (cat, stack) and volatile Variables take the general path below.
     recorded = False
     constants = []  # where the arrays of constant tensors are in `unwrapped`
     cls = Tensor
@@ -971,6 +1001,9 @@ def _apply(fn, *args, **kwargs):
             result = _rebuilt(result, [_unshared(r, args) for r in result])
         return _wrap(result, cls)
     return _apply_general(fn, args, kwargs)
+
+
+_object_new = object.__new__
 
 
 def _unshared(result, args):

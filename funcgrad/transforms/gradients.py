@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy
 
-from funcgrad.backend import as_value, freeze_result, is_inexact, xp_of
+from funcgrad.backend import as_value, freeze_result, is_inexact
 from funcgrad.errors import DtypeError, NonScalarOutputError, ShapeError
 from funcgrad.graph import Node, leaf
 from funcgrad.graph.node import Array
@@ -42,7 +42,13 @@ from funcgrad.transforms.pytree import (
     tree_map,
     tree_unflatten,
 )
-from funcgrad.transforms.reverse import GradMap, check_cotangent_dtype, one_element, walk
+from funcgrad.transforms.reverse import (
+    GradMap,
+    check_cotangent_dtype,
+    one_element,
+    ones_seed,
+    walk,
+)
 
 _ndarray = numpy.ndarray
 # NOTE: the protocol's attributes are looked up on the type of every primal, output and
@@ -322,7 +328,7 @@ def hvp_of_values(
                 f"(dtype {out.dtype}); hvp differentiates a scalar function twice"
             )
         _check_grad_dtypes(out, variables, False, op)
-        seed = freeze_result(xp_of(out.value).ones(out.shape, dtype=out.dtype))  # taken as is
+        seed = freeze_result(ones_seed(out.value, out.dtype))  # taken as is
         first = walk((out,), (seed,), wrt, create_graph=True)
         roots, cts = [], []
         for v, t in zip(wrt, t_leaves, strict=True):
@@ -437,7 +443,7 @@ def _value_and_grad(
                     f"funcgrad.vjp or funcgrad.jacobian for non-scalar outputs"
                 )
             _check_grad_dtypes(out, variables, holomorphic, op)
-            seed = xp_of(out.value).ones(out.shape, dtype=out.dtype)
+            seed = ones_seed(out.value, out.dtype)
             grads = walk((out,), (seed,), wrt, create_graph=nested)
             value = _wrap_like(out if nested else out.value, given)
         else:

@@ -41,6 +41,8 @@ from funcgrad.ops.registry import Primitive
 from funcgrad.transforms.hooks import Hook, checked_hook, hook_scope
 
 _ndarray = numpy.ndarray
+_generic = numpy.generic
+_np_array = numpy.array
 _add_reduce = numpy.add.reduce
 _float64 = numpy.float64
 _vdot = numpy.vdot
@@ -221,7 +223,7 @@ def _seed(out: Node, cotangent: Array | None, op: str) -> Array:
                 f"the real part, abs or abs**2 first, or pass a cotangent (1.0 "
                 f"differentiates the real part)"
             )
-        return xp_of(out.value).ones(out.shape, dtype=out.dtype)
+        return ones_seed(out.value, out.dtype)
     if type(cotangent) is not Node:
         cotangent = as_value(cotangent)
     check_cotangent_dtype(cotangent.dtype, out.dtype, op)
@@ -233,6 +235,19 @@ def _seed(out: Node, cotangent: Array | None, op: str) -> Array:
     if out.dtype.kind == "c" and cotangent.dtype.kind != "c":
         cotangent = astype(cotangent, dtype=out.dtype)  # zero imaginary parts
     return cotangent
+
+
+def ones_seed(value: Any, dtype: Any) -> Array:
+    """Return the implicit cotangent of an output holding `value`: ones of its shape and `dtype`.
+
+    On `value`'s device (NumPy or CuPy). A 0-d NumPy one (a scalar output, the
+    usual case) is made by `numpy.array` in C: `numpy.ones` is a Python function
+    that costs several times more (the same array: 0-d, writeable, its own memory).
+    """
+    if type(value) is _ndarray or isinstance(value, _generic):
+        if not value.ndim:
+            return _np_array(1, dtype=dtype)
+    return xp_of(value).ones(value.shape, dtype=dtype)
 
 
 def check_cotangent_dtype(ct_dtype: Any, out_dtype: Any, op: str) -> None:
