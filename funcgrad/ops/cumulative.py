@@ -14,6 +14,7 @@ from types import ModuleType
 
 import numpy
 
+from funcgrad.backend import on_host
 from funcgrad.graph.node import Array
 from funcgrad.ops._util import normalize_axis, shape_of, value_of
 from funcgrad.ops.elementwise import absolute, exp, log, subtract, where
@@ -28,8 +29,9 @@ def _logcumsumexp_forward(xp: ModuleType, x: Array, *, axis: int) -> Array:
         return x.copy()
     if xp.__name__ == "numpy":
         return numpy.logaddexp.accumulate(x, axis=axis)
-    # NOTE: CuPy's ufuncs have no accumulate: computed on the host
-    return xp.asarray(numpy.logaddexp.accumulate(x.get(), axis=axis))
+    # NOTE: CuPy's ufuncs have no accumulate: computed on the host, and the result goes back
+    # to x's own GPU (on_host; xp.asarray would put it on the current one)
+    return on_host(numpy.logaddexp.accumulate, x, axis=axis)
 
 
 def _lowest(v: Array) -> float:

@@ -26,8 +26,10 @@ from funcgrad.ops._util import all_finite
 def _cupy_like() -> types.ModuleType:
     xp = types.ModuleType("cupy_stand_in")
     xp.__dict__.update(np.__dict__)
+    xp.__name__ = "cupy_stand_in"  # NumPy's own __name__ came with its namespace
     lin = types.ModuleType("cupy_stand_in.linalg")
     lin.__dict__.update(np.linalg.__dict__)
+    lin.__name__ = "cupy_stand_in.linalg"
 
     def svd(a, full_matrices=True, compute_uv=True):  # CuPy's signature: no hermitian
         return np.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
@@ -214,3 +216,10 @@ def test_guard_on_a_gpu_leaves_an_empty_gradient_alone(keepdims):
         {"axis": None, "keepdims": False},
     )
     np.testing.assert_array_equal(masked, [0.0, 0.0])
+
+
+def test_logcumsumexp_accumulates_on_the_host():
+    # CuPy's ufuncs have no accumulate: NumPy's, on a host copy (on_host), back on x's GPU
+    x = np.random.default_rng(11).standard_normal((3, 4))
+    for axis in (0, 1, -1):
+        _same(*_forward("logcumsumexp", x, axis=axis))
