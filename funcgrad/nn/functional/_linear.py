@@ -30,18 +30,23 @@ def _linear_grad_fn(input, weight, bias=None):  # noqa: A002
     return "AddmmBackward0" if len(shape_of(input)) == 2 else "ViewBackward0"
 
 
+def _real_float(x) -> bool:  # noqa: A002
+    # a real floating-point tensor (its array), node or array
+    dtype = getattr(getattr(x, "_value", x), "dtype", None)
+    return dtype is not None and getattr(dtype, "kind", None) == "f"
+
+
 def _fused(input, weight, bias) -> bool:  # noqa: A002
     """Whether `linear` records the one `linear` primitive: a matrix input, a bias per output,
     real floating-point operands (arrays, nodes or tensors)."""
     w_shape = shape_of(weight)
     return (
-        len(shape_of(input)) == 2
-        and len(w_shape) == 2
+        len(w_shape) == 2
+        and len(shape_of(input)) == 2
         and shape_of(bias) == (w_shape[0],)
-        and all(
-            getattr(getattr(getattr(x, "_value", x), "dtype", None), "kind", None) == "f"
-            for x in (input, weight, bias)
-        )
+        and _real_float(input)
+        and _real_float(weight)
+        and _real_float(bias)
     )
 
 

@@ -1,0 +1,68 @@
+"""When `F.linear` records the one `linear` primitive (`_fused`), and the `grad_fn` it then shows.
+
+A matrix input, a 2-D weight and a bias of one entry per output, all real
+floating point, take the fused primitive; anything else takes matmul and
+add. The tensor layer's `grad_fn` names are checked against PyTorch 2.13's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.nn.functional as F
+from funcgrad.graph import Node
+from tests.references import requires
+
+torch = requires("torch")
+
+rng = np.random.default_rng(11)
+X2, X3 = rng.standard_normal((4, 3)), rng.standard_normal((2, 4, 3))
+W, B = rng.standard_normal((5, 3)), rng.standard_normal(5)
+
+
+@pytest.mark.parametrize(
+    "x, w, b, fused",
+    [
+        (X2, W, B, True),
+        (X2.astype(np.float32), W.astype(np.float32), B.astype(np.float32), True),
+        (X3, W, B, False),  # a batch of matrices
+        (X2, W, np.float64(0.5), False),  # a scalar bias
+        (X2, W, B[:1], False),  # a bias that broadcasts
+        (X2, W[0], np.float64(0.5), False),  # a weight of one output without its axis
+        (X2 + 0j, W, B, False),  # complex
+        (np.arange(12).reshape(4, 3), np.arange(15).reshape(5, 3), np.arange(5), False),  # ints
+    ],
+)
+def test_fused_exactly_for_real_float_matrices_with_a_bias_per_output(x, w, b, fused):
+    recorded = []
+
+    def f(x):
+        recorded.append(F.linear(x, w, b))
+        return fg.numpy.sum(fg.numpy.real(recorded[-1]))
+
+    fg.grad(f)(x.astype(np.result_type(x, np.float64)) if x.dtype.kind in "iu" else x)
+    node = recorded[0]
+    assert type(node) is Node
+    assert (node.prim.name == "linear") is fused
+    expected = np.matmul(x, w.T if w.ndim == 2 else w) + b
+    np.testing.assert_allclose(F.linear(x, w, b), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("ndim", [2, 3])
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_grad_fn_is_pytorchs(ndim, with_bias):
+    x = X2 if ndim == 2 else X3
+    ours = F.linear(
+        fg.tensor(x, requires_grad=True),
+        fg.tensor(W, requires_grad=True),
+        fg.tensor(B, requires_grad=True) if with_bias else None,
+    )
+    theirs = torch.nn.functional.linear(
+        torch.tensor(x, requires_grad=True),
+        torch.tensor(W, requires_grad=True),
+        torch.tensor(B, requires_grad=True) if with_bias else None,
+    )
+    assert ours.grad_fn.name() == theirs.grad_fn.name()
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-12)
