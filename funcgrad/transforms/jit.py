@@ -402,6 +402,7 @@ _FOLLOWED_READERS: dict[str, frozenset[str]] = {
     "ops/operators.py": frozenset({"_compare.<locals>.compare"}),
     "numpy/_compose.py": frozenset({"sort"}),
     "transforms/calls.py": frozenset({"record"}),  # a custom rule's outputs, as nodes
+    "scipy/stats/multivariate_normal.py": frozenset({"_not_refused"}),  # vmap's NaN mask
     "transforms/jit.py": frozenset({"_passes_through"}),
 }
 

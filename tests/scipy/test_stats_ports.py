@@ -10,6 +10,8 @@ numerically singular kernel matrix: autograd raised, funcgrad went on.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -136,3 +138,34 @@ def test_vmap_over_float32_covariances_stays_float32():
         np.testing.assert_allclose(got[[0, 1, 3]], per, rtol=2e-6)
     g = fg.vmap(fg.grad(lambda c: fmvn.logpdf(xs[0], mean, c)))(covs)
     assert g.dtype == np.float32 and np.isnan(g[2]).all() and np.isfinite(g[[0, 1, 3]]).all()
+
+
+def test_jit_of_vmap_over_covariances_follows_the_positive_definite_mask():
+    # jit(vmap(logpdf)) over a batch of covs ran eagerly (JitWarning): slogdet's sign and the
+    # NaN mask read the covs' values by code the trace did not follow. Now one plan whose
+    # replays compute the mask: the NaN moves with the cov that is no covariance.
+    from funcgrad.transforms.jit import JitWarning
+
+    rng = np.random.default_rng(4)
+    xs, mean = rng.standard_normal((4, 3)), np.full(3, 0.2)
+    good = np.stack([np.eye(3) * (k + 1) + 0.1 for k in range(4)])
+    logpdf = fg.jit(fg.vmap(lambda x, c: fmvn.logpdf(x, mean, c)))
+    grad = fg.jit(fg.vmap(fg.grad(lambda c, x: fmvn.logpdf(x, mean, c))))
+    eager_grad = fg.vmap(fg.grad(lambda c, x: fmvn.logpdf(x, mean, c)))
+    for bad in (None, 1, 3):
+        covs = good.copy()
+        if bad is not None:
+            covs[bad] = np.diag([1.0, 2.0, -1.0])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", JitWarning)
+            values, grads = logpdf(xs, covs), grad(covs, xs)
+        for k in range(4):
+            if k == bad:
+                assert np.isnan(values[k]) and np.isnan(grads[k]).all()
+            else:
+                want = stats.multivariate_normal.logpdf(xs[k], mean, covs[k])
+                np.testing.assert_allclose(values[k], want, rtol=1e-12)
+        np.testing.assert_array_equal(grads, eager_grad(covs, xs))
+    assert logpdf.cache_info()["plans"] == 1
+    # the gradient's zero-cotangent guard (all_finite) takes another path once NaN appears
+    assert grad.cache_info()["plans"] == 2

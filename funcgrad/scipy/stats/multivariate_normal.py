@@ -14,8 +14,10 @@ from funcgrad.errors import NotDifferentiableError as _NotDifferentiableError
 from funcgrad.graph import Node as _Node
 from funcgrad.numpy import linalg as _linalg
 from funcgrad.ops import elementwise as _ew
+from funcgrad.ops import linalg as _la
 from funcgrad.ops import reduce as _reduce
 from funcgrad.ops import shape as _shape
+from funcgrad.ops._util import value_of as _value_of
 from funcgrad.scipy.stats._common import promote as _promote
 from funcgrad.scipy.stats._common import value as _value
 
@@ -77,7 +79,7 @@ def logpdf(x, mean=None, cov=1, allow_singular=False):
         _ew.multiply(_shape.transpose(flat, axes=None), sol), axis=0, keepdims=False
     )
     maha = _shape.reshape(maha, shape=batch)
-    logdet = _linalg.slogdet(cov).logabsdet
+    logdet = _la.logabsdet(cov)
     out = _ew.multiply(-0.5, _ew.add(maha, _ew.add(logdet, d * _LOG_2PI)))
     if ok is None:
         return out
@@ -119,10 +121,20 @@ def _check_positive_definite(cov, op):
     eps = _fnp.multiply(_EPS, largest)
     margin = _fnp.subtract(_fnp.min(eigenvalues, axis=-1), eps)
     if _batched(margin):  # NaN or inf entries: the formula's NaN, as an array's solve names them
-        return _fnp.logical_not(_fnp.less_equal(margin, 0.0))
+        return _not_refused(margin)
     if margin <= 0:  # a node's comparison: under jit, a guard
         _refuse(_value(cov), op)
     return None
+
+
+def _not_refused(margin):
+    """Where the eigenvalue test passes (or gives NaN): a mask of vmap's examples.
+
+    NOTE: `funcgrad.jit` follows this function's read of the margin's values (a step of the
+    plan, `transforms/jit.py`'s `_FOLLOWED_READERS`), so `jit(vmap(logpdf))` over a batch
+    of covs is not sent to eager.
+    """
+    return _np.logical_not(_np.less_equal(_value_of(margin), 0.0))
 
 
 def _refuse(cov, op):
@@ -173,7 +185,7 @@ def entropy(mean=None, cov=1):
         d = 1 if mean is None else max(_np.size(_value(mean)), 1)
         cov = _ew.multiply(cov, _np.eye(d, dtype=_np.result_type(cov_v, 1.0)))
     d = _value(cov).shape[-1]
-    logdet = _linalg.slogdet(cov).logabsdet
+    logdet = _la.logabsdet(cov)
     return _ew.multiply(0.5, _ew.add(logdet, d * (_LOG_2PI + 1.0)))
 
 
