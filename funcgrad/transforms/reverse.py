@@ -513,6 +513,11 @@ def _fit(c: Array, shape: tuple[int, ...], op: str) -> Array:
     # cotangent, W3, issue 18)
     plain = type(c) is _ndarray
     if axes:
+        if plain and shape and len(axes) == lead and c_shape[lead:] == shape:
+            # NOTE: only leading axes (a bias's cotangent): reduced without keepdims, the
+            # result has `shape` already, so no reshape makes it a view, and `.grad` (or
+            # value_and_grad's result) takes it without a copy; the same sums
+            return _add_reduce(c, axis=axes)
         c = _add_reduce(c, axis=axes, keepdims=True) if plain else sum_(c, axis=axes, keepdims=True)
     if c.shape != shape:
         try:

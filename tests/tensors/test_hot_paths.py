@@ -190,3 +190,39 @@ def test_implicit_seed_of_backward_and_grad():
     x.grad.numpy()[0] = 5.0
     x.backward()
     np.testing.assert_array_equal(x.grad.numpy(), [6.0])
+
+
+@pytest.mark.parametrize(
+    "c_shape, shape",
+    [((64, 128), (128,)), ((2, 3, 4), (4,)), ((2, 3, 4), (3, 4)), ((2, 3), (1, 3)),
+     ((2, 3, 4), (3, 1)), ((3,), ()), ((2, 3), ())],
+)  # fmt: skip
+def test_unbroadcast_of_leading_axes_is_the_keepdims_sum(c_shape, shape):
+    # The walk's `_fit` sums leading axes without keepdims (no reshaped view): the same bits.
+    from funcgrad.transforms.reverse import _fit
+
+    c = np.random.default_rng(0).standard_normal(c_shape)
+    lead = len(c_shape) - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and c_shape[lead + i] != 1
+    )
+    ref = np.add.reduce(c, axis=axes, keepdims=True).reshape(shape)
+    got = _fit(c, shape, "test")
+    assert type(got) is np.ndarray and got.shape == shape
+    assert got.tobytes() == ref.tobytes()
+
+
+def test_bias_gradient_is_its_own_array_and_matches_torch():
+    torch = requires("torch")
+    rng = np.random.default_rng(3)
+    X, W, b = rng.standard_normal((8, 5)), rng.standard_normal((5, 4)), rng.standard_normal(4)
+    fw, fb = fg.tensor(W, requires_grad=True), fg.tensor(b, requires_grad=True)
+    tw, tb = torch.tensor(W, requires_grad=True), torch.tensor(b, requires_grad=True)
+    fg.tanh(fg.from_numpy(X) @ fw + fb).sum().backward()
+    torch.tanh(torch.from_numpy(X) @ tw + tb).sum().backward()
+    np.testing.assert_allclose(fb.grad.numpy(), tb.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(fw.grad.numpy(), tw.grad.numpy(), rtol=1e-12)
+    g = fb.grad.numpy()
+    assert g.base is None and g.flags.writeable  # taken as it came, not a view
+    fg.tanh(fg.from_numpy(X) @ fw + fb).sum().backward()  # accumulates in place
+    np.testing.assert_allclose(g, 2 * tb.grad.numpy(), rtol=1e-12)
