@@ -326,7 +326,8 @@ def test_adam_fast_path_in_pieces_is_its_formula_bit_for_bit():
     # large C-contiguous leaves run in pieces of _ADAM_CHUNK_BYTES (float32 32,768 entries,
     # float64 16,384) through one kept temporary per thread and dtype: leaves of one piece
     # and a bit, of several pieces and a remainder, both dtypes in one tree (one temporary
-    # each), a transposed (F-ordered) gradient and parameter (whole-array path), a 0-d leaf
+    # each), a transposed (F-ordered) gradient and parameter (whole-array path), a 0-d leaf;
+    # Adam's numbers are 0-d arrays of each leaf's dtype, the values NEP 50 casts them to
     from funcgrad.optimizers._transforms import _ADAM_CHUNK_BYTES
 
     b1, b2, eps, lr = 0.9, 0.999, 1e-8, 0.01
@@ -338,6 +339,7 @@ def test_adam_fast_path_in_pieces_is_its_formula_bit_for_bit():
         "f64": rng.standard_normal((3, piece32 // 2 + 5)).astype(np.float64),
         "fortran": np.asfortranarray(rng.standard_normal((300, 150)).astype(np.float32)),
         "scalar": np.asarray(0.3, np.float32),
+        "f16": rng.standard_normal(50).astype(np.float16),  # Adam's numbers cast to float16
     }
     opt = fo.adam(lr)
     state = opt.init(params)
