@@ -138,13 +138,14 @@ code=0
 echo "gpu_check: running the CUDA test cases (pytest -m cuda tests)"
 # pytest-xdist where it is installed (a fresh machine compiles every kernel once per process,
 # but the 2,000 cases take minutes on one); SIGINT at the limit, so pytest still prints its
-# summary, and each failure written as it happens (tests/gpu/failure_log.py) in case it cannot.
+# summary, and each failure written as it happens (tests/gpu/failure_log.py) in case it cannot;
+# KILL 30 s later (-k 30) if it is stuck in a CUDA call that SIGINT cannot interrupt.
 XDIST=""
 $PY -c "import xdist" >/dev/null 2>&1 && XDIST="-n ${GPU_CHECK_WORKERS:-auto}"
 FAILURES="$(dirname "$REPORT")/gpu_failures.txt"
 : >"$FAILURES"
 HYPOTHESIS_PROFILE=ci FUNCGRAD_DEVICE_EXAMPLES="$EXAMPLES" FUNCGRAD_FAILURE_LOG="$FAILURES" \
-    timeout -s INT "${GPU_CHECK_TEST_TIMEOUT:-300}" \
+    timeout -s INT -k 30 "${GPU_CHECK_TEST_TIMEOUT:-300}" \
     $PY -m pytest -q -m cuda tests -p tests.gpu.failure_log -p no:cacheprovider -p no:randomly \
     $XDIST -rfEs --tb=line >"$WORK/tests.log" 2>&1
 tests_rc=$?
