@@ -311,16 +311,18 @@ def on_host(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     a general eigendecomposition, Bessel functions of any order): as PyTorch
     does for `torch.linalg.eig` on CUDA, the values make a round trip through
     the host, which synchronizes with the GPU. With no CuPy argument this is
-    `fn(*args, **kwargs)`. Results may be arrays, NumPy scalars, or tuples and
+    `fn(*args, **kwargs)`. CuPy arrays among the keyword arguments are copied
+    to the host too. Results may be arrays, NumPy scalars, or tuples and
     lists of them; other results (Python numbers, None) come back as they are.
 
     Args:
         fn: The host function (it takes and returns NumPy arrays).
         *args: Its positional arguments; CuPy arrays among them are copied to the host.
-        **kwargs: Its keyword arguments, passed unchanged.
+        **kwargs: Its keyword arguments; CuPy arrays among them are copied to the host.
 
     Returns:
-        `fn`'s result, its arrays on the GPU of the first CuPy argument.
+        `fn`'s result, its arrays on the GPU of the first CuPy argument
+        (positional arguments first, then keyword arguments).
 
     Examples:
         >>> import numpy as np
@@ -330,11 +332,15 @@ def on_host(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     cupy: Any = sys.modules.get("cupy")
     device = None
     if cupy is not None:
-        device = next((a.device.id for a in args if isinstance(a, cupy.ndarray)), None)
+        nd = cupy.ndarray
+        device = next((a.device.id for a in args if isinstance(a, nd)), None)
+        if device is None and kwargs:
+            device = next((a.device.id for a in kwargs.values() if isinstance(a, nd)), None)
     if device is None:
         return fn(*args, **kwargs)
-    host = [cupy.asnumpy(a) if isinstance(a, cupy.ndarray) else a for a in args]
-    result = fn(*host, **kwargs)
+    host = [cupy.asnumpy(a) if isinstance(a, nd) else a for a in args]
+    host_kwargs = {k: cupy.asnumpy(a) if isinstance(a, nd) else a for k, a in kwargs.items()}
+    result = fn(*host, **host_kwargs)
 
     def back(r: Any) -> Any:
         if isinstance(r, tuple) and hasattr(r, "_fields"):  # a named tuple (np.linalg.eig's)
