@@ -903,21 +903,32 @@ def _apply(fn, *args, **kwargs):
         # two plain `Tensor`s of one floating-point dtype, or on one and a Python number,
         # with static parameters. What the loop below does then, without its bookkeeping.
         a = args[0]
-        node = a._node if type(a) is Tensor else None
-        if node is not None and not a._volatile and a._value.dtype.kind == "f":
+        if type(a) is Tensor and not a._volatile and a._value.dtype.kind == "f":
+            node = a._node
             if len(args) == 1:
-                inputs = (node,)
+                inputs = None if node is None else (node,)
             else:
                 b = args[1]
                 tb = type(b)
                 if tb is Tensor:
                     other = b._node
-                    if other is None or b._volatile or b._value.dtype is not a._value.dtype:
+                    if b._volatile or b._value.dtype is not a._value.dtype:
                         inputs = None
+                    elif node is not None:
+                        if other is not None:
+                            inputs = (node, other)
+                        else:  # a constant: its array as it is, when a graph may share it
+                            v = b._value
+                            locked = type(v) is np.ndarray and not v.flags.writeable
+                            inputs = (node, v) if locked else None
+                    elif other is not None:  # a constant first (X @ W)
+                        v = a._value
+                        locked = type(v) is np.ndarray and not v.flags.writeable
+                        inputs = (v, other) if locked else None
                     else:
-                        inputs = (node, other)
-                elif tb is float or tb is int:  # weak: the tensor's dtype (NEP 50, PyTorch)
-                    inputs = (node, b)
+                        inputs = None
+                elif (tb is float or tb is int) and node is not None:
+                    inputs = (node, b)  # weak: the tensor's dtype (NEP 50, as PyTorch)
                 else:
                     inputs = None
             if inputs is not None:

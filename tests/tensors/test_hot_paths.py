@@ -54,7 +54,16 @@ CASES = [
     ("sum_axis", reduce.sum_, lambda x, y: ((x,), {"axis": 1, "keepdims": True})),
     ("mean_all", reduce.mean, lambda x, y: ((x,), {"axis": None, "keepdims": False})),
     ("log_softmax", log_softmax, lambda x, y: ((x,), {"axis": 1})),
+    # a constant tensor whose array is read-only: the graph takes the array as it is
+    ("matmul_constant_first", linalg.matmul, lambda x, y: ((_constant(x, (2, 3)), x), {})),
+    ("multiply_constant", ew.multiply, lambda x, y: ((x, _constant(x, (3, 4))), {})),
 ]
+
+
+def _constant(like, shape):
+    """A tensor that does not require grad, over a read-only array of `like`'s dtype."""
+    values = np.random.default_rng(4).standard_normal(shape).astype(like.detach().numpy().dtype)
+    return fg.from_numpy(fg.freeze(values))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
