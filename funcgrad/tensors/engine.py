@@ -236,7 +236,10 @@ def _roots_and_seeds(tensors, grad_tensors, create_graph, op):
             f"gradient (or None for a one-element tensor) per tensor"
         )
     roots, seeds = [], []
-    for k, (t, g) in enumerate(zip(tensors, grad_tensors, strict=True)):
+    # NOTE: indexed rather than `enumerate(zip(..., strict=True))` (the lengths are equal, checked
+    # above), which costs more than the rest of a one-tensor call's bookkeeping
+    for k in range(len(tensors)):
+        t, g = tensors[k], grad_tensors[k]
         if not isinstance(t, TensorBase):
             raise TypeError(f"{op}: element {k} of tensors is a {type(t).__name__}, not a Tensor")
         if t._volatile:
@@ -366,8 +369,13 @@ def run_backward(tensors, grad_tensors, inputs=None, create_graph: bool = False)
                 targets.append((t, nodes))
         elif t._node.prim is None or t._retains_grad:  # a leaf, or retains its grad
             targets.append((t, nodes))
-    wrt = tuple(n for _, nodes in targets for n in nodes)
-    with _task(order, wrt, [t for t, _ in targets if t._node.prim is None]):
+    wrt = tuple([n for _, nodes in targets for n in nodes])
+    stack = _TASKS.stack
+    if stack is None:
+        stack = _TASKS.stack = []
+    # `with _task(...)`, without two calls
+    stack.append(BackwardTask(order, wrt, [t for t, _ in targets if t._node.prim is None]))
+    try:
         grads = walk(
             roots,
             seeds,
@@ -386,7 +394,8 @@ def run_backward(tensors, grad_tensors, inputs=None, create_graph: bool = False)
             if t.is_leaf:
                 if t._hooks:
                     g = _run_tensor_hooks(t, g)
-                g = torch_convention(g)
+                if type(g) is not _ndarray or g.dtype.kind == "c":  # a real array as it is
+                    g = torch_convention(g)
                 if t._hooks:
                     seen.add(id(g))  # maybe the user's array: `.grad` gets a copy
                 leaves.append((t, g))
@@ -404,6 +413,8 @@ def run_backward(tensors, grad_tensors, inputs=None, create_graph: bool = False)
             if t._post_hooks:
                 for hook in list(t._post_hooks.values()):
                     hook(t)
+    finally:
+        stack.pop()
 
 
 # References to a gradient array that `_owned` expects when nothing outside
@@ -536,11 +547,13 @@ def grad(
         if node.prim is None and id(t) in owned:
             nodes += [n for n in owned[id(t)][1] if n is not node]
         nodes_of.append(nodes)
-    wrt = tuple(n for nodes in nodes_of for n in nodes)
-    leaves = [
-        t for t, nodes in zip(inputs, nodes_of, strict=True) if nodes and t._node.prim is None
-    ]
-    with _task(order, wrt, leaves):
+    wrt = tuple(nodes_of[0]) if len(nodes_of) == 1 else tuple(n for ns in nodes_of for n in ns)
+    leaves = [t for k, t in enumerate(inputs) if nodes_of[k] and t._node.prim is None]
+    stack = _TASKS.stack
+    if stack is None:
+        stack = _TASKS.stack = []
+    stack.append(BackwardTask(order, wrt, leaves))  # `with _task(...)`, without two calls
+    try:
         grads = walk(
             roots,
             seeds,
@@ -550,7 +563,8 @@ def grad(
             hooks=_tensor_hooks(order) if _HOOKED else None,
         )
         result = []
-        for k, (t, nodes) in enumerate(zip(inputs, nodes_of, strict=True)):
+        for k in range(len(inputs)):
+            t, nodes = inputs[k], nodes_of[k]
             if not nodes:
                 if materialize_grads:
                     result.append(
@@ -568,5 +582,9 @@ def grad(
             g = _sum_grads(grads, nodes)
             if t._hooks and t.is_leaf:
                 g = _run_tensor_hooks(t, g)
-            result.append(_wrap_grad(torch_convention(g), t._op_class or type(t)))
+            if type(g) is not _ndarray or g.dtype.kind == "c":  # a real array passes as it is
+                g = torch_convention(g)
+            result.append(_wrap_grad(g, t._op_class or type(t)))
         return tuple(result)
+    finally:
+        stack.pop()
