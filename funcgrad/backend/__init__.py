@@ -15,6 +15,7 @@ from funcgrad.backend.arrays import (
     xp_of,
 )
 from funcgrad.backend.devices import (
+    constant_like,
     cuda_available,
     cuda_skip_reason,
     device_count,
@@ -38,6 +39,7 @@ from funcgrad.errors import DeviceError
 __all__ = [
     "DeviceError",
     "as_value",
+    "constant_like",
     "cuda_available",
     "cuda_skip_reason",
     "device_count",

@@ -304,6 +304,36 @@ def to_device(value: Any, device: object, *, op: str = "funcgrad.to_device") -> 
         return cupy.asarray(value)
 
 
+def constant_like(value: Any, like: Any, dtype: Any = None) -> Any:
+    """Return `value` as an array of `like`'s array module, on `like`'s device.
+
+    For constants an operation builds next to its values (masks, index
+    arrays, weights): `cupy.asarray` alone puts them on the *current* GPU,
+    which need not be the one `like` lives on, so for a CuPy `like` the array
+    is made under `cupy.cuda.Device(like.device.id)`. Anything else (NumPy
+    arrays, NumPy scalars, Python numbers) gives `numpy.asarray(value, dtype)`.
+
+    Args:
+        value: A NumPy array, a NumPy scalar, a Python number or a nested list.
+        like: The value whose array module and device the constant takes.
+        dtype: The constant's dtype; None keeps `value`'s.
+
+    Returns:
+        The constant, a NumPy or CuPy array.
+
+    Examples:
+        >>> import numpy as np
+        >>> constant_like([1, 0], np.ones(2, dtype=np.float32), dtype=np.float32)
+        array([1., 0.], dtype=float32)
+    """
+    if type(like) is not _ndarray:
+        cupy: Any = sys.modules.get("cupy")
+        if cupy is not None and isinstance(like, cupy.ndarray):
+            with cupy.cuda.Device(like.device.id):
+                return cupy.asarray(value, dtype=dtype)
+    return numpy.asarray(value, dtype=dtype)
+
+
 def on_host(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Call `fn` on host (NumPy) copies of CuPy arguments, and move its results back to their GPU.
 

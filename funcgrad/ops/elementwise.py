@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy
 
+from funcgrad.backend import constant_like
 from funcgrad.graph import Node
 from funcgrad.graph.node import Array
 from funcgrad.ops._util import all_finite, normalize_axis, value_of
@@ -1048,9 +1049,9 @@ def _where_grad_fn(inputs: RuleInputs, params: RuleParams) -> GradFnName:
 
 def _where_forward(xp: Any, cond: Any, x: Any, y: Any) -> Array:
     # NOTE: CuPy's where calls cond.astype: a Python bool (a rule's `x == 0` of a number)
-    # becomes an array of the values' module first (NumPy takes it as it is).
+    # becomes an array of the values' module, on their GPU, first (NumPy takes it as it is).
     if xp is not numpy and not hasattr(cond, "astype"):
-        cond = xp.asarray(cond)
+        cond = constant_like(cond, x if isinstance(x, xp.ndarray) else y)
     return xp.where(cond, x, y)
 
 

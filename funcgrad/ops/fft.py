@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy
 
-from funcgrad.backend import xp_of
+from funcgrad.backend import constant_like
 from funcgrad.graph.node import Array
 from funcgrad.ops._util import normalize_axis, shape_of, value_of
 from funcgrad.ops.elementwise import conjugate, multiply
@@ -131,7 +131,7 @@ def _hermitian_weights(n: int, m: int, last: int, ndim: int, like: Array) -> Arr
     if n % 2 == 0 and m > n // 2:
         w[n // 2] = 1.0  # the Nyquist entry appears once
     shape = tuple(m if i == last else 1 for i in range(ndim))
-    return xp_of(like).asarray(w.reshape(shape), dtype=like.dtype)
+    return constant_like(w.reshape(shape), like, like.dtype)
 
 
 def _irfftn_vjp(ct: Array, out: Array, x: Array, *, axes: Any, n: int, norm: str) -> Array:

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from funcgrad.backend import as_value, on_host, to_device, xp_of
+from funcgrad.backend import as_value, constant_like, on_host, to_device, xp_of
 from funcgrad.errors import NotDifferentiableError, OpError
 from funcgrad.graph.node import Array, Node
 from funcgrad.ops import observe as _observe
@@ -726,7 +726,7 @@ def _cofactors(x: Array, out: Array) -> Array:
     index = normalize_index((Ellipsis, others[:, None, :, None], others[None, :, None, :]))
     minors = getitem(x, index=index)  # (..., n, n, n - 1, n - 1): row i and column j left out
     signs = 1.0 - 2.0 * (np.add.outer(np.arange(n), np.arange(n)) % 2)
-    return det(minors) * xp.asarray(signs, dtype=x_v.dtype)
+    return det(minors) * constant_like(signs, x_v, x_v.dtype)
 
 
 def _det_vjp(ct: Array, out: Array, x: Array) -> Array:
@@ -813,9 +813,9 @@ cholesky = register(
 
 
 def _const_like(x: Array, value: Any) -> Array:
-    """`value` (a NumPy array) as a constant in the array module and float dtype of `x`."""
+    """`value` (a NumPy array) as a constant in the array module, device and float dtype of `x`."""
     v = value_of(x)
-    return xp_of(v).asarray(value, dtype=v.dtype)
+    return constant_like(value, v, v.dtype)
 
 
 def _eye_like(x: Array, n: int) -> Array:
@@ -997,7 +997,7 @@ def _real_row(v: Array, lower: bool) -> tuple[Array, Array]:
     n = shape_of(v)[-2]
     mask = np.zeros((n, 1))
     mask[0 if lower else -1] = 1.0
-    mask = xp_of(value_of(v)).asarray(mask)  # a constant in v's array module (CuPy too)
+    mask = constant_like(mask, value_of(v))  # a constant in v's array module and device
     return mask, _row(sum_(multiply(real(v), mask), axis=(-2,), keepdims=False))
 
 
@@ -1085,10 +1085,11 @@ def _by_magnitude(x: Array) -> tuple[Array, Array]:
 
 def _permuted(x: Array, perm: Array) -> Array:
     """x[..., perm[..., i]] for each vector of a stack (perm a plain integer array of x's module)."""
-    xp = xp_of(perm)
     lead = perm.shape[:-1]
     grids = tuple(
-        xp.arange(n).reshape(tuple(n if j == i else 1 for j in range(len(lead))) + (1,))
+        constant_like(np.arange(n), perm).reshape(
+            tuple(n if j == i else 1 for j in range(len(lead))) + (1,)
+        )
         for i, n in enumerate(lead)
     )
     return getitem(x, index=normalize_index((*grids, perm)))
@@ -1248,7 +1249,7 @@ def _largest_entries(v: Array) -> tuple[Array, Array]:
     a = value_of(v)
     xp = xp_of(a)
     a = xp.abs(a)
-    rows = xp.arange(a.shape[-2]).reshape(-1, 1)
+    rows = constant_like(np.arange(a.shape[-2]), a).reshape(-1, 1)
     mask = (rows == xp.expand_dims(xp.argmax(a, axis=-2), -2)).astype(np.float64)
     return mask, _row(sum_(multiply(real(v), mask), axis=(-2,), keepdims=False))
 
@@ -1963,29 +1964,16 @@ def lu_permutation(x: Array) -> Array:
 def _permuted_rows(x: Array, perm: Array) -> Array:
     """x[..., perm[..., i], :] for each matrix of a stack (perm a plain NumPy integer array).
 
-    On a GPU the index arrays go to x's device first (index constants of its module).
+    The index arrays are built on the host; on a GPU they go to x's device
+    (`constant_like`) before indexing.
     """
-    xp = xp_of(value_of(x))
-    if xp is not np:
-        return _permuted_rows_in(xp, x, perm)
     idx = np.broadcast_to(perm[..., :, None], (*perm.shape, shape_of(x)[-1]))
     batch = tuple(np.indices(perm.shape[:-1], sparse=True)) if perm.ndim > 1 else ()
-    batch = tuple(b[..., None, None] for b in batch)
-    cols = np.arange(shape_of(x)[-1])
-    return getitem(x, index=normalize_index((*batch, idx, cols)))
-
-
-def _permuted_rows_in(xp: ModuleType, x: Array, perm: Array) -> Array:
-    # _permuted_rows's index, built in the array module `xp` from the host permutation
-    perm = xp.asarray(perm)
-    idx = xp.broadcast_to(perm[..., :, None], (*perm.shape, shape_of(x)[-1]))
-    lead = perm.shape[:-1]
-    batch = tuple(
-        xp.arange(n).reshape(tuple(n if j == i else 1 for j in range(len(lead))) + (1, 1))
-        for i, n in enumerate(lead)
-    )
-    cols = xp.arange(shape_of(x)[-1])
-    return getitem(x, index=normalize_index((*batch, idx, cols)))
+    index = (*(b[..., None, None] for b in batch), idx, np.arange(shape_of(x)[-1]))
+    v = value_of(x)
+    if type(v) is not np.ndarray and xp_of(v) is not np:
+        index = tuple(constant_like(i, v) for i in index)
+    return getitem(x, index=normalize_index(index))
 
 
 def _lu_parts(x: Array, out: Array) -> tuple[Array, Array]:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy
 
-from funcgrad.backend import xp_of
+from funcgrad.backend import constant_like, xp_of
 from funcgrad.errors import DtypeError, OpError
 from funcgrad.graph.node import Array, Node
 from funcgrad.ops._util import Axis, attach, normalize_axis, shape_of, value_of
@@ -368,7 +368,11 @@ def _argument_share(x: Array, axis: int, keepdims: bool, arg: str) -> Array:
     index = getattr(xp, arg)(x_v, axis=along, keepdims=True)
     place = [1] * x_v.ndim
     place[along] = x_v.shape[along]
-    return (xp.arange(x_v.shape[along]).reshape(place) == index).astype(x_v.dtype)
+    if xp is numpy:
+        positions = numpy.arange(x_v.shape[along])
+    else:  # on x's GPU, not the current one
+        positions = constant_like(numpy.arange(x_v.shape[along]), x_v)
+    return (positions.reshape(place) == index).astype(x_v.dtype)
 
 
 def _picked_sample(g: Draw) -> Drawn:
@@ -581,12 +585,12 @@ def _cumprod_all_terms(x: Array, along: int) -> Array:
     polynomial in `x` (no division): O(n^2) per slice, used where `x` has zeros
     and is being differentiated again (PyTorch does the same).
     """
-    xp = xp_of(value_of(x))
     n = shape_of(x)[along]
     ndim = len(shape_of(x))
     place = (1,) * along + (n, n) + (1,) * (ndim - along - 1)
-    k = xp.arange(n).reshape(n, 1)
-    i = xp.arange(n).reshape(1, n)
+    positions = constant_like(numpy.arange(n), value_of(x))  # on x's device
+    k = positions.reshape(n, 1)
+    i = positions.reshape(1, n)
     others = where((k == i).reshape(place), 1.0, expand_dims(x, axis=along))
     return where((i >= k).reshape(place), cumprod(others, axis=along + 1), 0.0)
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy
 
-from funcgrad.backend import on_host
+from funcgrad.backend import constant_like, on_host
 from funcgrad.errors import DeviceError, NotDifferentiableError
 from funcgrad.graph.node import Array
 from funcgrad.ops._util import value_of
@@ -225,7 +225,7 @@ def _polygamma_forward(xp: ModuleType, n: Any, x: Array) -> Array:
         if xp is not numpy:
             # NOTE: cupyx's polygamma keeps a Python n through cupy.broadcast_arrays, and
             # cupy.where(n == 0, ...) then gets a Python bool: give it an array
-            n = xp.asarray(n)
+            n = constant_like(n, x)
         return _call(xp, "polygamma", n, x, dtype_of=(x,))
     x = xp.asarray(x)
     orders = numpy.asarray(n)
@@ -725,7 +725,7 @@ def _yn_forward(xp: ModuleType, n: Any, x: Array) -> Array:
     # NOTE: CUDA's yn (cupyx's) is NaN for n < 0, where SciPy's (cephes) reflects:
     # Y_{-n} = (-1)^n Y_n, exactly (the VJP at n = 0 asks for Y_{-1}). SciPy truncates a
     # float order, as does CuPy's (int) cast.
-    order = xp.asarray(n)
+    order = n if isinstance(n, xp.ndarray) else constant_like(n, x)  # on x's GPU
     if order.dtype.kind == "f":
         order = xp.trunc(order)
     out = _call(xp, "yn", abs(order), x, dtype_of=(x,))

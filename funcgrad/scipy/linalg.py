@@ -25,8 +25,8 @@ its strictly lower and upper parts), with SciPy's pivots as a plain array
 
 import numpy as _np
 
+from funcgrad.backend import device_of as _device_of
 from funcgrad.backend import to_device as _to_device
-from funcgrad.backend import xp_of as _xp_of
 from funcgrad.errors import NotDifferentiableError as _NotDifferentiableError
 from funcgrad.errors import OpError as _OpError
 from funcgrad.graph import Node as _Node
@@ -536,8 +536,7 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
     for i in _np.ndindex(*value.shape[:-2]):
         work = value[i].astype(_np.float32) if value.dtype == _np.float16 else value[i]
         piv[i] = scipy.linalg.lu_factor(work, check_finite=False)[1]
-    xp = _xp_of(on_device)
-    return lu, (piv if xp is _np else xp.asarray(piv))  # on a's device, as cupyx.scipy's
+    return lu, _to_device(piv, _device_of(on_device))  # on a's GPU, as cupyx.scipy's
 
 
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):

@@ -17,9 +17,16 @@ from funcgrad.backend import devices
 from tests.ops.test_special_gpu_paths import GpuArray, _gpu, fake_cupy
 
 
+class OnGpu(GpuArray):
+    """A stand-in CuPy array whose GPU (`.device.id`) passes to the arrays made from it."""
+
+    def __array_finalize__(self, obj):
+        self.device = getattr(obj, "device", GpuArray.device)
+
+
 def _on(a, index):
     """`a` as a stand-in CuPy array on GPU `index`."""
-    out = _gpu(a)
+    out = np.asarray(a).view(OnGpu)
     out.device = types.SimpleNamespace(id=index)
     return out
 
@@ -42,11 +49,21 @@ def gpu(monkeypatch):
             current.pop()
 
     def asarray(a, dtype=None):
+        if isinstance(a, GpuArray):
+            return a if dtype is None else _on(a.astype(dtype), a.device.id)
+        cupy.made_on.append(current[-1])
         return _on(np.asarray(a, dtype=dtype), current[-1])
 
     runtime = types.SimpleNamespace(getDeviceCount=lambda: 2, getDevice=lambda: current[-1])
     cupy.cuda = types.SimpleNamespace(runtime=runtime, Device=Device)
+
+    def where(condition, x=None, y=None):  # cupy.where's strictness, x's or y's GPU kept
+        on = next(a.device.id for a in (condition, x, y) if isinstance(a, GpuArray))
+        return _on(np.where(condition.astype("?", copy=False), x, y), on)
+
     cupy.asarray = asarray
+    cupy.where = where
+    cupy.made_on = []  # the current GPU at each host-to-GPU asarray
     monkeypatch.setitem(sys.modules, "cupy", cupy)
     monkeypatch.setattr(devices, "_gpu_count", [])
     return cupy
@@ -79,3 +96,111 @@ def test_on_host_with_only_a_keyword_cupy_argument_comes_back_to_its_gpu(gpu):
     out = devices.on_host(host_fn, a=_on(np.ones(2), 1))
     assert seen["type"] is np.ndarray and isinstance(out, GpuArray)
     assert out.device.id == 1
+
+
+# --- constant_like: constants on the GPU of the value they go with ---------------------------------
+
+
+def test_constant_like_makes_the_constant_on_like_s_gpu_not_the_current_one(gpu):
+    c = devices.constant_like(np.arange(3), _on(np.ones(2, dtype=np.float32), 1), np.float32)
+    assert isinstance(c, GpuArray) and c.device.id == 1 and c.dtype == np.float32
+    assert gpu.made_on == [1]
+    np.testing.assert_array_equal(c.view(np.ndarray), [0.0, 1.0, 2.0])
+
+
+def test_constant_like_of_host_values_is_numpy_asarray(gpu):
+    for like in (np.ones(2), np.float32(1.0), 2.0):
+        c = devices.constant_like([1, 2], like, np.float32)
+        assert type(c) is np.ndarray and c.dtype == np.float32
+    assert gpu.made_on == []
+
+
+def _made_on_gpu_1(gpu, fn, *args, **kwargs):
+    gpu.made_on.clear()
+    out = fn(*args, **kwargs)
+    assert gpu.made_on, "no constant was made"
+    assert set(gpu.made_on) == {1}, f"constants made on GPU {gpu.made_on}, x is on GPU 1"
+    return out
+
+
+def test_fft_hermitian_weights_go_to_the_values_gpu(gpu):
+    from funcgrad.ops import fft
+
+    like = _on(np.ones((2, 3), dtype=np.float32), 1)
+    w = _made_on_gpu_1(gpu, fft._hermitian_weights, 4, 3, 1, 2, like)
+    assert w.dtype == np.float32
+    np.testing.assert_array_equal(w.view(np.ndarray), [[1.0, 2.0, 1.0]])
+
+
+def test_special_orders_go_to_x_s_gpu(gpu):
+    import scipy.special as sp
+
+    from funcgrad.ops import special
+    from tests.ops.test_special_gpu_paths import fake_cupyx_special
+
+    cupyx = types.ModuleType("cupyx")
+    cupyx.scipy = types.ModuleType("cupyx.scipy")
+    cupyx.scipy.special = fake_cupyx_special(gpu)
+    sys.modules["cupyx"], sys.modules["cupyx.scipy"] = cupyx, cupyx.scipy
+    sys.modules["cupyx.scipy.special"] = cupyx.scipy.special
+    try:
+        x = _on(np.array([0.5, 1.5]), 1)
+        got = _made_on_gpu_1(gpu, special.yn.forward, gpu, -1, x)
+        np.testing.assert_allclose(got.view(np.ndarray), sp.yn(-1, [0.5, 1.5]), rtol=1e-15)
+        got = _made_on_gpu_1(gpu, special.polygamma.forward, gpu, 1, x)
+        np.testing.assert_allclose(got.view(np.ndarray), sp.polygamma(1, [0.5, 1.5]), rtol=1e-14)
+    finally:
+        for name in ("cupyx", "cupyx.scipy", "cupyx.scipy.special"):
+            sys.modules.pop(name, None)
+
+
+def test_where_s_python_bool_condition_goes_to_the_values_gpu(gpu):
+    from funcgrad.ops import elementwise
+
+    x = _on(np.array([1.0, -2.0]), 1)
+    got = _made_on_gpu_1(gpu, elementwise.where.forward, gpu, True, x, 0.0)
+    np.testing.assert_array_equal(got.view(np.ndarray), [1.0, -2.0])
+    _made_on_gpu_1(gpu, elementwise.where.forward, gpu, False, 0.0, x)
+
+
+def test_linalg_constants_go_to_the_values_gpu(gpu):
+    from funcgrad.ops import linalg, reduce
+
+    v = _on(np.array([[2.0, -1.0], [0.5, 3.0]]), 1)
+    mask, _ = _made_on_gpu_1(gpu, linalg._real_row, v, True)
+    np.testing.assert_array_equal(mask.view(np.ndarray), [[1.0], [0.0]])
+    mask, _ = _made_on_gpu_1(gpu, linalg._largest_entries, v)
+    np.testing.assert_array_equal(mask.view(np.ndarray), [[1.0, 0.0], [0.0, 1.0]])
+    eye = _made_on_gpu_1(gpu, linalg._eye_like, v, 2)
+    np.testing.assert_array_equal(eye.view(np.ndarray), np.eye(2))
+    share = _made_on_gpu_1(gpu, reduce._argument_share, v, 0, False, "argmax")
+    np.testing.assert_array_equal(share.view(np.ndarray), [[1.0, 0.0], [0.0, 1.0]])
+
+
+def test_permutation_indices_go_to_the_values_gpu(gpu):
+    from funcgrad.ops import linalg, reduce
+
+    x = _on(np.arange(12.0).reshape(2, 3, 2), 1)
+    perm = np.array([[2, 0, 1], [1, 2, 0]])
+    rows = _made_on_gpu_1(gpu, linalg._permuted_rows, x, perm)
+    want = np.take_along_axis(np.arange(12.0).reshape(2, 3, 2), perm[..., None], axis=1)
+    np.testing.assert_array_equal(rows.view(np.ndarray), want)
+    order = np.array([[1, 0], [0, 1], [1, 0]])
+    cols = _made_on_gpu_1(gpu, linalg._permuted, x[0], _on(order, 1))
+    want = np.take_along_axis(np.arange(6.0).reshape(3, 2), order, axis=1)
+    np.testing.assert_array_equal(cols.view(np.ndarray), want)
+    terms = _made_on_gpu_1(gpu, reduce._cumprod_all_terms, _on(np.array([2.0, 0.0, 3.0]), 1), 0)
+    np.testing.assert_array_equal(terms.view(np.ndarray), [[1, 0, 0], [0, 2, 6], [0, 0, 0]])
+
+
+def test_lu_factor_pivots_go_to_a_s_gpu(gpu):
+    import scipy.linalg
+
+    import funcgrad.scipy.linalg as fsl
+
+    a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    lu, piv = _made_on_gpu_1(gpu, fsl.lu_factor, _on(a, 1))
+    assert isinstance(piv, GpuArray) and piv.device.id == 1
+    want_lu, want_piv = scipy.linalg.lu_factor(a)
+    np.testing.assert_array_equal(piv.view(np.ndarray), want_piv)
+    np.testing.assert_allclose(lu.view(np.ndarray), want_lu, rtol=1e-15)
