@@ -2,29 +2,42 @@
 
 import numpy as _np
 
+from funcgrad.backend import device_of as _device_of
 from funcgrad.graph import Node as _Node
 from funcgrad.ops import elementwise as _ew
 
 NEG_INF = -_np.inf
 
 
+def _on_gpu(a):
+    """Whether `a` is a CuPy array (numpy.asarray refuses those)."""
+    return type(a) is not _np.ndarray and _device_of(a) != "cpu"
+
+
 def value(a):
-    """The array behind `a` (a node's value, `a` as an array, or one of vmap's batches as it is)."""
+    """The array behind `a` (a node's value, `a` as an array, or one of vmap's batches as it is).
+
+    A CuPy array is returned as it is.
+    """
     if type(a) is _Node:
         return a.value
-    return a if hasattr(type(a), "__funcgrad_apply__") else _np.asarray(a)
+    if hasattr(type(a), "__funcgrad_apply__") or _on_gpu(a):
+        return a
+    return _np.asarray(a)
 
 
 def promote(*args):
     """Return `args` with every number or list made an array of their common float dtype.
 
     Python numbers are weak (NEP 50), so float32 data with `loc=0` stays
-    float32; nodes are returned as they are.
+    float32; nodes are returned as they are, CuPy arrays cast on their GPU.
     """
     dtype = _np.result_type(*(a if type(a) in (float, int) else value(a).dtype for a in args), 1.0)
     return tuple(
         a
         if type(a) is _Node or hasattr(type(a), "__funcgrad_apply__")
+        else a.astype(dtype, copy=False)
+        if _on_gpu(a)
         else _np.asarray(a, dtype=dtype)
         for a in args
     )

@@ -9,6 +9,7 @@ import math as _math
 import numpy as _np
 
 import funcgrad.numpy as _fnp
+from funcgrad.backend import constant_like as _constant_like
 from funcgrad.errors import LinAlgError as _LinAlgError
 from funcgrad.errors import NotDifferentiableError as _NotDifferentiableError
 from funcgrad.graph import Node as _Node
@@ -66,10 +67,11 @@ def logpdf(x, mean=None, cov=1, allow_singular=False):
     x_v = _value(x)
     d = x_v.shape[-1] if x_v.ndim else 1
     if mean is None:
-        mean = _np.zeros(d, dtype=_np.result_type(x_v, 1.0))
+        mean = _constant_like(_np.zeros(d, dtype=_np.result_type(x_v.dtype, 1.0)), x_v)
     x, mean, cov = _promote(x, mean, cov)
     if _value(cov).ndim < 2:
-        cov = _ew.multiply(cov, _np.eye(d, dtype=_value(cov).dtype))
+        cov_v = _value(cov)
+        cov = _ew.multiply(cov, _constant_like(_np.eye(d, dtype=cov_v.dtype), cov_v))
     ok = _check_positive_definite(cov, "funcgrad.scipy.stats.multivariate_normal.logpdf")
     diff = _ew.subtract(x, mean)
     batch = _value(diff).shape[:-1]
@@ -84,9 +86,10 @@ def logpdf(x, mean=None, cov=1, allow_singular=False):
     if ok is None:
         return out
     # vmap: NaN where cov is no covariance, its gradient too (a where would give 0 there);
-    # the factor in out's dtype (where(ok, 1.0, nan) is float64: float32 became float64)
-    dtype = _value(out).dtype
-    return _ew.multiply(out, _ew.where(ok, _np.ones((), dtype), _np.full((), _np.nan, dtype)))
+    # the factor in out's dtype (where(ok, 1.0, nan) is float64: float32 became float64),
+    # and NumPy scalars, not 0-d arrays: they go with a CuPy mask (0-d NumPy arrays do not)
+    one = _value(out).dtype.type
+    return _ew.multiply(out, _ew.where(ok, one(1.0), one(_np.nan)))
 
 
 def _batched(a):
@@ -115,7 +118,8 @@ def _check_positive_definite(cov, op):
         _refuse(cov, op)
         return None
     # a test (no gradient through it) in float64, as SciPy's (it converts cov to float)
-    c = _fnp.multiply(_fnp.stop_gradient(cov), _np.ones((), _np.float64))  # batches, unlike astype
+    # (a NumPy scalar goes with a CuPy cov, a 0-d NumPy array does not; it batches, astype not)
+    c = _fnp.multiply(_fnp.stop_gradient(cov), _np.float64(1.0))
     eigenvalues = _linalg.eigvalsh(c, UPLO="L")
     largest = _fnp.max(_fnp.abs(eigenvalues), axis=-1)
     eps = _fnp.multiply(_EPS, largest)
@@ -183,7 +187,8 @@ def entropy(mean=None, cov=1):
     cov_v = _value(cov)
     if cov_v.ndim < 2:
         d = 1 if mean is None else max(_np.size(_value(mean)), 1)
-        cov = _ew.multiply(cov, _np.eye(d, dtype=_np.result_type(cov_v, 1.0)))
+        eye = _np.eye(d, dtype=_np.result_type(cov_v.dtype, 1.0))
+        cov = _ew.multiply(cov, _constant_like(eye, cov_v))
     d = _value(cov).shape[-1]
     logdet = _la.logabsdet(cov)
     return _ew.multiply(0.5, _ew.add(logdet, d * (_LOG_2PI + 1.0)))
