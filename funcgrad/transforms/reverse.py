@@ -126,6 +126,10 @@ class GradMap(Mapping[Node, Any]):
         return (GradMap, (dict(self._grads),))
 
 
+_new_gradmap = object.__new__
+_set_grads = GradMap._grads.__set__  # type: ignore[attr-defined]  # the slot's descriptor
+
+
 def _short(v: Any) -> str:
     return repr(v) if type(v) is Node else f"array(shape={getattr(v, 'shape', ())})"
 
@@ -409,7 +413,9 @@ def walk(
         for node in wrt:
             if node not in grads:
                 grads[node] = xp_of(node.value).zeros_like(node.value)
-    return GradMap(grads)
+    result = _new_gradmap(GradMap)  # GradMap(grads) without its `__init__`'s two calls
+    _set_grads(result, grads)
+    return result
 
 
 def _all_input_cts(
@@ -467,10 +473,19 @@ def _needed_if_pruning(order: list[Node], wanted: set[Node]) -> set[Node] | None
     Pruning pays off when the walk would otherwise visit leaves (or inner
     nodes) that do not lead to anything asked for.
     """
-    if any(n.prim is not None for n in wanted):
-        return _reaching(order, wanted)
+    for n in wanted:
+        if n.prim is not None:
+            return _reaching(order, wanted)
+    # Prune unless every leaf of `order` is wanted.
+    if len(order) <= _SHORT_ORDER:
+        # NOTE: on a short graph a plain loop; the pipeline below costs about 5 k
+        # instructions to set up (W3's and W6's graphs have 5 to 15 nodes)
+        for n in order:
+            if n.prim is None and n not in wanted:
+                return _reaching(order, wanted)
+        return None
     # NOTE: the leaves of `order` picked out in C (a generator over a long chain costs
-    # more than the test): prune unless every one of them is wanted.
+    # more than the test)
     leaves = list(compress(order, map(not_, map(_prim_of, order))))
     if len(leaves) > len(wanted) or not wanted.issuperset(leaves):
         return _reaching(order, wanted)
@@ -478,6 +493,7 @@ def _needed_if_pruning(order: list[Node], wanted: set[Node]) -> set[Node] | None
 
 
 _prim_of = attrgetter("prim")
+_SHORT_ORDER = 32  # nodes: up to here `_needed_if_pruning` loops in Python
 
 
 def _needed(order: list[Node], wanted: set[int]) -> set[int]:

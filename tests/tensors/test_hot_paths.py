@@ -235,3 +235,28 @@ def test_bias_gradient_is_its_own_array_and_matches_torch():
     assert g.base is None and g.flags.writeable  # taken as it came, not a view
     fg.tanh(fg.from_numpy(X) @ fw + fb).sum().backward()  # accumulates in place
     np.testing.assert_allclose(g, 2 * tb.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("length", [1, 5, 31, 32, 33, 200])
+def test_pruning_test_of_short_and_long_graphs(length):
+    # `_needed_if_pruning` loops in Python up to `_SHORT_ORDER` nodes and picks the leaves
+    # out in C beyond: both must say None exactly when every leaf is wanted.
+    import funcgrad.numpy as fnp
+    from funcgrad.graph import toposort
+    from funcgrad.transforms import reverse
+
+    x, c = fg.leaf(np.ones(3)), fg.leaf(np.full(3, 2.0))
+    y = x
+    for i in range(length):
+        y = fnp.sin(y) if i % 7 else y * c  # the second leaf joins at the first step
+    order = toposort(y)
+    leaves = [n for n in order if n.prim is None]
+    assert len(order) - len(leaves) == length
+    for wanted in ({x}, {c}, {x, c}, {y}, {x, c, y}):
+        got = reverse._needed_if_pruning(order, wanted)
+        every_leaf = all(n in wanted for n in leaves) and all(n.prim is None for n in wanted)
+        assert got == (None if every_leaf else reverse._reaching(order, wanted))
+    # the walk gives the same gradients either way
+    gx = fg.backward(fnp.sum(y), wrt=[x])[x]
+    both = fg.backward(fnp.sum(y), wrt=[x, c])
+    np.testing.assert_array_equal(gx, both[x])
