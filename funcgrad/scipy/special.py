@@ -123,14 +123,16 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
             return out
         v = _value(out)
         return out, _xp_of(v).where(v == -_np.inf, 0.0, 1.0).astype(v.dtype)[()]
-    a_v, b_v = _value(a), _value(b)
-    xp = _xp_of(a_v)  # b may be a number (a NumPy 0-d array here)
+    a_v = _value(a)
+    # NOTE: a Python number b stays weak (NEP 50), as in SciPy: float32 a with b=2.0 is float32
+    b_dtype = b if type(b) in (int, float, complex) else _value(b).dtype
+    xp = _xp_of(a_v)
     if a_v.size:
         m = xp.max(a_v, axis=axis, keepdims=True)
     else:
         with _on_device(_device_of(a_v)):
             m = xp.zeros((1,) * a_v.ndim)
-    m = xp.where(xp.isfinite(m), m, 0.0).astype(_np.result_type(a_v.dtype, b_v.dtype, 1.0))
+    m = xp.where(xp.isfinite(m), m, 0.0).astype(_np.result_type(a_v.dtype, b_dtype, 1.0))
     s = _reduce.sum_(
         _elementwise.multiply(b, _elementwise.exp(_elementwise.subtract(a, m))),
         axis=axis,

@@ -288,6 +288,24 @@ def test_logsumexp_matches_scipy(axis, keepdims):
                 assert np.shape(ours) == np.shape(ref)
 
 
+@pytest.mark.parametrize("b", [2.0, 3, -2.0, np.float64(2.0), np.float32(0.5)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_logsumexp_with_a_number_b_has_scipys_dtype(b, dtype):
+    # a Python b is weak (NEP 50): float32 a with b=2.0 was float64 (b became a float64 array)
+    a = _u(-3.0, 3.0, (3, 4)).astype(dtype)
+    for axis in (None, 1):
+        for return_sign in (False, True):
+            with np.errstate(invalid="ignore"):  # b < 0 without return_sign: NaN, as SciPy's
+                ours = fsp.logsumexp(a, axis=axis, b=b, return_sign=return_sign)
+                ref = sp.logsumexp(a, axis=axis, b=b, return_sign=return_sign)
+            ours, ref = (ours, ref) if return_sign else ((ours,), (ref,))
+            for o, r in zip(ours, ref, strict=True):
+                assert np.asarray(o).dtype == np.asarray(r).dtype, (b, dtype, axis, return_sign)
+                np.testing.assert_allclose(o, r, rtol=1e-6 if dtype == np.float32 else 1e-12)
+    g = fg.grad(lambda a: fsp.logsumexp(a, b=b, return_sign=True)[0])(a)
+    assert g.dtype == dtype and np.isfinite(g).all()
+
+
 def test_logsumexp_gradients_match_autograd():
     ag = requires("autograd")
     ags = requires("autograd.scipy.special", "autograd")
