@@ -830,10 +830,12 @@ def on_device_of(g: ProcessGroup, a: Any) -> Any:
 def empty_for(g: ProcessGroup, shape: Sequence[int], dtype: Any, like: Any) -> Any:
     """A receive buffer of `shape` and `dtype` for a collective of `like`, where `g`'s engine takes it.
 
-    NCCL: on the current GPU; MPI: a NumPy array; `self`: on `like`'s device.
+    NCCL: a CuPy array on the current GPU (the communicator's, where `on_device_of` puts
+    the values), allocated there (no host buffer copied over); MPI: a NumPy array;
+    `self`: on `like`'s device.
     """
     if g.backend == "nccl":
-        return on_device_of(g, np.empty(shape, dtype=dtype))
+        return g.comm.cupy.empty(tuple(shape), dtype=dtype)
     if g.backend == "self" and device_of(like) != "cpu":
         with on_device(device_of(like)):
             return xp_of(like).empty(tuple(shape), dtype=dtype)
