@@ -1559,15 +1559,38 @@ def _pinv_sample(g: Draw) -> Drawn:
     return (x,), {**params, "rcond": None}
 
 
-def _pinv_forward(xp: ModuleType, x: Array, *, rcond: Any, hermitian: bool) -> Array:
+def _pinv_hermitian(xp: ModuleType, a: Array, rcond: float) -> Array:
+    """NumPy's `pinv(a, rcond, hermitian=True)`, step by step in `xp` (CuPy's pinv has no `hermitian`).
+
+    NumPy (numpy/linalg/_linalg.py): `svd(conj(a), hermitian=True)` is `eigh(conj(a))`
+    with the eigenvalues' signs moved into `vt` and `|w|` sorted descending; entries
+    at most `rcond * max|w|` (a float64 cutoff: NumPy's rcond is a 0-d float64 array)
+    are dropped, and the result is `transpose(vt) @ (1/|w| * transpose(u))`.
+    """
+    if a.size == 0:
+        return constant_like(np.empty(a.shape, a.dtype), a)
+    w, u = xp.linalg.eigh(a.conj())
+    sign = xp.copysign(1.0, w).astype(w.dtype)
+    s = xp.abs(w)
+    order = xp.argsort(s, axis=-1)[..., ::-1]
+    sign = xp.take_along_axis(sign, order, axis=-1)
+    s = xp.take_along_axis(s, order, axis=-1)
+    u = xp.take_along_axis(u, order[..., None, :], axis=-1)
+    cutoff = xp.max(s, axis=-1, keepdims=True).astype(np.float64) * rcond
+    large = s > cutoff
+    inverse = (1.0 / xp.where(large, s, s.dtype.type(1))) * large
+    vt_t = (u * sign[..., None, :]).conj()  # transpose(vt), vt = (u * sign)^H
+    return xp.matmul(vt_t, inverse[..., None] * xp.swapaxes(u, -1, -2))
+
+
+def _pinv_forward(xp: ModuleType, x: Array, *, rcond: float | None, hermitian: bool) -> Array:
     if xp is not np:
-        if hermitian:  # CuPy's pinv has no `hermitian`: NumPy's (eigh-based), on the host
-            return on_host(_pinv_forward, np, x, rcond=rcond, hermitian=True)
         # CuPy's pinv is NumPy's formula (svd of conj(a), cutoff rcond * max(s)), with
-        # rcond=1e-15 as its default; NumPy's rcond=None means that default too
+        # rcond=1e-15 as its default; NumPy's rcond=None means that default too.
+        # NOTE: rcond is a float (funcgrad.linalg.pinv and lstsq convert it).
         cut = 1e-15 if rcond is None else rcond
-        if not isinstance(cut, (int, float)):
-            cut = xp.asarray(cut)
+        if hermitian:  # CuPy's pinv has no `hermitian`: NumPy's eigh-based formula
+            return _svd_of(xp, lambda a: _pinv_hermitian(xp, a, cut), x)
         return _svd_of(xp, lambda a: xp.linalg.pinv(a, rcond=cut), x)
 
     def f(a: Array) -> Array:

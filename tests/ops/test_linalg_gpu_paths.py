@@ -124,6 +124,31 @@ def test_pinv_takes_cupys_signature_with_numpys_cutoff():
     _same(*_forward("pinv", _hermitian(rng, 3), rcond=None, hermitian=True))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.complex64])
+@pytest.mark.parametrize("rcond", [None, 1e-3, 0.3])
+def test_hermitian_pinv_is_numpys_on_the_device(monkeypatch, dtype, rcond):
+    # CuPy's pinv has no hermitian=: NumPy's eigh-based formula in the device's module, not
+    # a host round trip; the same bits as numpy.linalg.pinv(hermitian=True) (one eigh)
+    from funcgrad.ops import linalg
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("pinv(hermitian=True) went through the host")
+
+    monkeypatch.setattr(linalg, "on_host", refuse)
+    rng = np.random.default_rng(12)
+    u, _ = np.linalg.qr(rng.standard_normal((2, 4, 4)))
+    x = u @ (np.array([3.0, -1.0, 1e-17, -0.5])[:, None] * np.swapaxes(u, -1, -2))  # rank 3
+    x = np.concatenate([x, _hermitian(rng, 4, complex_=np.iscomplexobj(dtype()))[:1]])
+    x = x.astype(dtype)
+    x[..., 0, 3] = 9.0  # the upper triangle is not read (NumPy's eigh reads the lower)
+    actual, expected = _forward("pinv", x, rcond=rcond, hermitian=True)
+    _same(actual, expected)
+    if rcond == 0.3:  # the cutoff drops -0.5 too
+        assert np.linalg.matrix_rank(actual[:2].astype(np.complex128), tol=1e-3).tolist() == [2, 2]
+    # an empty stack of matrices
+    _same(*_forward("pinv", np.empty((0, 2, 2), dtype), rcond=rcond, hermitian=True))
+
+
 @pytest.mark.parametrize(
     ("a_shape", "b_shape"),
     [((1, 1, 1), (1, 1)), ((2, 3, 3), (3, 2)), ((3, 3), (2, 3, 1)), ((2, 1, 3, 3), (4, 3, 2))],
