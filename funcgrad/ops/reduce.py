@@ -158,10 +158,9 @@ def _axis_for(xp: ModuleType, x: Array, axis: Axis, op: str) -> Axis:
 
     NOTE: NumPy's reductions take axis 0 of a 0-d array (as PyTorch does); CuPy's
     refuse it (an AxisError), so there it is checked here and the whole (one-entry)
-    array is reduced, which is the same result. NumPy arrays pass unchanged.
+    array is reduced, which is the same result. Called for non-NumPy modules only:
+    the NumPy forwards pass `axis` unchanged inline (no call on their hot path).
     """
-    if xp is numpy or axis is None:
-        return axis
     return _whole_if_0d(xp, x, axis, op)
 
 
