@@ -222,9 +222,10 @@ def _complex_polygamma(xp: ModuleType, n: int, z: Array) -> Array:
 
 def _polygamma_forward(xp: ModuleType, n: Any, x: Array) -> Array:
     if getattr(x, "dtype", numpy.dtype(float)).kind != "c" and not isinstance(x, complex):
-        if xp is not numpy:
+        if xp is not numpy and not isinstance(n, xp.ndarray):
             # NOTE: cupyx's polygamma keeps a Python n through cupy.broadcast_arrays, and
-            # cupy.where(n == 0, ...) then gets a Python bool: give it an array
+            # cupy.where(n == 0, ...) then gets a Python bool: give it an array (on x's GPU;
+            # x is a CuPy array here, as n is not)
             n = constant_like(n, x)
         return _call(xp, "polygamma", n, x, dtype_of=(x,))
     x = xp.asarray(x)
