@@ -19,6 +19,7 @@ import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.ops import registry
 from tests.gpu.devices import assert_on, to_dev, to_host
+from tests.references import requires
 
 RTOL = 1e-9
 
@@ -119,7 +120,7 @@ def test_solve_broadcasts_batches(device):
 
 @pytest.mark.parametrize("name", ["expm", "sqrtm", "logm", "lu_factor"])
 def test_scipy_matrix_functions(device, name):
-    pytest.importorskip("scipy")
+    requires("scipy")
     import funcgrad.scipy.linalg as fsl
 
     x = _rng(4).uniform(-0.3, 0.3, (2, 2, 2)) + 1.5 * np.eye(2)
@@ -128,7 +129,7 @@ def test_scipy_matrix_functions(device, name):
 
 
 def test_solve_sylvester(device):
-    pytest.importorskip("scipy")
+    requires("scipy")
     import funcgrad.scipy.linalg as fsl
 
     rng = _rng(5)
@@ -170,7 +171,7 @@ def test_reductions(device, shape):
 
 def test_lu_factor_pivots_and_lu_solve(device):
     # SciPy's pivots come from a host copy and go back to a's device (as cupyx.scipy's)
-    pytest.importorskip("scipy")
+    requires("scipy")
     import funcgrad.scipy.linalg as fsl
 
     rng = _rng(10)

@@ -21,6 +21,7 @@ import pytest
 import funcgrad as fg
 from funcgrad.ops import registry
 from funcgrad.ops._util import all_finite
+from tests.references import requires
 
 
 def _cupy_like() -> types.ModuleType:
@@ -175,13 +176,13 @@ def test_roots_are_computed_on_the_host():
 @pytest.mark.parametrize("name", ["expm", "sqrtm", "logm", "lu_factor"])
 def test_scipy_matrix_functions_are_computed_on_the_host(name):
     # they raised DeviceError ("computed by SciPy on the CPU") for a non-NumPy module
-    pytest.importorskip("scipy")
+    requires("scipy")
     x = np.random.default_rng(5).uniform(-0.3, 0.3, (2, 2, 2)) + 1.5 * np.eye(2)
     _same(*_forward(name, x))
 
 
 def test_solve_sylvester_is_computed_on_the_host():
-    pytest.importorskip("scipy")
+    requires("scipy")
     rng = np.random.default_rng(6)
     a, b = rng.standard_normal((2, 2)) + 3 * np.eye(2), rng.standard_normal((3, 3)) + 3 * np.eye(3)
     _same(*_forward("solve_sylvester", a, b, rng.standard_normal((2, 2, 3))))
