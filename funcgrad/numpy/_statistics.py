@@ -425,7 +425,11 @@ def _quantile_node(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: 
     stable argsort), the interpolation `where` and arithmetic, so the result
     is differentiable in `a`, and in `q` where `q` is a node.
     """
-    q_v = _np.asarray(_value(q), dtype=float)
+    # NumPy 2 computes the virtual index in q's floating dtype (a float32 q: float32, as
+    # torch.quantile does for float32 data; it decides 'nearest' where q * (n - 1) is near .5)
+    q_v = _np.asarray(_value(q))
+    if q_v.dtype.kind != "f":
+        q_v = q_v.astype(float)
     ndim = _ndim(a)
     axes = tuple(range(ndim)) if axis is None else _normalize_axis(_as_axes(axis), ndim, name)
     kept = tuple(i for i in range(ndim) if i not in axes)
@@ -441,7 +445,9 @@ def _quantile_node(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: 
     is_nan = _np.isnan(_value(x))
     count: Any = n - is_nan.sum(axis=-1) if nan else n  # per slice where NaNs are left out
     q_b = q_v.reshape(q_v.shape + (1,) * len(kept_shape))
-    index, fix = _virtual_index(method, count, q_b)
+    # NumPy's nanquantile counts each slice as a Python int, which keeps q's dtype
+    n_q = count.astype(q_v.dtype) if nan else count
+    index, fix = _virtual_index(method, n_q, q_b)
     index = _np.broadcast_to(index, q_v.shape + kept_shape)
     grid = tuple(
         _np.arange(k).reshape((1,) * (q_v.ndim + i) + (k,) + (1,) * (len(kept_shape) - i - 1))

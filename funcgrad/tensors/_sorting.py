@@ -641,11 +641,12 @@ def _quantile(name, np_name):
         np_fn = getattr(fnp, np_name)
 
         def fn(a, qs, **kw):
-            # NOTE: one Python float at a time: an array q makes funcgrad.numpy's graph path
-            # compute in float64
+            # one NumPy scalar of the input's dtype at a time: PyTorch computes the rank
+            # q * (n - 1) in that dtype (float32 rounds 0.3 * 15 to 4.5, which 'nearest'
+            # takes to 4; float64 gives 4.50000018, so 5)
             if np.ndim(qs) == 0:
-                return np_fn(a, float(qs), **kw)
-            return fnp.stack([np_fn(a, float(x), **kw) for x in np.asarray(qs)])
+                return np_fn(a, np.asarray(qs)[()], **kw)
+            return fnp.stack([np_fn(a, x, **kw) for x in np.asarray(qs)])
 
         if dim is None:
             axis = None
