@@ -1069,14 +1069,11 @@ where: Primitive = register(
         sample=Sample(_where_sample, complex=True),
         doc="x where cond is true, else y (cond gets no gradient)",
         names=Names(numpy="where", torch="where", grad_fn=_where_grad_fn),
+        # on NumPy values _where_forward is numpy.where: the registry calls it directly
+        # (one Python frame fewer: 1176 -> 956 ns a call, min process_time)
+        numpy_forward=numpy.where,
     )
 )
-# NOTE: on NumPy values `_where_forward` is numpy.where itself, so `where` keeps the
-# registry's direct call of it (what a `lambda xp, c, x, y: xp.where(c, x, y)` forward
-# gets: one Python frame fewer, 1176 -> 956 ns a call, min process_time)
-for _field, _value in (("direct", numpy.where), ("direct_arity", 3), ("bind_direct", numpy.where)):
-    object.__setattr__(where, _field, _value)
-del _field, _value
 
 
 # --- dtype and identity ------------------------------------------------------

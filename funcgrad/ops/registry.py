@@ -222,6 +222,10 @@ class Primitive:
             with their mapped axis, or None where not mapped); filled by name
             from the table in `funcgrad.ops.batching`. None: no rule, so
             `vmap` loops over the batch.
+        numpy_forward: The NumPy function `forward` is on NumPy values, for a
+            forward that does more on other array modules (`where`'s on CuPy):
+            on NumPy values the primitive calls it directly, as it does by
+            itself for a forward `lambda xp, a, b: xp.NAME(a, b)`.
 
     Examples:
         >>> import numpy as np
@@ -240,6 +244,7 @@ class Primitive:
     names: Names = Names()
     keeps_zeros: str | None = attrs.field(default=None, validator=attrs.validators.in_(KEEPS_ZEROS))
     batch: Callable[..., Any] | None = attrs.field(default=None, repr=False)
+    numpy_forward: Callable[..., Any] | None = attrs.field(default=None, repr=False)
     # `sample.complex`, read once: whether recorded nodes may hold complex values (see `bind`)
     takes_complex: bool = attrs.field(init=False, default=False, repr=False)
     # `numpy.NAME` and its number of arguments when `forward` is `lambda xp, a, b:
@@ -254,6 +259,8 @@ class Primitive:
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "takes_complex", self.sample is not None and self.sample.complex)
         direct = _direct_numpy(self.forward)
+        if self.numpy_forward is not None:
+            direct = self.numpy_forward, self.forward.__code__.co_argcount - 1
         if direct is not None:
             object.__setattr__(self, "direct", direct[0])
             object.__setattr__(self, "direct_arity", direct[1])

@@ -75,10 +75,7 @@ class BackwardTask:
     # NOTE: the task is its own context manager (entered once per backward pass): a
     # generator-based contextlib one costs a few microseconds more per pass (issue 18, W6)
     def __enter__(self) -> BackwardTask:
-        stack = _TASKS.stack
-        if stack is None:
-            stack = _TASKS.stack = []
-        stack.append(self)
+        _pushed(self)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -94,6 +91,15 @@ class _Tasks(threading.local):
 
 
 _TASKS = _Tasks()
+
+
+def _pushed(task: BackwardTask) -> list[BackwardTask]:
+    """Push `task` on this thread's stack of running passes; return the stack (to pop it)."""
+    stack = _TASKS.stack
+    if stack is None:
+        stack = _TASKS.stack = []
+    stack.append(task)
+    return stack
 
 
 def current_task() -> BackwardTask | None:
@@ -370,11 +376,8 @@ def run_backward(tensors, grad_tensors, inputs=None, create_graph: bool = False)
         elif t._node.prim is None or t._retains_grad:  # a leaf, or retains its grad
             targets.append((t, nodes))
     wrt = tuple([n for _, nodes in targets for n in nodes])
-    stack = _TASKS.stack
-    if stack is None:
-        stack = _TASKS.stack = []
-    # `with _task(...)`, without two calls
-    stack.append(BackwardTask(order, wrt, [t for t, _ in targets if t._node.prim is None]))
+    # `with _task(...)`, in one call
+    stack = _pushed(BackwardTask(order, wrt, [t for t, _ in targets if t._node.prim is None]))
     try:
         grads = walk(
             roots,
@@ -549,10 +552,7 @@ def grad(
         nodes_of.append(nodes)
     wrt = tuple(nodes_of[0]) if len(nodes_of) == 1 else tuple(n for ns in nodes_of for n in ns)
     leaves = [t for k, t in enumerate(inputs) if nodes_of[k] and t._node.prim is None]
-    stack = _TASKS.stack
-    if stack is None:
-        stack = _TASKS.stack = []
-    stack.append(BackwardTask(order, wrt, leaves))  # `with _task(...)`, without two calls
+    stack = _pushed(BackwardTask(order, wrt, leaves))  # `with _task(...)`, in one call
     try:
         grads = walk(
             roots,
