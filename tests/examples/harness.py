@@ -30,6 +30,7 @@ import pytest
 import funcgrad
 import funcgrad.nn.init
 import funcgrad.numpy
+import funcgrad.utils.data.sampler
 
 _IMPORT = re.compile(r"^(\s*)import (torch|numpy)((?:\.\w+)*)(?: as (\w+))?\s*(#.*)?$")
 _FROM = re.compile(r"^(\s*)from torch((?:\.\w+)*) import (.*)$")
@@ -61,10 +62,13 @@ def with_funcgrad(source: str) -> str:
 class Draws:
     """The random numbers of a reference run, handed to funcgrad's random functions.
 
-    `record(torch)` (a context) wraps `torch.randn`, `Tensor.uniform_` (which
-    `nn.init` uses for the layers' default initialisation) and NumPy's
+    `record(torch)` (a context) wraps `torch.randn`, `torch.rand`,
+    `Tensor.uniform_` and `Tensor.normal_` (which `nn.init` uses for the layers'
+    default initialisation: `nn.Linear`, `nn.Conv2d`, `nn.LSTM`, `nn.Embedding`),
+    `torch.randperm` (which a shuffling `DataLoader`'s sampler calls) and NumPy's
     `np.random.randn`, keeping what each returns. `replay()` makes
-    `funcgrad.randn`, `funcgrad.nn.init.uniform_` and
+    `funcgrad.randn`, `funcgrad.rand`, `funcgrad.nn.init.uniform_`,
+    `funcgrad.nn.init.normal_`, `funcgrad.randperm` (also the sampler's) and
     `funcgrad.numpy.random.randn` return those values in order.
     """
 
@@ -76,10 +80,26 @@ class Draws:
     def record(self, torch: Any):
         with pytest.MonkeyPatch.context() as mp:
             randn, uniform_, np_randn = torch.randn, torch.Tensor.uniform_, np.random.randn
+            rand, normal_, randperm = torch.rand, torch.Tensor.normal_, torch.randperm
 
             def rec_randn(*args, **kwargs):
                 out = randn(*args, **kwargs)
                 self.values.append(("randn", out.detach().cpu().numpy().copy()))
+                return out
+
+            def rec_rand(*args, **kwargs):
+                out = rand(*args, **kwargs)
+                self.values.append(("rand", out.detach().cpu().numpy().copy()))
+                return out
+
+            def rec_normal_(t, *args, **kwargs):
+                out = normal_(t, *args, **kwargs)
+                self.values.append(("normal_", t.detach().cpu().numpy().copy()))
+                return out
+
+            def rec_randperm(*args, **kwargs):
+                out = randperm(*args, **kwargs)
+                self.values.append(("randperm", out.cpu().numpy().copy()))
                 return out
 
             def rec_uniform_(t, *args, **kwargs):
@@ -93,7 +113,10 @@ class Draws:
                 return out
 
             mp.setattr(torch, "randn", rec_randn)
+            mp.setattr(torch, "rand", rec_rand)
+            mp.setattr(torch, "randperm", rec_randperm)
             mp.setattr(torch.Tensor, "uniform_", rec_uniform_)
+            mp.setattr(torch.Tensor, "normal_", rec_normal_)
             mp.setattr(np.random, "randn", rec_np_randn)
             random.seed(0)
             yield
@@ -112,16 +135,25 @@ class Draws:
     def replay(self):
         with pytest.MonkeyPatch.context() as mp:
             randn, np_randn = funcgrad.randn, funcgrad.numpy.random.randn
+            rand, randperm = funcgrad.rand, funcgrad.randperm
 
-            def rep_randn(*args, **kwargs):
-                out = randn(*args, **kwargs)  # funcgrad's own call: its checks, dtype, device
-                value = self._next("randn", tuple(out.shape))
-                return funcgrad.tensor(
-                    value, dtype=out.dtype, device=out.device, requires_grad=out.requires_grad
-                )
+            def replayed(kind, draw):
+                def rep(*args, **kwargs):
+                    out = draw(*args, **kwargs)  # funcgrad's own call: its checks, dtype, device
+                    value = self._next(kind, tuple(out.shape))
+                    return funcgrad.tensor(
+                        value, dtype=out.dtype, device=out.device, requires_grad=out.requires_grad
+                    )
+
+                return rep
 
             def rep_uniform_(tensor, a=0.0, b=1.0, generator=None):
                 value = self._next("uniform_", tuple(tensor.shape))
+                with funcgrad.no_grad():
+                    return tensor.copy_(funcgrad.from_numpy(value))
+
+            def rep_normal_(tensor, mean=0.0, std=1.0, generator=None):
+                value = self._next("normal_", tuple(tensor.shape))
                 with funcgrad.no_grad():
                     return tensor.copy_(funcgrad.from_numpy(value))
 
@@ -130,17 +162,25 @@ class Draws:
                 value = self._next("np.randn", out.shape)
                 return value if value.ndim else float(value)
 
-            mp.setattr(funcgrad, "randn", rep_randn)
+            mp.setattr(funcgrad, "randn", replayed("randn", randn))
+            mp.setattr(funcgrad, "rand", replayed("rand", rand))
+            mp.setattr(funcgrad, "randperm", replayed("randperm", randperm))
+            mp.setattr(funcgrad.utils.data.sampler, "randperm", replayed("randperm", randperm))
             mp.setattr(funcgrad.nn.init, "uniform_", rep_uniform_)
+            mp.setattr(funcgrad.nn.init, "normal_", rep_normal_)
             mp.setattr(funcgrad.numpy.random, "randn", rep_np_randn)
             random.seed(0)
             yield
         assert self.used == len(self.values), "funcgrad drew fewer numbers than the reference"
 
 
-def run(source: str, name: str) -> tuple[str, dict[str, Any]]:
-    """Execute `source`; return what it printed and its global names."""
-    namespace: dict[str, Any] = {"__name__": f"__page_{name}__"}
+def run(source: str, name: str, given: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    """Execute `source`; return what it printed and its global names.
+
+    `given` are global names the page finds already set (the data a test puts in place of
+    a download, say).
+    """
+    namespace: dict[str, Any] = {"__name__": f"__page_{name}__", **(given or {})}
     out = io.StringIO()
     with _default_devices_kept(), contextlib.redirect_stdout(out):
         exec(compile(source, f"<page {name}>", "exec"), namespace)
