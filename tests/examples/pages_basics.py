@@ -1,0 +1,251 @@
+"""The code of four "Learn the Basics" pages of PyTorch's tutorials, as the pages write it.
+
+Source: pytorch/tutorials, beginner_source/basics/ (BSD-3-Clause,
+https://github.com/pytorch/tutorials; the pages under
+https://pytorch.org/tutorials/beginner/basics/): buildmodel_tutorial.py,
+autogradqs_tutorial.py, optimization_tutorial.py and saveloadrun_tutorial.py. The pages'
+prose comments are left out; their code is the pages', in order, with these changes only:
+
+* `BUILDMODEL`: `from torchvision import datasets, transforms` is left out (torchvision is
+  not installed, and the page uses neither name);
+* `OPTIMIZATION`: the two `datasets.FashionMNIST(...)` downloads are replaced by
+  `TensorDataset`s of synthetic arrays of FashionMNIST's shapes that the test hands in
+  as `fashion_mnist` (images (n, 1, 28, 28) float32 in [0, 1), as `ToTensor()` gives,
+  labels int64 0..9; 256 training and 128 test rows instead of 60,000 and 10,000, so the
+  test is fast), and the torchvision imports are left out;
+* `SAVELOADRUN`: torchvision's VGG16 (`models.vgg16`, a 528 MB download) is replaced by
+  the test's `models` stand-in, a small network of VGG's layout (`features`, `avgpool`,
+  `classifier`, torchvision's initialisation); `weights_only=` is as the current page
+  writes it for PyTorch 2.6 and later (`True` for the state dict, `False` for the
+  whole model, which PyTorch 2.13 refuses to unpickle otherwise).
+
+The import lines are changed by `tests.examples.harness.with_funcgrad` for the second run.
+"""
+
+BUILDMODEL = """
+import os
+import torch
+from torch import nn
+from torch.utils.data import DataLoader
+
+device = (
+    "cuda"
+    if torch.cuda.is_available()
+    else "mps"
+    if torch.backends.mps.is_available()
+    else "cpu"
+)
+print(f"Using {device} device")
+
+class NeuralNetwork(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.flatten = nn.Flatten()
+        self.linear_relu_stack = nn.Sequential(
+            nn.Linear(28*28, 512),
+            nn.ReLU(),
+            nn.Linear(512, 512),
+            nn.ReLU(),
+            nn.Linear(512, 10),
+        )
+
+    def forward(self, x):
+        x = self.flatten(x)
+        logits = self.linear_relu_stack(x)
+        return logits
+
+model = NeuralNetwork().to(device)
+print(model)
+
+X = torch.rand(1, 28, 28, device=device)
+logits = model(X)
+pred_probab = nn.Softmax(dim=1)(logits)
+y_pred = pred_probab.argmax(1)
+print(f"Predicted class: {y_pred}")
+
+input_image = torch.rand(3,28,28)
+print(input_image.size())
+
+flatten = nn.Flatten()
+flat_image = flatten(input_image)
+print(flat_image.size())
+
+layer1 = nn.Linear(in_features=28*28, out_features=20)
+hidden1 = layer1(flat_image)
+print(hidden1.size())
+
+print(f"Before ReLU: {hidden1}\\n\\n")
+hidden1 = nn.ReLU()(hidden1)
+print(f"After ReLU: {hidden1}")
+
+seq_modules = nn.Sequential(
+    flatten,
+    layer1,
+    nn.ReLU(),
+    nn.Linear(20, 10)
+)
+input_image = torch.rand(3,28,28)
+logits = seq_modules(input_image)
+
+softmax = nn.Softmax(dim=1)
+pred_probab = softmax(logits)
+
+print(f"Model structure: {model}\\n\\n")
+
+for name, param in model.named_parameters():
+    print(f"Layer: {name} | Size: {param.size()} | Values : {param[:2]} \\n")
+"""
+
+AUTOGRADQS = """
+import torch
+
+x = torch.ones(5)  # input tensor
+y = torch.zeros(3)  # expected output
+w = torch.randn(5, 3, requires_grad=True)
+b = torch.randn(3, requires_grad=True)
+z = torch.matmul(x, w)+b
+loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)
+
+print(f"Gradient function for z = {z.grad_fn}")
+print(f"Gradient function for loss = {loss.grad_fn}")
+
+loss.backward()
+print(w.grad)
+print(b.grad)
+
+z = torch.matmul(x, w)+b
+print(z.requires_grad)
+
+with torch.no_grad():
+    z = torch.matmul(x, w)+b
+print(z.requires_grad)
+
+z = torch.matmul(x, w)+b
+z_det = z.detach()
+print(z_det.requires_grad)
+
+inp = torch.eye(4, 5, requires_grad=True)
+out = (inp+1).pow(2).t()
+out.backward(torch.ones_like(out), retain_graph=True)
+print(f"First call\\n{inp.grad}")
+out.backward(torch.ones_like(out), retain_graph=True)
+print(f"\\nSecond call\\n{inp.grad}")
+inp.grad.zero_()
+out.backward(torch.ones_like(out), retain_graph=True)
+print(f"\\nCall after zeroing gradients\\n{inp.grad}")
+"""
+
+OPTIMIZATION = """
+import torch
+from torch import nn
+from torch.utils.data import DataLoader
+
+# The FashionMNIST downloads replaced (see the module docstring):
+from torch.utils.data import TensorDataset
+training_data = TensorDataset(*map(torch.tensor, fashion_mnist["train"]))
+test_data = TensorDataset(*map(torch.tensor, fashion_mnist["test"]))
+
+train_dataloader = DataLoader(training_data, batch_size=64)
+test_dataloader = DataLoader(test_data, batch_size=64)
+
+class NeuralNetwork(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.flatten = nn.Flatten()
+        self.linear_relu_stack = nn.Sequential(
+            nn.Linear(28*28, 512),
+            nn.ReLU(),
+            nn.Linear(512, 512),
+            nn.ReLU(),
+            nn.Linear(512, 10),
+        )
+
+    def forward(self, x):
+        x = self.flatten(x)
+        logits = self.linear_relu_stack(x)
+        return logits
+
+model = NeuralNetwork()
+
+learning_rate = 1e-3
+batch_size = 64
+epochs = 5
+
+# Initialize the loss function
+loss_fn = nn.CrossEntropyLoss()
+
+optimizer = torch.optim.SGD(model.parameters(), lr=learning_rate)
+
+def train_loop(dataloader, model, loss_fn, optimizer):
+    size = len(dataloader.dataset)
+    # Set the model to training mode - important for batch normalization and dropout layers
+    # Unnecessary in this situation but added for best practices
+    model.train()
+    for batch, (X, y) in enumerate(dataloader):
+        # Compute prediction and loss
+        pred = model(X)
+        loss = loss_fn(pred, y)
+
+        # Backpropagation
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+
+        if batch % 100 == 0:
+            loss, current = loss.item(), batch * batch_size + len(X)
+            print(f"loss: {loss:>7f}  [{current:>5d}/{size:>5d}]")
+
+
+def test_loop(dataloader, model, loss_fn):
+    # Set the model to evaluation mode - important for batch normalization and dropout layers
+    # Unnecessary in this situation but added for best practices
+    model.eval()
+    size = len(dataloader.dataset)
+    num_batches = len(dataloader)
+    test_loss, correct = 0, 0
+
+    # Evaluating the model with torch.no_grad() ensures that no gradients are computed during test mode
+    # also serves to reduce unnecessary gradient computations and memory usage for tensors with requires_grad=True
+    with torch.no_grad():
+        for X, y in dataloader:
+            pred = model(X)
+            test_loss += loss_fn(pred, y).item()
+            correct += (pred.argmax(1) == y).type(torch.float).sum().item()
+
+    test_loss /= num_batches
+    correct /= size
+    print(f"Test Error: \\n Accuracy: {(100*correct):>0.1f}%, Avg loss: {test_loss:>8f} \\n")
+
+loss_fn = nn.CrossEntropyLoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=learning_rate)
+
+epochs = 10
+for t in range(epochs):
+    print(f"Epoch {t+1}\\n-------------------------------")
+    train_loop(train_dataloader, model, loss_fn, optimizer)
+    test_loop(test_dataloader, model, loss_fn)
+print("Done!")
+"""
+
+SAVELOADRUN = """
+import torch
+# import torchvision.models as models: the test's stand-in (see the module docstring)
+
+model = models.vgg16(weights='IMAGENET1K_V1')
+torch.save(model.state_dict(), 'model_weights.pth')
+
+model = models.vgg16() # we do not specify ``weights``, i.e. create untrained model
+model.load_state_dict(torch.load('model_weights.pth', weights_only=True))
+model.eval()
+
+torch.save(model, 'model.pth')
+
+model = torch.load('model.pth', weights_only=False)
+"""
+
+BASICS = {
+    "buildmodel": BUILDMODEL,
+    "autogradqs": AUTOGRADQS,
+    "optimization": OPTIMIZATION,
+    "saveloadrun": SAVELOADRUN,
+}
