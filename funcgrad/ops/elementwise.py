@@ -109,8 +109,9 @@ def guard(prim: Primitive, ct: Array, result: Array, params: Mapping[str, Any]) 
     NOTE: the hot path pays one test (a single BLAS call, the sum of squares,
     on NumPy arrays) and returns `result` itself; `where` runs only when
     `result` has a non-finite entry. So gradients that are finite are
-    untouched, and so are their derivatives (second order): the mask appears
-    only where the product was undefined. Works on arrays and on nodes
+    untouched, and so are their derivatives (second order): the mask covers
+    only the entries where the product was undefined (a finite entry beside
+    them keeps its derivative in `ct`). Works on arrays and on nodes
     (`create_graph`).
 
     Examples:
@@ -136,7 +137,10 @@ def guard(prim: Primitive, ct: Array, result: Array, params: Mapping[str, Any]) 
         if v.size == 0:
             return result
         return where(_zero_mask(prim, ct, v, params), 0.0, result)
-    zero = _zero_mask(prim, ct, v, params)
+    # NOTE: only the non-finite entries are masked: a finite entry where ct is 0
+    # keeps its product (ct * d), whose derivative in ct is d (second order: a
+    # zero cotangent next to a NaN one must still carry d, as PyTorch's).
+    zero = _zero_mask(prim, ct, v, params) & ~numpy.isfinite(v)
     if not zero.any():
         return result  # non-finite where ct is not 0: a real inf or NaN, kept
     return where(zero, 0.0, result)

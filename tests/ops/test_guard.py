@@ -14,6 +14,7 @@ import pytest
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.ops import ELEMENTWISE, Primitive, guard, registry
+from tests.references import requires
 
 pytestmark = pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")
 
@@ -115,3 +116,39 @@ def test_the_engines_guard_a_user_primitive_that_declares_it(declared):
     else:
         np.testing.assert_array_equal(g, [0.0, 0.5])
         np.testing.assert_array_equal(t, [0.0, 0.5])
+
+
+def test_a_finite_entry_beside_a_masked_one_keeps_its_derivative():
+    # ct = log(y) is exactly 0 at y = 1: the product ct * w is 0 * inf (masked)
+    # in the first entry and a finite 0 in the second, whose derivative in y is
+    # w / y = 3 (it was masked to 0 along with the first)
+    prim = registry.get("multiply")
+    y0, w = np.array([1.0, 1.0, 2.0]), np.array([INF, 3.0, 3.0])
+
+    def f(y):
+        ct = fnp.log(y)
+        return fnp.sum(guard(prim, ct, ct * w, {}))
+
+    with np.errstate(invalid="ignore"):
+        got = fg.grad(f)(y0)
+    eps = 1e-6
+    fd = [(3 * np.log(y + eps) - 3 * np.log(y - eps)) / (2 * eps) for y in y0[1:]]
+    np.testing.assert_allclose(got[1:], fd, rtol=1e-8)
+    assert got[0] == 0.0  # 0 * inf where the cotangent is 0: masked
+
+
+def test_second_order_beside_a_nan_cotangent_matches_pytorch():
+    # Tensor.xlogy_ on a non-leaf (tests/tensors/test_torch_api.py's dev-profile
+    # failure): the cotangent reaching `a * 1.0` is log(y) = [log 2, NaN, 0], and
+    # d/dy of the 0 entry is 1 / y (PyTorch 1, funcgrad gave 0)
+    torch = requires("torch")
+    grads = []
+    for lib in (torch, fg):
+        a = lib.tensor([-1.0, 2.0, -1.0], requires_grad=True)
+        b = lib.tensor([2.0, -1.0, 1.0], requires_grad=True)
+        x = (a * 1.0).xlogy_(b)
+        ga, gb = lib.autograd.grad([x], [a, b], [lib.ones(3)], create_graph=True)
+        (ga.sum() + gb.sum()).backward()
+        grads.append((a.grad.detach().numpy(), b.grad.detach().numpy()))
+    for want, got in zip(*grads, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
