@@ -548,6 +548,10 @@ def index_fill(input, dim, index, value):  # noqa: A002
     idx = _index_1d(index, "index_fill")
     n = input.shape[axis] if input.dim() else 1
     xp = xp_of(idx)
+    if n and input.numel() == 0:
+        # NOTE: PyTorch checks the positions only where it writes: an empty input
+        # (another dim of length 0) comes back unchanged whatever the index says
+        idx = idx[:0]
     # negative positions count from the end (PyTorch's index_fill takes them); filling
     # twice is filling once
     idx = xp.unique(_in_range(idx, n, "index_fill", axis, negative=True))
