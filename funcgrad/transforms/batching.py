@@ -1418,9 +1418,43 @@ def _matmul_stacked(i: int, ct: Any, out: Any, x: Any, y: Any) -> Any:
         return _batched(numpy.matmul(c, yv.transpose(1, 0)), 0, level)
     if x.bdim:
         xv = numpy.moveaxis(xv, x.bdim, 0)
-    if nx == 1:  # multiply(reshape(x, (k, 1)), reshape(ct, (1, m))): the multiply rule's einsum
-        return _batched(numpy.einsum("bi,bj->bij", xv, c, optimize=False), 0, level)
+    if nx == 1:  # multiply(reshape(x, (k, 1)), reshape(ct, (1, m))): each example's outer product
+        return _batched(_outer_products(xv, c), 0, level)
     return _batched(numpy.matmul(numpy.swapaxes(xv, 1, 2), c), 0, level)  # matmul(_mT(x), ct)
+
+
+def _outer_products(x: Any, c: Any) -> Any:
+    """`x[b, i] * c[b, j]` for every example `b`, a `(B, k, m)` array: one product, rounded
+    once, per entry.
+
+    Rows of at least `_UNBUFFERED_ROWS` same-dtype entries (NumPy 2.3 on): NumPy's multiply of the broadcast
+    operands with the ufunc buffer at its minimum (`numpy.setbufsize`, restored by the
+    `numpy.errstate` around it), so that its iterator walks them row by row instead of first
+    copying both into 8192-entry buffers: each entry is `x[b, i] * c[b, j]`, as the loop of
+    `grad`'s multiply gives it, sign of zero included. CPU time, 64 x 64 x 128 float64: about
+    0.65x of the einsum below (about 260 against 400 us, minima). Shorter rows: the multiply
+    rule's `einsum("bi,bj->bij")` (cheaper there: 60 against 90 us at 64 x 128 x 10), which
+    gives the same real numbers except +0.0 where the product is -0.0 (it adds the product to
+    a zero), and complex ones within rounding.
+    """
+    if (
+        c.shape[1] >= _UNBUFFERED_ROWS
+        and x.dtype == c.dtype
+        and x.dtype.kind in "fc"
+        and _ITERATOR_CORE
+    ):
+        with numpy.errstate():
+            numpy.setbufsize(_SMALLEST_BUFFER)
+            return numpy.multiply(x[:, :, None], c[:, None, :])
+    return numpy.einsum("bi,bj->bij", x, c, optimize=False)
+
+
+_UNBUFFERED_ROWS = 128  # (64 entries: einsum and the unbuffered multiply cost about the same)
+_SMALLEST_BUFFER = 16  # numpy.setbufsize's smallest (a multiple of 16)
+# NOTE: NumPy 2.3 reworked the iterator's buffering: an operand that is iterated row by row
+# without a copy stays uncopied when the buffer is no longer than a row. Before it, a small
+# buffer means copies in chunks of 16; there einsum stays (measured on NumPy 2.4 only).
+_ITERATOR_CORE = tuple(int(p) for p in numpy.__version__.split(".")[:2]) >= (2, 3)
 
 
 _MATMUL_STACKED = _matmul_stacked

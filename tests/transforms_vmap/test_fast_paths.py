@@ -217,3 +217,70 @@ def test_jacobians_inside_vmap_meet_two_levels_and_agree(jac):
     _assert_same(fast, general)
     for k in range(5):
         np.testing.assert_allclose(fast[k], transform(f)(xs[k], w), rtol=1e-12, atol=1e-14)
+
+
+# --- the per-example outer products of matmul's VJP for a weight (`_outer_products`) ------------
+
+
+def _bits(a):
+    a = np.ascontiguousarray(a)
+    return a.view(np.uint8).reshape(*a.shape, a.dtype.itemsize)
+
+
+@pytest.mark.parametrize("m", [1, 10, 64, 127, 128, 129, 200])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_outer_products_are_each_examples_products(m, dtype, layout):
+    # x[b, i] * c[b, j] as NumPy's multiply gives it for each example; zeros against negative
+    # entries make -0.0 products (the multiply keeps their sign; einsum's sum gives +0.0)
+    b, k = 6, 7
+    x = RNG.standard_normal((b, k)).astype(dtype)
+    c = RNG.standard_normal((b, m)).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * RNG.standard_normal((b, k))
+        c = c + 1j * RNG.standard_normal((b, m))
+    x[:, 0], c[:, 0], x[0, 1] = 0.0, 0.0, -0.0
+    if layout == "transposed":  # the batch on axis 1 of the caller's array, moved to the front
+        x, c = np.ascontiguousarray(x.T).T, np.ascontiguousarray(c.T).T
+    before = np.getbufsize()
+    got = batching._outer_products(x, c)
+    assert np.getbufsize() == before  # the buffer size is restored
+    assert got.shape == (b, k, m) and got.dtype == dtype
+    want = np.stack([np.multiply(x[i][:, None], c[i][None, :]) for i in range(b)])
+    assert (np.signbit(want.real) & (want.real == 0)).any()  # the case is there
+    if m >= batching._UNBUFFERED_ROWS and batching._ITERATOR_CORE:  # the multiply: bit for bit
+        np.testing.assert_array_equal(_bits(got), _bits(want))
+    elif np.dtype(dtype).kind == "f":  # einsum: the same numbers (+0.0 for -0.0)
+        np.testing.assert_array_equal(got, want)
+    else:  # einsum's complex product rounds differently from the multiply's
+        np.testing.assert_allclose(got, want, rtol=4e-16, atol=0)
+
+
+def test_outer_products_of_mixed_dtypes_promote_as_numpy():
+    x = RNG.standard_normal((3, 4)).astype(np.float32)
+    c = RNG.standard_normal((3, 130))
+    got = batching._outer_products(x, c)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, x[:, :, None].astype(np.float64) * c[:, None, :])
+
+
+def test_per_example_weight_gradients_with_wide_rows_are_the_loops_bit_for_bit():
+    # d/dW sum((x @ W) * v) = outer(x, v) for each example: the same products in the loop of
+    # grad (its multiply rule), so the stacked path (rows of 128: the unbuffered multiply)
+    # matches it bit for bit, and the general path (einsum) up to the sign of zeros
+    w = RNG.standard_normal((5, 128))
+    xs = RNG.standard_normal((4, 5))
+    vs = RNG.standard_normal((4, 128))
+    xs[:, 2], vs[1, :3] = 0.0, -(vs[1, :3] ** 2) - 1.0  # zeros times negatives: -0.0
+
+    def f(w, x, v):
+        return fnp.sum(fnp.matmul(x, w) * v)
+
+    per_example = fg.vmap(fg.grad(f), in_axes=(None, 0, 0))
+    fast, general = _both(per_example, w, xs, vs)
+    np.testing.assert_array_equal(fast, general)
+    loop = np.stack([fg.grad(f)(w, xs[i], vs[i]) for i in range(4)])
+    assert (np.signbit(loop) & (loop == 0)).any()
+    if batching._ITERATOR_CORE:  # (NumPy 2.3 on; before it the einsum: +0.0 for -0.0)
+        np.testing.assert_array_equal(_bits(fast), _bits(loop))
+    np.testing.assert_array_equal(fast, loop)
