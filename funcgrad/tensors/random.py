@@ -299,13 +299,35 @@ def _on(value, where: str):
     return to_device(value, where)
 
 
-def _float_dtype(dtype, op: str, kernel: str) -> np.dtype:
+class NotImplementedDtypeError(DtypeError, NotImplementedError):
+    """A draw of floating-point numbers asked for an integer or bool dtype.
+
+    PyTorch raises NotImplementedError there (its kernel, e.g.
+    `"normal_kernel_cpu"`, has no version for the dtype); this is both that
+    and funcgrad's DtypeError.
+    """
+
+
+# PyTorch's kernels that leave an empty tensor of any dtype alone (they are never
+# called on no numbers); the others check the dtype first (uniform's bounds)
+_EMPTY_ANY_DTYPE = frozenset(("normal_kernel_cpu", "log_normal_cpu", "exponential_cpu"))
+
+
+def _float_dtype(dtype, op: str, kernel: str, shape: tuple | None = None) -> np.dtype:
+    """The float dtype to draw in: `dtype` (the default float dtype if None), or an error.
+
+    An integer or bool `dtype` is refused as PyTorch refuses it, except for an
+    empty `shape` with a kernel that PyTorch never calls then (`randn(0,
+    dtype=torch.int64)` is an empty int64 tensor in PyTorch).
+    """
     dt = to_dtype(dtype) if dtype is not None else default_float_dtype()
     if dt.kind not in "fc":
-        raise DtypeError(
-            f"{op}: draws floating-point numbers; dtype {dt} is not supported "
-            f'("{kernel}" not implemented for it in PyTorch); use a float dtype, or '
-            f"funcgrad.randint for integers"
+        if shape is not None and kernel in _EMPTY_ANY_DTYPE and math.prod(shape) == 0:
+            return dt
+        raise NotImplementedDtypeError(
+            f'{op}: "{kernel}" not implemented for {torch_name(dt)!r} (dtype {dt}, as in '
+            f"PyTorch): it draws floating-point numbers; use a float dtype, or funcgrad.randint "
+            f"for integers"
         )
     return dt
 
@@ -325,6 +347,8 @@ def _leaf(value, requires_grad: bool) -> Tensor:
 def _draw_float(method: str, shape, dt: np.dtype, source: rng.Source):
     """Standard normal or uniform numbers of dtype `dt`; complex ones as PyTorch draws them."""
     draw = rng.standard_normal if method == "normal" else rng.uniform
+    if dt.kind not in "fc":  # no numbers (an empty shape; _float_dtype allowed it)
+        return draw(shape, np.dtype(np.float32), source=source).astype(dt)
     if dt.kind != "c":
         return draw(shape, dt, source=source)
     part = np.dtype(np.float32 if dt == np.complex64 else np.float64)
@@ -424,7 +448,7 @@ def randn(
     if out is not None:
         return _drawn_into(randn, sizes, size, generator, dtype, device, out)
     shape = _sizes(sizes, size, "funcgrad.randn")
-    dt = _float_dtype(dtype, "funcgrad.randn", "normal_kernel_cpu")
+    dt = _float_dtype(dtype, "funcgrad.randn", "normal_kernel_cpu", shape)
     where = _device(device)
     value = _draw_float("normal", shape, dt, _source(generator, where, "funcgrad.randn"))
     return _leaf(_on(value, where), requires_grad)
@@ -617,7 +641,7 @@ def normal(
             )
         _check_std(std, op)
         shape = _size((size,), "normal")
-        dt = _float_dtype(dtype, op, "normal_kernel_cpu")
+        dt = _float_dtype(dtype, op, "normal_kernel_cpu", shape)
         where = _device(device)
         eps = _draw_float("normal", shape, dt, _source(generator, where, op))
         return _leaf(_on(eps * dt.type(std) + dt.type(mean), where), requires_grad)
@@ -625,12 +649,14 @@ def normal(
         raise ArgumentTypeError(f"{op}: size= is only for numbers as mean and std, not tensors")
     values = [t._value if isinstance(t, Tensor) else t for t in (mean, std)]
     for t in tensors:
-        if t.dtype.kind not in "fc":
-            raise DtypeError(
+        if t.dtype.kind not in "fc" and t.numel():
+            raise NotImplementedDtypeError(
                 f'{op}: "normal_kernel_cpu" not implemented for {torch_name(t.dtype)!r}: '
                 f"mean and std are floating point (convert with .float())"
             )
     dt = result_dtype(values) or default_float_dtype()
+    if any(t.dtype.kind not in "fc" for t in tensors):  # empty: the tensors' dtype, as PyTorch
+        dt = result_dtype([t._value for t in tensors])
     _check_std(values[1], op)
     xp = xp_of(tensors[0]._value)
     shape = np.broadcast_shapes(*(np.shape(v) for v in values))
@@ -676,7 +702,7 @@ def bernoulli(input, p=None, *, generator=None) -> Tensor:  # noqa: A002
     op = "funcgrad.bernoulli"
     probs = input._value if p is None else (p._value if isinstance(p, Tensor) else p)
     if p is None and input.dtype.kind not in "fc":
-        raise DtypeError(
+        raise NotImplementedDtypeError(
             f'{op}: "bernoulli_tensor_cpu_self_" not implemented for '
             f"{torch_name(input.dtype)!r}: the probabilities are floating point"
         )
@@ -718,7 +744,7 @@ def multinomial(input, num_samples, replacement: bool = False, *, generator=None
             f"{op}: prob_dist must be 1 or 2 dim, got a tensor of shape {list(input.shape)}"
         )
     if input.dtype.kind != "f":
-        raise DtypeError(
+        raise NotImplementedDtypeError(
             f'{op}: "multinomial" not implemented for {torch_name(input.dtype)!r}; the '
             f"weights are floating point (convert with .float())"
         )
@@ -778,7 +804,9 @@ def poisson(input, generator=None) -> Tensor:  # noqa: A002
     """
     op = "funcgrad.poisson"
     if input.dtype.kind != "f":
-        raise DtypeError(f'{op}: "poisson_cpu" not implemented for {torch_name(input.dtype)!r}')
+        raise NotImplementedDtypeError(
+            f'{op}: "poisson_cpu" not implemented for {torch_name(input.dtype)!r}'
+        )
     lam = input._value
     if not bool(xp_of(lam).all(lam >= 0)):
         raise OpError(f"{op}: the rates must be >= 0 (a tensor of shape {list(input.shape)})")
@@ -798,7 +826,9 @@ def _fill_float(self: Tensor, op: str, kernel: str, make) -> Tensor:
     """The tensor of `make(source, shape, float dtype)`'s draws, shaped and typed like `self`."""
     dt = self.dtype
     if dt.kind not in "fc":
-        raise DtypeError(
+        if kernel in _EMPTY_ANY_DTYPE and self.numel() == 0:
+            return _new_like(Tensor, xp_of(self._value).empty(tuple(self.shape), dt), None)
+        raise NotImplementedDtypeError(
             f'funcgrad.Tensor.{op}: "{kernel}" not implemented for {torch_name(dt)!r}; '
             f"it draws floating-point numbers: use a float tensor"
         )
@@ -939,7 +969,9 @@ def _random_top(dt: np.dtype) -> int:
         return int(np.iinfo(dt).max) + 1
     if dt.kind == "f":  # every integer up to 2**digits is exact
         return 2 ** (np.finfo(dt).nmant + 1) + 1
-    raise DtypeError(f'funcgrad.Tensor.random_: "random_" not implemented for {torch_name(dt)!r}')
+    raise NotImplementedDtypeError(
+        f'funcgrad.Tensor.random_: "random_" not implemented for {torch_name(dt)!r}'
+    )
 
 
 def _no_more(kwargs: dict, name: str) -> None:

@@ -57,12 +57,6 @@ DIFFERENCES: dict[str, Difference | tuple[Difference, ...]] = {
         "__array_priority__, so NumPy defers to Tensor.__rmatmul__); PyTorch raises TypeError",
         canonical=True,
     ),
-    "torch.randn_like": Difference(
-        "raises",
-        "an integer dtype is refused (issue #12: randn(dtype=int64)); PyTorch refuses it too "
-        "except for an empty tensor, where no kernel runs",
-        match="DtypeError: funcgrad.randn: draws floating-point numbers",
-    ),
     **{
         name: (
             Difference(

@@ -31,7 +31,6 @@ ANCHOR = re.compile(r"^#{2,4} .*\{ #(diff-[a-z0-9-]+) \}$", re.MULTILINE)
 TORCH_ITEMS = {
     torch_differences.GUARD: "diff-nan-guard",
     "Tensor.__rmatmul__": "diff-numpy-matmul",
-    "torch.randn_like": "diff-randn-int-dtype",
     "torch.var": "diff-var-one-element",
     "Tensor.var": "diff-var-one-element",
     "torch.std": "diff-var-one-element",
