@@ -156,10 +156,15 @@ class Call:
     fn: Callable
     text: str
     ties: bool = False
+    dtypes: tuple = ()  # the dtypes the call names (dtype=torch.float32): it computes in them
 
     def floor(self) -> str:
-        """The lowest float precision among the inputs (it bounds every result's precision)."""
-        kinds = {str(a.dtype) for a in self.arrays}
+        """The lowest float precision among the inputs and named dtypes (it bounds every result's).
+
+        `cumprod(float64 input, dtype=torch.float32)` computes in float32, so
+        it is judged at float32's tolerance.
+        """
+        kinds = {str(a.dtype) for a in self.arrays} | set(self.dtypes)
         return "float32" if kinds & {"float32", "float16"} or not kinds & {"float64"} else "float64"
 
     def cotangent(self, g: Draw, shape, dtype) -> np.ndarray:
@@ -204,6 +209,7 @@ class Builder:
         self.grads: list = []
         self.ties = g.boolean()
         self.dtype = g.choice(FLOATS)
+        self.named_dtypes: tuple = ()
 
     def tensor(self, shape, dtype=None, dom: Domain = REAL, grad=None, array=None) -> T:
         """Add an input tensor and return its reference."""
@@ -251,9 +257,12 @@ class Builder:
         )
 
     def call(self, fn, text) -> Call:
-        return Call(self.arrays, self.grads, fn, text, self.ties)
+        return Call(self.arrays, self.grads, fn, text, self.ties, self.named_dtypes)
 
     def describe(self, args, kwargs) -> str:
+        """The call's text; also notes the dtypes it names (`Call.floor`), which `call` passes on."""
+        self.named_dtypes = tuple(_named_dtypes((args, kwargs)))
+
         def show(o):
             if isinstance(o, T):
                 a = self.arrays[o.i]
@@ -270,6 +279,18 @@ class Builder:
             for i, a in enumerate(self.arrays)
         )
         return "(" + ", ".join(parts) + ")  " + arrays + (" [ties]" if self.ties else "")
+
+
+def _named_dtypes(obj):
+    """The names of the `DtypeRef`s in `obj` (nested tuples, lists, dicts)."""
+    if isinstance(obj, DtypeRef):
+        yield obj.name
+    elif isinstance(obj, (tuple, list)):
+        for o in obj:
+            yield from _named_dtypes(o)
+    elif isinstance(obj, dict):
+        for o in obj.values():
+            yield from _named_dtypes(o)
 
 
 # A spec draws the arguments of an operation: `spec(b) -> (args, kwargs)`, args[0] the input.
