@@ -119,7 +119,14 @@ class Draws:
             mp.setattr(torch.Tensor, "normal_", rec_normal_)
             mp.setattr(np.random, "randn", rec_np_randn)
             random.seed(0)
-            yield
+            # NOTE: one thread: the pages' tensors are small, and on a loaded machine
+            # PyTorch's worker threads made its run of an LSTM page 8x slower (11 s CPU).
+            threads = torch.get_num_threads()
+            torch.set_num_threads(1)
+            try:
+                yield
+            finally:
+                torch.set_num_threads(threads)
 
     def _next(self, kind: str, shape: tuple[int, ...]) -> np.ndarray:
         assert self.used < len(self.values), f"funcgrad draws more than the reference ({kind})"
