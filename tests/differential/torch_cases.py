@@ -157,6 +157,7 @@ class Call:
     text: str
     ties: bool = False
     dtypes: tuple = ()  # the dtypes the call names (dtype=torch.float32): it computes in them
+    kappa: float = 1.0  # the condition number of its input matrix, where the case records it
 
     def floor(self) -> str:
         """The lowest float precision among the inputs and named dtypes (it bounds every result's).
@@ -210,6 +211,7 @@ class Builder:
         self.ties = g.boolean()
         self.dtype = g.choice(FLOATS)
         self.named_dtypes: tuple = ()
+        self.kappa = 1.0
 
     def tensor(self, shape, dtype=None, dom: Domain = REAL, grad=None, array=None) -> T:
         """Add an input tensor and return its reference."""
@@ -257,7 +259,20 @@ class Builder:
         )
 
     def call(self, fn, text) -> Call:
-        return Call(self.arrays, self.grads, fn, text, self.ties, self.named_dtypes)
+        return Call(self.arrays, self.grads, fn, text, self.ties, self.named_dtypes, self.kappa)
+
+    def conditioned(self, t: T) -> T:
+        """Record the condition number of the matrix (or stack) `t` for the tolerance; return `t`.
+
+        For inverse-like operations (pinverse), whose float32 results lose
+        digits as the condition number grows (`torch_compare.conditioned_rtol`).
+        """
+        a = np.asarray(self.arrays[t.i], dtype=np.float64)
+        if a.size:
+            with np.errstate(all="ignore"):
+                k = float(np.max(np.linalg.cond(a)))
+            self.kappa = max(self.kappa, k if np.isfinite(k) else np.inf)
+        return t
 
     def describe(self, args, kwargs) -> str:
         """The call's text; also notes the dtypes it names (`Call.floor`), which `call` passes on."""

@@ -326,8 +326,11 @@ custom("torch.linalg.svd", _svd("linalg.svd"))
 custom("torch.svd", _svd("svd", old=True))
 custom("Tensor.svd", _svd("svd", old=True))
 dotted("linalg.svdvals", lambda b: ((_rect(b),), {}))
-dotted("linalg.pinv", lambda b: ((_rect(b),), {"hermitian": False} if b.g.boolean() else {}))
-op("pinverse", lambda b: ((_rect(b),), {}))
+dotted(
+    "linalg.pinv",
+    lambda b: ((b.conditioned(_rect(b)),), {"hermitian": False} if b.g.boolean() else {}),
+)
+op("pinverse", lambda b: ((b.conditioned(_rect(b)),), {}))
 dotted("linalg.matrix_rank", lambda b: ((_rect(b),), {}), grads=False)
 
 
