@@ -36,15 +36,17 @@ _IMPORT = re.compile(r"^(\s*)import (torch|numpy)((?:\.\w+)*)(?: as (\w+))?\s*(#
 _FROM = re.compile(r"^(\s*)from torch((?:\.\w+)*) import (.*)$")
 
 
-def with_funcgrad(source: str) -> str:
+def with_funcgrad(source: str, numpy: bool = True) -> str:
     """Return `source` with its `torch`/`numpy` imports pointed at funcgrad (nothing else changed).
 
     `import torch.nn as nn  # a comment` and `from torch.utils.data import DataLoader` count too.
+    With `numpy=False`, `import numpy as np` stays NumPy's (a PyTorch program that uses NumPy
+    next to torch, as the tensors page's NumPy bridge does, keeps it when moving to funcgrad).
     """
     lines, changed = [], 0
     for line in source.splitlines():
         m = _IMPORT.match(line)
-        if m:
+        if m and (numpy or m.group(2) == "torch"):
             indent, lib, sub, alias, _comment = m.groups()
             target = "funcgrad" + (".numpy" if lib == "numpy" else sub)
             line = f"{indent}import {target} as {alias or lib}"
@@ -62,12 +64,12 @@ def with_funcgrad(source: str) -> str:
 class Draws:
     """The random numbers of a reference run, handed to funcgrad's random functions.
 
-    `record(torch)` (a context) wraps `torch.randn`, `torch.rand`,
+    `record(torch)` (a context) wraps `torch.randn`, `torch.rand`, `torch.rand_like`,
     `Tensor.uniform_` and `Tensor.normal_` (which `nn.init` uses for the layers'
     default initialisation: `nn.Linear`, `nn.Conv2d`, `nn.LSTM`, `nn.Embedding`),
     `torch.randperm` (which a shuffling `DataLoader`'s sampler calls) and NumPy's
     `np.random.randn`, keeping what each returns. `replay()` makes
-    `funcgrad.randn`, `funcgrad.rand`, `funcgrad.nn.init.uniform_`,
+    `funcgrad.randn`, `funcgrad.rand`, `funcgrad.rand_like`, `funcgrad.nn.init.uniform_`,
     `funcgrad.nn.init.normal_`, `funcgrad.randperm` (also the sampler's) and
     `funcgrad.numpy.random.randn` return those values in order.
     """
@@ -81,6 +83,7 @@ class Draws:
         with pytest.MonkeyPatch.context() as mp:
             randn, uniform_, np_randn = torch.randn, torch.Tensor.uniform_, np.random.randn
             rand, normal_, randperm = torch.rand, torch.Tensor.normal_, torch.randperm
+            rand_like = torch.rand_like
 
             def rec_randn(*args, **kwargs):
                 out = randn(*args, **kwargs)
@@ -89,6 +92,11 @@ class Draws:
 
             def rec_rand(*args, **kwargs):
                 out = rand(*args, **kwargs)
+                self.values.append(("rand", out.detach().cpu().numpy().copy()))
+                return out
+
+            def rec_rand_like(*args, **kwargs):
+                out = rand_like(*args, **kwargs)
                 self.values.append(("rand", out.detach().cpu().numpy().copy()))
                 return out
 
@@ -114,6 +122,7 @@ class Draws:
 
             mp.setattr(torch, "randn", rec_randn)
             mp.setattr(torch, "rand", rec_rand)
+            mp.setattr(torch, "rand_like", rec_rand_like)
             mp.setattr(torch, "randperm", rec_randperm)
             mp.setattr(torch.Tensor, "uniform_", rec_uniform_)
             mp.setattr(torch.Tensor, "normal_", rec_normal_)
@@ -142,7 +151,7 @@ class Draws:
     def replay(self):
         with pytest.MonkeyPatch.context() as mp:
             randn, np_randn = funcgrad.randn, funcgrad.numpy.random.randn
-            rand, randperm = funcgrad.rand, funcgrad.randperm
+            rand, randperm, rand_like = funcgrad.rand, funcgrad.randperm, funcgrad.rand_like
 
             def replayed(kind, draw):
                 def rep(*args, **kwargs):
@@ -171,6 +180,7 @@ class Draws:
 
             mp.setattr(funcgrad, "randn", replayed("randn", randn))
             mp.setattr(funcgrad, "rand", replayed("rand", rand))
+            mp.setattr(funcgrad, "rand_like", replayed("rand", rand_like))
             mp.setattr(funcgrad, "randperm", replayed("randperm", randperm))
             mp.setattr(funcgrad.utils.data.sampler, "randperm", replayed("randperm", randperm))
             mp.setattr(funcgrad.nn.init, "uniform_", rep_uniform_)

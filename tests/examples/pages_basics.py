@@ -1,11 +1,14 @@
-"""The code of four "Learn the Basics" pages of PyTorch's tutorials, as the pages write it.
+"""The code of five "Learn the Basics" pages of PyTorch's tutorials, as the pages write it.
 
 Source: pytorch/tutorials, beginner_source/basics/ (BSD-3-Clause,
 https://github.com/pytorch/tutorials; the pages under
 https://pytorch.org/tutorials/beginner/basics/): buildmodel_tutorial.py,
-autogradqs_tutorial.py, optimization_tutorial.py and saveloadrun_tutorial.py. The pages'
-prose comments are left out; their code is the pages', in order, with these changes only:
+autogradqs_tutorial.py, optimization_tutorial.py and saveloadrun_tutorial.py, and the
+"Tensors" page before them, tensorqs_tutorial.py. The pages' prose comments are left out;
+their code is the pages', in order, with these changes only:
 
+* `TENSORQS`: none (its `import numpy as np` stays NumPy's in the funcgrad run: the page
+  shows tensors and NumPy arrays sharing memory);
 * `BUILDMODEL`: `from torchvision import datasets, transforms` is left out (torchvision is
   not installed, and the page uses neither name);
 * `OPTIMIZATION`: the two `datasets.FashionMNIST(...)` downloads are replaced by
@@ -243,7 +246,94 @@ torch.save(model, 'model.pth')
 model = torch.load('model.pth', weights_only=False)
 """
 
+TENSORQS = """
+import torch
+import numpy as np
+
+data = [[1, 2],[3, 4]]
+x_data = torch.tensor(data)
+
+np_array = np.array(data)
+x_np = torch.from_numpy(np_array)
+
+x_ones = torch.ones_like(x_data) # retains the properties of x_data
+print(f"Ones Tensor: \\n {x_ones} \\n")
+
+x_rand = torch.rand_like(x_data, dtype=torch.float) # overrides the datatype of x_data
+print(f"Random Tensor: \\n {x_rand} \\n")
+
+shape = (2,3,)
+rand_tensor = torch.rand(shape)
+ones_tensor = torch.ones(shape)
+zeros_tensor = torch.zeros(shape)
+
+print(f"Random Tensor: \\n {rand_tensor} \\n")
+print(f"Ones Tensor: \\n {ones_tensor} \\n")
+print(f"Zeros Tensor: \\n {zeros_tensor}")
+
+tensor = torch.rand(3,4)
+
+print(f"Shape of tensor: {tensor.shape}")
+print(f"Datatype of tensor: {tensor.dtype}")
+print(f"Device tensor is stored on: {tensor.device}")
+
+# We move our tensor to the GPU if available
+if torch.cuda.is_available():
+    tensor = tensor.to("cuda")
+
+tensor = torch.ones(4, 4)
+print(f"First row: {tensor[0]}")
+print(f"First column: {tensor[:, 0]}")
+print(f"Last column: {tensor[..., -1]}")
+tensor[:,1] = 0
+print(tensor)
+
+t1 = torch.cat([tensor, tensor, tensor], dim=1)
+print(t1)
+
+# This computes the matrix multiplication between two tensors. y1, y2, y3 will have the same value
+# ``tensor.T`` returns the transpose of a tensor
+y1 = tensor @ tensor.T
+y2 = tensor.matmul(tensor.T)
+
+y3 = torch.rand_like(y1)
+torch.matmul(tensor, tensor.T, out=y3)
+
+
+# This computes the element-wise product. z1, z2, z3 will have the same value
+z1 = tensor * tensor
+z2 = tensor.mul(tensor)
+
+z3 = torch.rand_like(tensor)
+torch.mul(tensor, tensor, out=z3)
+
+agg = tensor.sum()
+agg_item = agg.item()
+print(agg_item, type(agg_item))
+
+print(f"{tensor} \\n")
+tensor.add_(5)
+print(tensor)
+
+t = torch.ones(5)
+print(f"t: {t}")
+n = t.numpy()
+print(f"n: {n}")
+
+t.add_(1)
+print(f"t: {t}")
+print(f"n: {n}")
+
+n = np.ones(5)
+t = torch.from_numpy(n)
+
+np.add(n, 1, out=n)
+print(f"t: {t}")
+print(f"n: {n}")
+"""
+
 BASICS = {
+    "tensorqs": TENSORQS,
     "buildmodel": BUILDMODEL,
     "autogradqs": AUTOGRADQS,
     "optimization": OPTIMIZATION,
