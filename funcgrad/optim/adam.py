@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -192,6 +193,9 @@ def _fused(
     ):
         return False
     writes = 1 if decayed is None else 2  # PyTorch: addcdiv_, after mul_ for the decay
+    if g.size > _PIECE_BYTES // dtype.itemsize and _contiguous(g, m, v, p._value, decayed):
+        _in_pieces(p, m_t, v_t, g, decayed, beta1, beta2, lr, eps, step, writes)
+        return True
     m_into, v_into = _tensors.writable(m_t), _tensors.writable(v_t)
     t = np.subtract(g, m)  # m = lerp(m, g, 1 - beta1)
     weight = 1 - beta1
@@ -203,10 +207,10 @@ def _fused(
         m = np.subtract(g, t, out=t if m_into is None else m_into)
     if m_into is None:
         _tensors.assign(m_t, m)
-        t = np.multiply(g, g)  # v = beta2 * v + (1 - beta2) * g * g
+        t = np.square(g)  # v = beta2 * v + (1 - beta2) * g * g
     else:
         _tensors.written(m_t, m_into)
-        t = np.multiply(g, g, out=t)
+        t = np.square(g, out=t)  # g * g: the same product, one operand read
     if v_into is None:
         v = np.multiply(v, beta2)
     else:
@@ -229,6 +233,103 @@ def _fused(
         np.add(into if decayed is None else decayed, u, out=into)
         _tensors.written(p, into, writes)
     return True
+
+
+# A large parameter's step runs in pieces of at most this many bytes per array, all the
+# passes of a piece while it is in the core's cache (as `funcgrad.optimizers.adam`'s).
+_PIECE_BYTES = 1 << 17  # 128 KiB: a float32 piece is 32,768 entries
+_SCRATCH = threading.local()
+
+
+def _contiguous(*arrays: Any) -> bool:
+    return all(a is None or a.flags.c_contiguous for a in arrays)
+
+
+def _scratch(dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """This thread's two temporaries of `_PIECE_BYTES` of `dtype`, kept between steps.
+
+    NOTE: kept instead of two new arrays of the parameter's size per step (a
+    fresh large array costs a page fault per 4 KiB page when first written).
+    """
+    buffers = getattr(_SCRATCH, "buffers", None)
+    if buffers is None:
+        buffers = _SCRATCH.buffers = {}
+    n = _PIECE_BYTES // dtype.itemsize
+    pair = buffers.get((dtype, n))
+    if pair is None:
+        pair = buffers[dtype, n] = (np.empty(n, dtype), np.empty(n, dtype))
+    return pair
+
+
+def _in_pieces(
+    p: Any,
+    m_t: Any,
+    v_t: Any,
+    g: np.ndarray,
+    decayed: Any,
+    beta1: float,
+    beta2: float,
+    lr: float,
+    eps: float,
+    step: float,
+    writes: int,
+) -> None:
+    """`_fused`'s terms for C-contiguous arrays, piece by piece (the same operations, the same bits).
+
+    Each piece of `_PIECE_BYTES` per array goes through every pass while it
+    is in cache; the two temporaries are the thread's kept pieces. The new
+    moments and parameter go into their own arrays where `_tensors.writable`
+    gives them, else into arrays made here (taken as the tensors' new arrays).
+    """
+    # the parameter's array first: a local name holding it would count as another holder
+    into = _tensors.writable(p)
+    m_into, v_into = _tensors.writable(m_t), _tensors.writable(v_t)
+    m, v = m_t._value, v_t._value
+    new_m = np.empty_like(m) if m_into is None else m_into
+    new_v = np.empty_like(v) if v_into is None else v_into
+    new_p = np.empty_like(g) if into is None else into
+    base = (p._value if decayed is None else decayed).reshape(-1)
+    gf, mf, vf = g.reshape(-1), m.reshape(-1), v.reshape(-1)
+    mo, vo, po = new_m.reshape(-1), new_v.reshape(-1), new_p.reshape(-1)
+    weight = 1 - beta1
+    small = abs(weight) < 0.5
+    bias2 = (1 - beta2**step) ** 0.5
+    step_size = -(lr / (1 - beta1**step))
+    t_buf, u_buf = _scratch(g.dtype)
+    piece, n = t_buf.size, g.size
+    for s in range(0, n, piece):
+        e = min(n, s + piece)
+        gs, ms = gf[s:e], mf[s:e]
+        t, u = t_buf[: e - s], u_buf[: e - s]
+        np.subtract(gs, ms, out=t)  # m = lerp(m, g, 1 - beta1)
+        if small:
+            t *= weight
+            mn = np.add(ms, t, out=mo[s:e])
+        else:
+            t *= 1 - weight
+            mn = np.subtract(gs, t, out=mo[s:e])
+        np.square(gs, out=t)  # v = beta2 * v + (1 - beta2) * g * g
+        vn = np.multiply(vf[s:e], beta2, out=vo[s:e])
+        t *= 1 - beta2
+        vn += t
+        np.sqrt(vn, out=t)  # sqrt(v) / sqrt(1 - beta2**step) + eps
+        t /= bias2
+        t += eps
+        np.multiply(mn, step_size, out=u)
+        u /= t
+        np.add(base[s:e], u, out=po[s:e])  # p = p + u (or the decayed p + u)
+    if m_into is None:
+        _tensors.assign(m_t, new_m)
+    else:
+        _tensors.written(m_t, m_into)
+    if v_into is None:
+        _tensors.assign(v_t, new_v)
+    else:
+        _tensors.written(v_t, v_into, 2)  # PyTorch: mul_, addcmul_
+    if into is None:
+        _tensors.write(p, new_p, writes)
+    else:
+        _tensors.written(p, into, writes)
 
 
 class AdamW(Adam):

@@ -228,7 +228,7 @@ def _adam_piece(
     np.multiply(m, b1, out=t)
     np.multiply(g, b1_, out=mu)
     mu += t  # (1 - b1) g + b1 m
-    np.multiply(g, g, out=nu)
+    np.square(g, out=nu)  # g * g: the same product, one operand read
     nu *= b2_
     nu += np.multiply(v, b2, out=t)  # (1 - b2) g^2 + b2 v
     np.divide(nu, c2, out=t)

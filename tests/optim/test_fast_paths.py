@@ -81,3 +81,47 @@ def test_large_parameter_paths_are_pytorchs(name, options):
         opt_theirs.step()
     for p, q in zip(ours, theirs, strict=True):
         np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-12, atol=1e-14)
+
+
+LARGE_SHAPES = [(300, 200), (70001,), (5,)]
+
+
+def _run_held(make, dtype, shapes, hold: bool, steps: int = 3) -> list:
+    """`_run` over `shapes`; with `hold`, a graph holds the parameters through each step."""
+    rng = np.random.default_rng(7)
+    ps = [fg.tensor(rng.standard_normal(s).astype(dtype), requires_grad=True) for s in shapes]
+    opt = make(ps)
+    for _ in range(steps):
+        for p in ps:
+            p.grad = fg.tensor(rng.standard_normal(p.shape).astype(dtype))
+        held = [p * 2.0 for p in ps] if hold else []  # their graphs hold the parameters' arrays
+        opt.step()
+        del held
+    state = [v.numpy().copy() for s in opt.state.values() for v in s.values()]
+    return [p.detach().numpy().copy() for p in ps] + state
+
+
+@pytest.mark.parametrize("hold", [False, True], ids=["into_own", "new_arrays"])
+@pytest.mark.parametrize("piece_bytes", [None, 4096], ids=["default", "4KiB"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("options", ADAM_OPTIONS, ids=str)
+def test_adam_in_pieces_and_general_paths_agree_bit_for_bit(
+    options, dtype, piece_bytes, hold, monkeypatch
+):
+    # parameters larger than a piece (and one smaller), the last piece partial; the
+    # parameters' arrays written into (nothing holds them) or replaced (a graph holds them)
+    if piece_bytes is not None:
+        monkeypatch.setattr(adam_module, "_PIECE_BYTES", piece_bytes)
+    calls = []
+    in_pieces = adam_module._in_pieces
+    monkeypatch.setattr(
+        adam_module, "_in_pieces", lambda *args: calls.append(1) or in_pieces(*args)
+    )
+
+    def make(ps):
+        return fg.optim.Adam(ps, lr=0.05, **options)
+
+    pieces = _run_held(make, dtype, LARGE_SHAPES, hold)
+    assert len(calls) == 2 * 3  # the two large parameters, each step
+    monkeypatch.setattr(adam_module, "_fused", lambda *args: False)
+    assert _same(_run_held(make, dtype, LARGE_SHAPES, hold), pieces)
