@@ -656,7 +656,7 @@ def normal(
             )
     dt = result_dtype(values) or default_float_dtype()
     if any(t.dtype.kind not in "fc" for t in tensors):  # empty: the tensors' dtype, as PyTorch
-        dt = result_dtype([t._value for t in tensors])
+        dt = result_dtype([t._value for t in tensors]) or dt
     _check_std(values[1], op)
     xp = xp_of(tensors[0]._value)
     shape = np.broadcast_shapes(*(np.shape(v) for v in values))
