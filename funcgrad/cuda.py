@@ -25,11 +25,33 @@ import numpy as np
 
 from funcgrad.backend import cuda_available, device_count, require_cuda, rng
 from funcgrad.tensors.devices import device as _device_class
+from funcgrad.tensors.legacy_types import UnavailableTypeError, cuda_types
 from funcgrad.tensors.missing import missing as _missing
 from funcgrad.tensors.random import Generator, _state_bytes
 from funcgrad.tensors.tensor_class import Tensor, _new_like
 
+# PyTorch's legacy CUDA tensor types (torch.cuda.FloatTensor ...): see funcgrad.tensors.legacy_types
+BoolTensor = cuda_types["BoolTensor"]
+ByteTensor = cuda_types["ByteTensor"]
+CharTensor = cuda_types["CharTensor"]
+DoubleTensor = cuda_types["DoubleTensor"]
+FloatTensor = cuda_types["FloatTensor"]
+HalfTensor = cuda_types["HalfTensor"]
+IntTensor = cuda_types["IntTensor"]
+LongTensor = cuda_types["LongTensor"]
+ShortTensor = cuda_types["ShortTensor"]
+
 __all__ = [
+    "BoolTensor",
+    "ByteTensor",
+    "CharTensor",
+    "DoubleTensor",
+    "FloatTensor",
+    "HalfTensor",
+    "IntTensor",
+    "LongTensor",
+    "ShortTensor",
+    "UnavailableTypeError",
     "Event",
     "Stream",
     "current_device",

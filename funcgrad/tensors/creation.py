@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from funcgrad.backend import module_for, on_device, parse_device, require_cuda, to_device
+from funcgrad.backend import module_for, on_device, parse_device, to_device
 from funcgrad.errors import ArgumentTypeError, OpError
 from funcgrad.ops._util import index_of
 from funcgrad.tensors.devices import device as _torch_device
@@ -24,7 +24,7 @@ from funcgrad.tensors.dtypes import (
     set_default_dtype,
     to_dtype,
 )
-from funcgrad.tensors.legacy_types import _TensorType
+from funcgrad.tensors.legacy_types import _TensorType, require_cuda_type
 from funcgrad.tensors.tensor_class import Tensor, _fresh_leaf, _to_array
 
 
@@ -102,21 +102,23 @@ def set_default_tensor_type(t) -> None:
     Raises:
         TypeError: For a type that is not a floating-point tensor type (`funcgrad.Tensor`
             itself included, as in PyTorch).
-        funcgrad.errors.DeviceError: For a CUDA type (`'torch.cuda.FloatTensor'`) where CuPy
-            or a GPU is missing; nothing is changed (PyTorch without CUDA raises a TypeError,
+        funcgrad.cuda.UnavailableTypeError: For a CUDA type (`'torch.cuda.FloatTensor'`,
+            `funcgrad.cuda.FloatTensor`) where CuPy or a GPU is missing; nothing is changed.
+            It is a DeviceError and a TypeError (PyTorch without CUDA raises a TypeError,
             "type torch.cuda.FloatTensor not available").
     """
     parsed = parse_type_name(t) if isinstance(t, str) else None
-    if isinstance(t, _TensorType):
-        parsed = (t.dtype, "cpu")  # funcgrad.FloatTensor, funcgrad.DoubleTensor ...
+    if isinstance(t, _TensorType):  # funcgrad.FloatTensor, funcgrad.cuda.DoubleTensor ...
+        parsed = (t.dtype, "cuda" if t.is_cuda else "cpu")
     if parsed is None or parsed[0].kind != "f":
         raise TypeError(
             f"funcgrad.set_default_tensor_type: only floating-point types are supported as "
             f"the default type, got {t!r}; prefer funcgrad.set_default_dtype and "
             f"funcgrad.set_default_device"
         )
-    if parsed[1] == "cuda":
-        require_cuda(f"funcgrad.set_default_tensor_type({t!r})")
+    if parsed[1] == "cuda":  # UnavailableTypeError (a DeviceError and a TypeError) without a GPU
+        name = "torch.cuda." + (t.rsplit(".", 1)[-1] if isinstance(t, str) else t.__name__)
+        require_cuda_type(f"funcgrad.set_default_tensor_type({t!r})", name)
     set_default_dtype(parsed[0])
     set_default_device(None if parsed[1] == "cpu" else "cuda")
 

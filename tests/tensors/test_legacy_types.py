@@ -184,7 +184,10 @@ def test_set_default_tensor_type_refuses_a_cuda_type_without_a_gpu(name):
                 torch.set_default_tensor_type(name.replace("funcgrad.", "torch."))
     try:
         if not cuda_available():
+            # a DeviceError and, as PyTorch's, a TypeError ("... not available")
             with pytest.raises(DeviceError, match=r"funcgrad\.set_default_tensor_type\(.*cuda"):
+                fg.set_default_tensor_type(name)
+            with pytest.raises(TypeError, match=r"type torch\.cuda\.\w+Tensor not available"):
                 fg.set_default_tensor_type(name)
             assert fg.get_default_dtype() == fg.float32
             assert fg.get_default_device().type == "cpu"
@@ -193,6 +196,85 @@ def test_set_default_tensor_type_refuses_a_cuda_type_without_a_gpu(name):
             fg.set_default_tensor_type(name)
             assert fg.zeros(1).device.type == "cuda"
             assert fg.zeros(1).dtype == (np.float32 if "Float" in name else np.float64)
+    finally:
+        fg.set_default_dtype(fg.float32)
+        fg.set_default_device(None)
+
+
+# --- the CUDA types: funcgrad.cuda.FloatTensor ... ------------------------------------------
+
+
+def _torch_cuda_names():
+    return sorted(n for n in dir(torch.cuda) if n.endswith("Tensor") and n != "BFloat16Tensor")
+
+
+def test_funcgrad_cuda_has_pytorchs_cuda_types():
+    # BFloat16Tensor aside (funcgrad has no bfloat16: NumPy lacks it)
+    assert _torch_cuda_names() == sorted(NAMES)
+    for name in NAMES:
+        ours, theirs = getattr(fg.cuda, name), getattr(torch.cuda, name)
+        assert repr(ours) == repr(theirs).replace("torch", "funcgrad")
+        assert ours.dtype == getattr(fg, str(theirs.dtype).removeprefix("torch."))
+        assert ours.is_cuda is True and getattr(fg, name).is_cuda is False
+        assert ours is not getattr(fg, name) and ours.__doc__
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_cuda_type_recognises_only_gpu_tensors(name):
+    dtype = getattr(fg, name).dtype
+    for lib in (torch, fg):
+        t = lib.zeros(2, dtype=getattr(lib, dtype.name))
+        assert not isinstance(t, getattr(lib.cuda, name))
+        assert isinstance(t, getattr(lib, name))
+    if fg.cuda.is_available():
+        t = fg.zeros(2, dtype=dtype, device="cuda")
+        assert isinstance(t, getattr(fg.cuda, name)) and not isinstance(t, getattr(fg, name))
+
+
+@pytest.mark.skipif(fg.cuda.is_available(), reason="the behaviour without a GPU")
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("args", [([1, 0],), (2, 3), ()], ids=repr)
+def test_constructing_a_cuda_type_without_a_gpu_raises_as_pytorch(name, args):
+    with pytest.raises(TypeError, match=rf"type torch\.cuda\.{name} not available"):
+        getattr(torch.cuda, name)(*args)
+    with pytest.raises(TypeError, match=rf"type torch\.cuda\.{name} not available") as caught:
+        getattr(fg.cuda, name)(*args)
+    assert isinstance(caught.value, fg.errors.DeviceError)
+    assert isinstance(caught.value, fg.cuda.UnavailableTypeError)
+    assert str(caught.value).startswith(f"funcgrad.cuda.{name}: ")
+
+
+@pytest.mark.skipif(not fg.cuda.is_available(), reason="needs CuPy and a GPU")
+@pytest.mark.parametrize("name", NAMES)
+def test_a_cuda_type_builds_on_the_gpu(name):
+    t = getattr(fg.cuda, name)([1, 0, 3])
+    want = getattr(fg, name)([1, 0, 3])
+    assert t.device.type == "cuda" and t.dtype == want.dtype
+    np.testing.assert_array_equal(t.cpu().numpy(), want.numpy())
+    assert getattr(fg.cuda, name)(2, 3).shape == (2, 3)
+
+
+@pytest.mark.parametrize("name", ["FloatTensor", "DoubleTensor"])
+def test_set_default_tensor_type_with_a_cuda_type_object(name):
+    import warnings
+
+    if not torch.cuda.is_available():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # PyTorch's deprecation warning
+            with pytest.raises(TypeError, match=rf"type torch\.cuda\.{name} not available"):
+                torch.set_default_tensor_type(getattr(torch.cuda, name))
+    try:
+        if not fg.cuda.is_available():
+            with pytest.raises(TypeError, match=rf"type torch\.cuda\.{name} not available") as e:
+                fg.set_default_tensor_type(getattr(fg.cuda, name))
+            assert isinstance(e.value, fg.errors.DeviceError)
+            assert "funcgrad.set_default_tensor_type(" in str(e.value)
+            assert fg.get_default_dtype() == fg.float32
+            assert fg.get_default_device().type == "cpu"
+        else:
+            fg.set_default_tensor_type(getattr(fg.cuda, name))
+            assert fg.zeros(1).device.type == "cuda"
+            assert fg.zeros(1).dtype == getattr(fg.cuda, name).dtype
     finally:
         fg.set_default_dtype(fg.float32)
         fg.set_default_device(None)
