@@ -1,21 +1,23 @@
-"""The code of five "Learn the Basics" pages of PyTorch's tutorials, as the pages write it.
+"""The code of six "Learn the Basics" pages of PyTorch's tutorials, as the pages write it.
 
 Source: pytorch/tutorials, beginner_source/basics/ (BSD-3-Clause,
 https://github.com/pytorch/tutorials; the pages under
 https://pytorch.org/tutorials/beginner/basics/): buildmodel_tutorial.py,
 autogradqs_tutorial.py, optimization_tutorial.py and saveloadrun_tutorial.py, and the
-"Tensors" page before them, tensorqs_tutorial.py. The pages' prose comments are left out;
+"Quickstart" and "Tensors" pages before them, quickstart_tutorial.py and
+tensorqs_tutorial.py. The pages' prose comments are left out;
 their code is the pages', in order, with these changes only:
 
 * `TENSORQS`: none (its `import numpy as np` stays NumPy's in the funcgrad run: the page
   shows tensors and NumPy arrays sharing memory);
 * `BUILDMODEL`: `from torchvision import datasets, transforms` is left out (torchvision is
   not installed, and the page uses neither name);
-* `OPTIMIZATION`: the two `datasets.FashionMNIST(...)` downloads are replaced by
+* `OPTIMIZATION` and `QUICKSTART`: the two `datasets.FashionMNIST(...)` downloads are replaced by
   `TensorDataset`s of synthetic arrays of FashionMNIST's shapes that the test hands in
   as `fashion_mnist` (images (n, 1, 28, 28) float32 in [0, 1), as `ToTensor()` gives,
   labels int64 0..9; 256 training and 128 test rows instead of 60,000 and 10,000, so the
-  test is fast), and the torchvision imports are left out;
+  test is fast), and the torchvision imports are left out (a `TensorDataset`'s label is a
+  0-dim int64 tensor where FashionMNIST's is an int: Quickstart's `classes[y]` takes both);
 * `SAVELOADRUN`: torchvision's VGG16 (`models.vgg16`, a 528 MB download) is replaced by
   the test's `models` stand-in, a small network of VGG's layout (`features`, `avgpool`,
   `classifier`, torchvision's initialisation); `weights_only=` is as the current page
@@ -332,7 +334,132 @@ print(f"t: {t}")
 print(f"n: {n}")
 """
 
+QUICKSTART = """
+import torch
+from torch import nn
+from torch.utils.data import DataLoader
+
+# The FashionMNIST downloads replaced (see the module docstring):
+from torch.utils.data import TensorDataset
+training_data = TensorDataset(*map(torch.tensor, fashion_mnist["train"]))
+test_data = TensorDataset(*map(torch.tensor, fashion_mnist["test"]))
+
+batch_size = 64
+
+# Create data loaders.
+train_dataloader = DataLoader(training_data, batch_size=batch_size)
+test_dataloader = DataLoader(test_data, batch_size=batch_size)
+
+for X, y in test_dataloader:
+    print(f"Shape of X [N, C, H, W]: {X.shape}")
+    print(f"Shape of y: {y.shape} {y.dtype}")
+    break
+
+# Get cpu, gpu or mps device for training.
+device = (
+    "cuda"
+    if torch.cuda.is_available()
+    else "mps"
+    if torch.backends.mps.is_available()
+    else "cpu"
+)
+print(f"Using {device} device")
+
+# Define model
+class NeuralNetwork(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.flatten = nn.Flatten()
+        self.linear_relu_stack = nn.Sequential(
+            nn.Linear(28*28, 512),
+            nn.ReLU(),
+            nn.Linear(512, 512),
+            nn.ReLU(),
+            nn.Linear(512, 10)
+        )
+
+    def forward(self, x):
+        x = self.flatten(x)
+        logits = self.linear_relu_stack(x)
+        return logits
+
+model = NeuralNetwork().to(device)
+print(model)
+
+loss_fn = nn.CrossEntropyLoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
+
+def train(dataloader, model, loss_fn, optimizer):
+    size = len(dataloader.dataset)
+    model.train()
+    for batch, (X, y) in enumerate(dataloader):
+        X, y = X.to(device), y.to(device)
+
+        # Compute prediction error
+        pred = model(X)
+        loss = loss_fn(pred, y)
+
+        # Backpropagation
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+
+        if batch % 100 == 0:
+            loss, current = loss.item(), (batch + 1) * len(X)
+            print(f"loss: {loss:>7f}  [{current:>5d}/{size:>5d}]")
+
+def test(dataloader, model, loss_fn):
+    size = len(dataloader.dataset)
+    num_batches = len(dataloader)
+    model.eval()
+    test_loss, correct = 0, 0
+    with torch.no_grad():
+        for X, y in dataloader:
+            X, y = X.to(device), y.to(device)
+            pred = model(X)
+            test_loss += loss_fn(pred, y).item()
+            correct += (pred.argmax(1) == y).type(torch.float).sum().item()
+    test_loss /= num_batches
+    correct /= size
+    print(f"Test Error: \\n Accuracy: {(100*correct):>0.1f}%, Avg loss: {test_loss:>8f} \\n")
+
+epochs = 5
+for t in range(epochs):
+    print(f"Epoch {t+1}\\n-------------------------------")
+    train(train_dataloader, model, loss_fn, optimizer)
+    test(test_dataloader, model, loss_fn)
+print("Done!")
+
+torch.save(model.state_dict(), "model.pth")
+print("Saved PyTorch Model State to model.pth")
+
+model = NeuralNetwork().to(device)
+model.load_state_dict(torch.load("model.pth", weights_only=True))
+
+classes = [
+    "T-shirt/top",
+    "Trouser",
+    "Pullover",
+    "Dress",
+    "Coat",
+    "Sandal",
+    "Shirt",
+    "Sneaker",
+    "Bag",
+    "Ankle boot",
+]
+
+model.eval()
+x, y = test_data[0][0], test_data[0][1]
+with torch.no_grad():
+    x = x.to(device)
+    pred = model(x)
+    predicted, actual = classes[pred[0].argmax(0)], classes[y]
+    print(f'Predicted: "{predicted}", Actual: "{actual}"')
+"""
+
 BASICS = {
+    "quickstart": QUICKSTART,
     "tensorqs": TENSORQS,
     "buildmodel": BUILDMODEL,
     "autogradqs": AUTOGRADQS,

@@ -1,6 +1,7 @@
-"""Five "Learn the Basics" pages of PyTorch's tutorials run on funcgrad with only their imports changed.
+"""Six "Learn the Basics" pages of PyTorch's tutorials run on funcgrad with only their imports changed.
 
-The pages (`tests.examples.pages_basics`): "Tensors" (creation, `rand_like`, attributes,
+The pages (`tests.examples.pages_basics`): "Quickstart" (data loaders, a model, train and
+test loops, saving and loading the state dict, a prediction), "Tensors" (creation, `rand_like`, attributes,
 indexing and assignment, `cat`, `@`/`matmul`/`mul` with `out=`, `item`, `add_`, and the
 NumPy bridge: `t.numpy()` and `from_numpy` share memory), "Build the Neural Network" (`nn.Flatten`,
 `nn.Sequential`, `nn.Softmax`, the model's and `named_parameters()`' printouts),
@@ -34,7 +35,10 @@ PRINTED_DIFFERENTLY = {"torch.Size": "funcgrad.Size", "dtype=torch.": "dtype=fun
 # NOTE: and not on purpose: funcgrad's dtypes are NumPy's (docs/api/tensor.md), which print
 # as `float32` where PyTorch's print `torch.float32`; NumPy does not let a dtype be
 # subclassed, so this needs dtype objects of funcgrad's own (test_a_dtype_prints_its_library).
-DTYPE_PRINTED = {"Datatype of tensor: torch.float32": "Datatype of tensor: float32"}
+DTYPE_PRINTED = {
+    "Datatype of tensor: torch.float32": "Datatype of tensor: float32",
+    "Size([64]) torch.int64": "Size([64]) int64",
+}
 # Pages whose `import numpy as np` stays NumPy's in the funcgrad run.
 NUMPY_KEPT = {"tensorqs"}
 
@@ -104,7 +108,7 @@ def _vgg_stand_in(nn, name):
 
 
 def _given(name, nn):
-    if name == "optimization":
+    if name in ("optimization", "quickstart"):
         return {"fashion_mnist": fashion_mnist()}
     if name == "saveloadrun":
         return {"models": _vgg_stand_in(nn, "TorchVGG" if nn is torch.nn else "FuncgradVGG")}
