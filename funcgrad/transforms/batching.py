@@ -1964,7 +1964,7 @@ def _vmapped(
     @functools.wraps(f)
     def vmapped(*args: Any, **kwargs: Any) -> Any:
         leaves, args_def = tree_flatten(args)
-        kw_leaves, kw_def = tree_flatten(kwargs)
+        kw_leaves, kw_def = tree_flatten(kwargs) if kwargs else ([], _NO_KWARGS)
         key = (args_def, kw_def)
         all_axes = cache.get(key)
         if all_axes is None:
@@ -2083,7 +2083,7 @@ def _run(
         b = _batched(lowered, axis, level)
         wrapped.append(b if kind is None else kind.__funcgrad_wrap__(b))
     args = tree_unflatten(args_def, wrapped[:n_args])
-    kwargs = tree_unflatten(kw_def, wrapped[n_args:])
+    kwargs = {} if kw_def is _NO_KWARGS else tree_unflatten(kw_def, wrapped[n_args:])
     outermost = not frames
     if outermost:
         _state.scope = observe.observing(_INTERPRETER)
@@ -2107,7 +2107,24 @@ def _run(
             _state.lowered.clear()
 
 
+_NO_KWARGS = tree_flatten({})[1]  # the structure of no keyword arguments
+
+
 def _outputs(out: Any, out_axes: Any, level: int, size: int, op: str) -> Any:
+    if type(out) is tuple and type(out_axes) is int and out_axes >= 0:
+        # NOTE: the usual case first (a tuple of arrays batched where they go, as per-example
+        # gradients are), without flattening: the loop below gives the same for it
+        vals = []
+        for leaf in out:
+            if type(leaf) is not Batched:
+                break
+            d = leaf.__dict__
+            v = d["val"]
+            if d["level"] != level or d["bdim"] != out_axes or type(v) is not _ndarray:
+                break
+            vals.append(v)
+        else:
+            return tuple(vals)
     leaves, out_def = tree_flatten(out)
     if _is_axis(out_axes):
         axes = [out_axes] * len(leaves)

@@ -284,3 +284,35 @@ def test_per_example_weight_gradients_with_wide_rows_are_the_loops_bit_for_bit()
     if batching._ITERATOR_CORE:  # (NumPy 2.3 on; before it the einsum: +0.0 for -0.0)
         np.testing.assert_array_equal(_bits(fast), _bits(loop))
     np.testing.assert_array_equal(fast, loop)
+
+
+# --- vmap's outputs: a tuple of arrays batched where they go is returned without flattening ---
+
+
+@pytest.mark.parametrize("out_axes", [0, 1, -1])
+def test_tuple_outputs_take_the_fast_path_only_where_it_gives_the_general_result(out_axes):
+    xs = RNG.standard_normal((4, 3))
+    c = RNG.standard_normal(3)
+
+    def f(x):
+        # batched at 0 (the fast path's case), the same for every example (broadcast), one
+        # batched at another axis inside (a transpose), and a nested vmap's result
+        inner = fg.vmap(lambda v: v * x, in_axes=0)(fnp.stack([x, c]))
+        return fnp.exp(x), c * 2.0, fnp.transpose(fnp.outer(x, c)), inner
+
+    got = fg.vmap(f, out_axes=out_axes)(xs)
+    assert type(got) is tuple and len(got) == 4
+    per = [tuple(np.asarray(o) for o in f(x)) for x in xs]
+    for k in range(4):
+        want = np.stack([p[k] for p in per], axis=out_axes)
+        np.testing.assert_array_equal(got[k], want)
+    only = fg.vmap(lambda x: (fnp.sin(x), fnp.cos(x)), out_axes=out_axes)(xs)
+    np.testing.assert_array_equal(only[0], np.moveaxis(np.sin(xs), 0, out_axes))
+    np.testing.assert_array_equal(only[1], np.moveaxis(np.cos(xs), 0, out_axes))
+
+
+def test_keyword_arguments_are_still_mapped():
+    xs, ys = RNG.standard_normal((3, 2)), RNG.standard_normal((3, 2))
+    got = fg.vmap(lambda x, *, y=None: (x * y,))(xs, y=ys)
+    np.testing.assert_array_equal(got[0], xs * ys)
+    assert fg.vmap(lambda x: {"a": (x,)})(xs)["a"][0].shape == (3, 2)
