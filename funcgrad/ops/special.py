@@ -228,8 +228,11 @@ def _polygamma_forward(xp: ModuleType, n: Any, x: Array) -> Array:
             # x is a CuPy array here, as n is not)
             n = constant_like(n, x)
         return _call(xp, "polygamma", n, x, dtype_of=(x,))
-    x = xp.asarray(x)
-    orders = numpy.asarray(n)
+    if not isinstance(x, xp.ndarray):
+        # a Python complex x beside a CuPy order n: on n's GPU (xp.asarray would put it
+        # on the current one); with NumPy, numpy.asarray
+        x = constant_like(x, n)
+    orders = n.get() if xp is not numpy and isinstance(n, xp.ndarray) else numpy.asarray(n)
     if orders.ndim or int(orders) != orders or orders < 0:
         raise ValueError(
             f"complex x takes one non-negative integer order n (got {n!r}); SciPy's "

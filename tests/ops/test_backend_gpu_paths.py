@@ -23,6 +23,10 @@ class OnGpu(GpuArray):
     def __array_finalize__(self, obj):
         self.device = getattr(obj, "device", GpuArray.device)
 
+    def get(self):
+        """The values on the host, as cupy.ndarray.get()."""
+        return np.array(self.view(np.ndarray))
+
 
 def _on(a, index):
     """`a` as a stand-in CuPy array on GPU `index`."""
@@ -50,6 +54,11 @@ def gpu(monkeypatch):
 
     def asarray(a, dtype=None):
         if isinstance(a, GpuArray):
+            if a.device.id != current[-1]:
+                # cupy.asarray of an array on another GPU copies it to the current one
+                # (cupy/_creation/from_data.py: "An array on the current device")
+                cupy.moved.append((a.device.id, current[-1]))
+                return _on(np.array(a, dtype=dtype), current[-1])
             return a if dtype is None else _on(a.astype(dtype), a.device.id)
         cupy.made_on.append(current[-1])
         return _on(np.asarray(a, dtype=dtype), current[-1])
@@ -64,6 +73,7 @@ def gpu(monkeypatch):
     cupy.asarray = asarray
     cupy.where = where
     cupy.made_on = []  # the current GPU at each host-to-GPU asarray
+    cupy.moved = []  # (from, to) for each array asarray copied to the current GPU
     monkeypatch.setitem(sys.modules, "cupy", cupy)
     monkeypatch.setattr(devices, "_gpu_count", [])
     return cupy
@@ -204,3 +214,36 @@ def test_lu_factor_pivots_go_to_a_s_gpu(gpu):
     want_lu, want_piv = scipy.linalg.lu_factor(a)
     np.testing.assert_array_equal(piv.view(np.ndarray), want_piv)
     np.testing.assert_allclose(lu.view(np.ndarray), want_lu, rtol=1e-15)
+
+
+def test_cumulative_forwards_leave_a_cupy_array_on_its_gpu(gpu):
+    from funcgrad.ops import reduce
+
+    x = _on(np.array([[1.0, 2.0], [3.0, 4.0]]), 1)
+    for prim, fn in ((reduce.cumsum, np.cumsum), (reduce.cumprod, np.cumprod)):
+        for axis in (0, 1, None):
+            out = prim.forward(gpu, x, axis=axis)
+            assert isinstance(out, GpuArray) and out.device.id == 1, (prim.name, axis)
+            np.testing.assert_array_equal(out.view(np.ndarray), fn(x.view(np.ndarray), axis=axis))
+    assert gpu.moved == []
+
+
+def test_complex_polygamma_stays_on_x_s_gpu(gpu):
+    from funcgrad.ops import special
+    from tests.references import requires
+
+    mpmath = requires("mpmath")
+
+    z = np.array([0.5 + 1.0j, 2.0 - 0.5j])
+    out = special.polygamma.forward(gpu, 1, _on(z, 1))
+    assert isinstance(out, GpuArray) and out.device.id == 1
+    want = [complex(mpmath.polygamma(1, complex(v))) for v in z]
+    np.testing.assert_allclose(out.view(np.ndarray), want, rtol=1e-12)
+    assert gpu.moved == []
+    # a Python complex x with a CuPy order n: x goes to n's GPU, not the current one
+    out = special.polygamma.forward(gpu, _on(np.array(2), 1), 0.5 + 1.0j)
+    assert isinstance(out, GpuArray) and out.device.id == 1
+    np.testing.assert_allclose(
+        out.view(np.ndarray), complex(mpmath.polygamma(2, 0.5 + 1.0j)), rtol=1e-12
+    )
+    assert gpu.made_on in ([], [1])
