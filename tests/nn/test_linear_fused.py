@@ -66,3 +66,30 @@ def test_grad_fn_is_pytorchs(ndim, with_bias):
     )
     assert ours.grad_fn.name() == theirs.grad_fn.name()
     np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("layout", ["C", "ct F", "x F", "w F"])
+def test_linear_rules_on_numpy_matrices_are_the_primitives_bit_for_bit(dtype, layout):
+    # the rules' NumPy calls against the primitives they stand for (sum_, matmul, _mT)
+    from funcgrad.ops.linalg import _mT, linear, matmul
+    from funcgrad.ops.reduce import sum_
+
+    r = np.random.default_rng(12)
+    x = r.standard_normal((37, 29)).astype(dtype)
+    w = r.standard_normal((23, 29)).astype(dtype)
+    b = r.standard_normal(23).astype(dtype)
+    ct = r.standard_normal((37, 23)).astype(dtype)
+    if layout == "ct F":
+        ct = np.asfortranarray(ct)
+    elif layout == "x F":
+        x = np.asfortranarray(x)
+    elif layout == "w F":
+        w = np.asfortranarray(w)
+    out = linear(b, x, w)
+    expected = (sum_(ct, axis=0, keepdims=False), matmul(ct, w), matmul(_mT(ct), x))
+    for rule, want in zip(linear.vjp, expected, strict=True):
+        got = rule(ct, out, b, x, w)
+        assert type(got) is np.ndarray and got.dtype == want.dtype
+        assert got.shape == want.shape and got.flags.c_contiguous == want.flags.c_contiguous
+        assert np.array_equal(got, want)
