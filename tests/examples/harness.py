@@ -74,9 +74,12 @@ class Draws:
     `funcgrad.numpy.random.randn` return those values in order.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, empty: bool = False) -> None:
         self.values: list[tuple[str, np.ndarray]] = []
         self.used = 0
+        # With `empty`, what `torch.empty`/`empty_like` return (whatever was in memory) is
+        # shared too, for pages that print uninitialised tensors.
+        self.empty = empty
 
     @contextlib.contextmanager
     def record(self, torch: Any):
@@ -94,6 +97,14 @@ class Draws:
                 out = rand(*args, **kwargs)
                 self.values.append(("rand", out.detach().cpu().numpy().copy()))
                 return out
+
+            def recorded(kind, draw):
+                def rec(*args, **kwargs):
+                    out = draw(*args, **kwargs)
+                    self.values.append((kind, out.detach().cpu().numpy().copy()))
+                    return out
+
+                return rec
 
             def rec_rand_like(*args, **kwargs):
                 out = rand_like(*args, **kwargs)
@@ -123,6 +134,9 @@ class Draws:
             mp.setattr(torch, "randn", rec_randn)
             mp.setattr(torch, "rand", rec_rand)
             mp.setattr(torch, "rand_like", rec_rand_like)
+            if self.empty:
+                for name in ("empty", "empty_like"):
+                    mp.setattr(torch, name, recorded("empty", getattr(torch, name)))
             mp.setattr(torch, "randperm", rec_randperm)
             mp.setattr(torch.Tensor, "uniform_", rec_uniform_)
             mp.setattr(torch.Tensor, "normal_", rec_normal_)
@@ -157,6 +171,9 @@ class Draws:
                 def rep(*args, **kwargs):
                     out = draw(*args, **kwargs)  # funcgrad's own call: its checks, dtype, device
                     value = self._next(kind, tuple(out.shape))
+                    if kwargs.get("out") is not None:  # torch.rand(2, 2, out=c) fills c
+                        with funcgrad.no_grad():
+                            return out.copy_(funcgrad.from_numpy(value))
                     return funcgrad.tensor(
                         value, dtype=out.dtype, device=out.device, requires_grad=out.requires_grad
                     )
@@ -181,6 +198,9 @@ class Draws:
             mp.setattr(funcgrad, "randn", replayed("randn", randn))
             mp.setattr(funcgrad, "rand", replayed("rand", rand))
             mp.setattr(funcgrad, "rand_like", replayed("rand", rand_like))
+            if self.empty:
+                for name in ("empty", "empty_like"):
+                    mp.setattr(funcgrad, name, replayed("empty", getattr(funcgrad, name)))
             mp.setattr(funcgrad, "randperm", replayed("randperm", randperm))
             mp.setattr(funcgrad.utils.data.sampler, "randperm", replayed("randperm", randperm))
             mp.setattr(funcgrad.nn.init, "uniform_", rep_uniform_)

@@ -1,0 +1,35 @@
+"""The "Introduction to PyTorch on YouTube" series' tensors page runs on funcgrad with only `import torch` changed.
+
+The page (`tests.examples.pages_introyt.TENSORS_DEEPER`) runs as written on PyTorch 2.13
+and with `import torch` pointed at funcgrad (NumPy stays NumPy's), with the same random
+numbers and, as the page prints two uninitialised `torch.empty` tensors, the same
+uninitialised memory (`harness.Draws(empty=True)`). What they print must agree, but for
+funcgrad naming itself where PyTorch names torch (`funcgrad.Size`, `funcgrad.Tensor`,
+`dtype=funcgrad.int32`, `funcgrad.return_types.svd`).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.examples import harness, pages_introyt
+from tests.references import requires
+
+torch = requires("torch")
+
+
+@pytest.mark.filterwarnings("ignore:Using torch.cross without specifying the dim arg")
+def test_tensors_deeper_page_prints_the_same_on_funcgrad():
+    source = pages_introyt.TENSORS_DEEPER
+    torch.manual_seed(0)
+    draws = harness.Draws(empty=True)
+    with draws.record(torch):
+        theirs, their_ns = harness.run(source, "tensors_deeper")
+    with draws.replay():
+        ours, our_ns = harness.run(harness.with_funcgrad(source, numpy=False), "tensors_deeper")
+    kinds = [kind for kind, _ in draws.values]
+    assert kinds.count("empty") == 3 and kinds.count("rand") > 20
+    assert "torch.return_types.svd(" in theirs and "<class 'torch.Tensor'>" in theirs
+    harness.assert_same_printout(ours, theirs.replace("torch.", "funcgrad."), rtol=1e-4, atol=1e-4)
+    # The NumPy bridge: the tensor made from an array, and the array a tensor gave, share memory.
+    assert our_ns["pytorch_tensor"][1, 1].item() == 23 and our_ns["numpy_rand"][1, 1] == 17
