@@ -28,6 +28,7 @@ import numpy as np
 import pytest
 
 import funcgrad
+import funcgrad.nn.functional as F
 import funcgrad.nn.init
 import funcgrad.numpy
 import funcgrad.utils.data.sampler
@@ -67,7 +68,8 @@ class Draws:
     `record(torch)` (a context) wraps `torch.randn`, `torch.rand`, `torch.rand_like`,
     `Tensor.uniform_` and `Tensor.normal_` (which `nn.init` uses for the layers'
     default initialisation: `nn.Linear`, `nn.Conv2d`, `nn.LSTM`, `nn.Embedding`),
-    `torch.randperm` (which a shuffling `DataLoader`'s sampler calls) and NumPy's
+    `torch.randperm` (which a shuffling `DataLoader`'s sampler calls), the masks
+    `F.dropout` draws (so `nn.Dropout` drops the same elements) and NumPy's
     `np.random.randn`, keeping what each returns. `replay()` makes
     `funcgrad.randn`, `funcgrad.rand`, `funcgrad.rand_like`, `funcgrad.nn.init.uniform_`,
     `funcgrad.nn.init.normal_`, `funcgrad.randperm` (also the sampler's) and
@@ -80,6 +82,7 @@ class Draws:
         # With `empty`, what `torch.empty`/`empty_like` return (whatever was in memory) is
         # shared too, for pages that print uninitialised tensors.
         self.empty = empty
+        self._dropout = F.dropout
 
     @contextlib.contextmanager
     def record(self, torch: Any):
@@ -105,6 +108,14 @@ class Draws:
                     return out
 
                 return rec
+
+            dropout = torch.nn.functional.dropout
+
+            def rec_dropout(input, p=0.5, training=True, inplace=False):
+                out = dropout(input, p, training, inplace)
+                if training and 0 < p < 1:  # the mask it drew: what it kept
+                    self.values.append(("dropout", out.detach().cpu().numpy() != 0))
+                return out
 
             def rec_rand_like(*args, **kwargs):
                 out = rand_like(*args, **kwargs)
@@ -134,6 +145,7 @@ class Draws:
             mp.setattr(torch, "randn", rec_randn)
             mp.setattr(torch, "rand", rec_rand)
             mp.setattr(torch, "rand_like", rec_rand_like)
+            mp.setattr(torch.nn.functional, "dropout", rec_dropout)
             if self.empty:
                 for name in ("empty", "empty_like"):
                     mp.setattr(torch, name, recorded("empty", getattr(torch, name)))
@@ -185,6 +197,15 @@ class Draws:
                 with funcgrad.no_grad():
                     return tensor.copy_(funcgrad.from_numpy(value))
 
+            def rep_dropout(input, p=0.5, training=True, inplace=False):
+                if not (training and 0 < p < 1):
+                    return self._dropout(input, p, training, inplace)
+                kept = self._next("dropout", tuple(input.shape))
+                # PyTorch's formula: input * (mask / (1 - p)), the scale in input's dtype
+                scale = funcgrad.from_numpy((kept / (1 - p)).astype(input.dtype))
+                out = input * scale
+                return input.copy_(out) if inplace else out
+
             def rep_normal_(tensor, mean=0.0, std=1.0, generator=None):
                 value = self._next("normal_", tuple(tensor.shape))
                 with funcgrad.no_grad():
@@ -198,6 +219,7 @@ class Draws:
             mp.setattr(funcgrad, "randn", replayed("randn", randn))
             mp.setattr(funcgrad, "rand", replayed("rand", rand))
             mp.setattr(funcgrad, "rand_like", replayed("rand", rand_like))
+            mp.setattr(F, "dropout", rep_dropout)
             if self.empty:
                 for name in ("empty", "empty_like"):
                     mp.setattr(funcgrad, name, replayed("empty", getattr(funcgrad, name)))

@@ -1,4 +1,4 @@
-"""The "Introduction to PyTorch on YouTube" series' tensors page runs on funcgrad with only `import torch` changed.
+"""Two pages of the "Introduction to PyTorch on YouTube" series run on funcgrad with only the import changed.
 
 The page (`tests.examples.pages_introyt.TENSORS_DEEPER`) runs as written on PyTorch 2.13
 and with `import torch` pointed at funcgrad (NumPy stays NumPy's), with the same random
@@ -6,6 +6,10 @@ numbers and, as the page prints two uninitialised `torch.empty` tensors, the sam
 uninitialised memory (`harness.Draws(empty=True)`). What they print must agree, but for
 funcgrad naming itself where PyTorch names torch (`funcgrad.Size`, `funcgrad.Tensor`,
 `dtype=funcgrad.int32`, `funcgrad.return_types.svd`).
+
+The models page (`MODELS`) prints a model, its parameters, and what `nn.Linear`,
+`nn.MaxPool2d`, `nn.BatchNorm1d` and `nn.Dropout` (with PyTorch's masks: `harness.Draws`)
+make of random tensors.
 """
 
 from __future__ import annotations
@@ -33,3 +37,20 @@ def test_tensors_deeper_page_prints_the_same_on_funcgrad():
     harness.assert_same_printout(ours, theirs.replace("torch.", "funcgrad."), rtol=1e-4, atol=1e-4)
     # The NumPy bridge: the tensor made from an array, and the array a tensor gave, share memory.
     assert our_ns["pytorch_tensor"][1, 1].item() == 23 and our_ns["numpy_rand"][1, 1] == 17
+
+
+def test_models_page_prints_the_same_on_funcgrad():
+    source = pages_introyt.MODELS
+    torch.manual_seed(0)
+    draws = harness.Draws()
+    with draws.record(torch):
+        theirs, their_ns = harness.run(source, "modelsyt")
+    with draws.replay():
+        ours, our_ns = harness.run(harness.with_funcgrad(source), "modelsyt")
+    kinds = [kind for kind, _ in draws.values]
+    assert kinds.count("dropout") == 2 and kinds.count("uniform_") == 6
+    dropped = [mask for kind, mask in draws.values if kind == "dropout"]
+    assert not dropped[0].all() and dropped[0].any() and (dropped[0] != dropped[1]).any()
+    assert "TinyModel(" in theirs and "NativeBatchNormBackward0" in theirs
+    # atol: the mean of a batch-normalised tensor, about 1e-7, is rounding noise on both sides
+    harness.assert_same_printout(ours, theirs, rtol=1e-4, atol=1e-6)
