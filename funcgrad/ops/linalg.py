@@ -286,8 +286,11 @@ matmul: Primitive = register(
 
 
 def _linear_forward(xp: ModuleType, b: Array, x: Array, w: Array) -> Array:
-    out = _matmul_forward(xp, x, xp.swapaxes(w, -1, -2))  # w.T: a view, BLAS reads it transposed
-    if out.dtype == xp.result_type(out, b):
+    if type(w) is _ndarray and w.ndim == 2:  # w.T (a view) without swapaxes' Python frames
+        out = _matmul_forward(xp, x, w.T)  # BLAS reads it transposed
+    else:
+        out = _matmul_forward(xp, x, xp.swapaxes(w, -1, -2))
+    if (type(b) is _ndarray and b.dtype == out.dtype) or out.dtype == xp.result_type(out, b):
         out += b  # into the fresh product: no second array
         return out
     return out + b

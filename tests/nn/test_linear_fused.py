@@ -93,3 +93,53 @@ def test_linear_rules_on_numpy_matrices_are_the_primitives_bit_for_bit(dtype, la
         assert type(got) is np.ndarray and got.dtype == want.dtype
         assert got.shape == want.shape and got.flags.c_contiguous == want.flags.c_contiguous
         assert np.array_equal(got, want)
+
+
+def _fused_by_definition(x, w, b) -> bool:
+    # the definition (shapes, then every operand's dtype of kind "f"), read the slow way
+    def shape(v):
+        return tuple(getattr(v, "shape", ()))
+
+    def real_float(v):
+        dtype = getattr(getattr(v, "_value", v), "dtype", None)
+        return dtype is not None and getattr(dtype, "kind", None) == "f"
+
+    ws = shape(w)
+    return (
+        len(ws) == 2
+        and len(shape(x)) == 2
+        and shape(b) == (ws[0],)
+        and all(real_float(v) for v in (x, w, b))
+    )
+
+
+@pytest.mark.parametrize("kind", ["array", "node", "tensor", "parameter"])
+@pytest.mark.parametrize(
+    "dtype", [np.float16, np.float32, np.float64, np.complex64, np.int64, np.bool_]
+)
+def test_fused_check_is_its_definition(kind, dtype):
+    from funcgrad.graph.node import leaf
+    from funcgrad.nn.functional._linear import _fused
+
+    def make(a):
+        if kind == "node" and a.dtype.kind in "fc":  # leaves hold floating point only
+            return leaf(a)
+        if kind == "tensor":
+            return fg.from_numpy(a)
+        if kind == "parameter":
+            return fg.nn.Parameter(fg.from_numpy(a), requires_grad=False)
+        return a
+
+    x, w, b = (make(a.astype(dtype)) for a in (X2, W, B))
+    f64 = np.float64
+    cases = [
+        (x, w, b),
+        (x, w, B.astype(f64)),  # one operand of another dtype
+        (X2.astype(f64), w, b),
+        (x, w, 0.5),  # a number
+        (x, w, [0.0] * 5),  # a list
+        (x, w, B[:1].astype(dtype)),  # a bias that broadcasts
+        (X3.astype(dtype), w, b),  # a batch of matrices
+    ]
+    for case in cases:
+        assert _fused(*case) == _fused_by_definition(*case), case

@@ -10,6 +10,8 @@ one `einsum`.
 
 from __future__ import annotations
 
+import numpy as np
+
 from funcgrad.errors import OpError
 from funcgrad.nn.functional._adapt import takes_tensors
 from funcgrad.ops._util import shape_of
@@ -17,6 +19,7 @@ from funcgrad.ops.elementwise import add
 from funcgrad.ops.linalg import einsum, matmul
 from funcgrad.ops.linalg import linear as fused_linear
 from funcgrad.ops.shape import transpose
+from funcgrad.tensors.tensor_class import Tensor
 
 __all__ = ["bilinear", "linear"]
 
@@ -36,18 +39,22 @@ def _real_float(x) -> bool:  # noqa: A002
     return dtype is not None and getattr(dtype, "kind", None) == "f"
 
 
+_FLOAT_DTYPES = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
+
+
 def _fused(input, weight, bias) -> bool:  # noqa: A002
     """Whether `linear` records the one `linear` primitive: a matrix input, a bias per output,
     real floating-point operands (arrays, nodes or tensors)."""
     w_shape = shape_of(weight)
-    return (
-        len(w_shape) == 2
-        and len(shape_of(input)) == 2
-        and shape_of(bias) == (w_shape[0],)
-        and _real_float(input)
-        and _real_float(weight)
-        and _real_float(bias)
-    )
+    if len(w_shape) != 2 or len(shape_of(input)) != 2 or shape_of(bias) != (w_shape[0],):
+        return False
+    # NOTE: the common dtypes by one set lookup per operand (a tensor's array, a node's or
+    # an array's dtype), the others by their kind
+    for x in (input, weight, bias):
+        v = x._value if isinstance(x, Tensor) else x
+        if getattr(v, "dtype", None) not in _FLOAT_DTYPES and not _real_float(v):
+            return False
+    return True
 
 
 @takes_tensors(grad_fn=_linear_grad_fn)
