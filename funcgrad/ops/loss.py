@@ -434,10 +434,39 @@ def _class_weights(w: Array, onehot: Array, counted: Array, cd: int) -> Array:
     return sum_(onehot * reshape(w, shape=tuple(shape)), axis=cd, keepdims=False)
 
 
+# Where every target counts with weight 1 (no class weights, none ignored) and the mean is
+# asked for, nll_loss's rules take a shorter path on NumPy matrices: the same numbers (the
+# weights are ones, their sum the row count exactly: float32 counts to 2**24), without
+# building the weights and the one-hot mask (cross_entropy's usual case, W8's loss).
+_EXACT_COUNT = 1 << 24
+_SHORT_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
+_add_reduce = np.add.reduce
+_arange = np.arange
+
+
+def _every_target_counted(logp: Any, w: Any, valid: Any, reduction: str) -> bool:
+    """Whether `_nll_forward`/`_nll_vjp` may take their short path (see above)."""
+    return (
+        type(logp) is np.ndarray
+        and logp.ndim == 2
+        and reduction == "mean"
+        and (type(w) is float or type(w) is int)
+        and w == 1
+        and logp.dtype in _SHORT_DTYPES
+        and 0 < logp.shape[0] < _EXACT_COUNT
+        and type(valid) is np.ndarray
+        and bool(valid.all())
+    )
+
+
 def _nll_forward(
     xp: ModuleType, logp: Array, target: Array, w: Array, *, ignore_index: int, reduction: str
 ) -> Array:
     valid = target != ignore_index
+    if _every_target_counted(logp, w, valid, reduction):
+        # sum(-picked * 1) / sum(ones): the weights' product and sum are exact
+        picked = logp[_arange(logp.shape[0]), target]
+        return _add_reduce(-picked) / logp.dtype.type(logp.shape[0])
     safe = xp.where(valid, target, 0)
     if logp.ndim == 2:
         picked = logp[xp.arange(logp.shape[0]), safe]
@@ -492,6 +521,20 @@ def _nll_vjp(
     ignore_index: int,
     reduction: str,
 ) -> tuple[Array | None, None, Array | None]:
+    if (
+        type(ct) in (np.ndarray, getattr(logp, "dtype", np.dtype(object)).type)
+        and ct.ndim == 0
+        and ct.dtype == logp.dtype
+        and type(target) is np.ndarray
+        and _every_target_counted(logp, w, target != ignore_index, reduction)
+    ):
+        # -onehot * (c * 1): -1 * c at each target, -0.0 * c elsewhere (the same products)
+        n = logp.shape[0]
+        one = logp.dtype.type
+        c = ct / one(n)
+        grad = np.full(logp.shape, one(-0.0) * c, dtype=logp.dtype)
+        grad[_arange(n), target] = one(-1.0) * c
+        return grad, None, None
     cd = _class_dim(logp)
     ndim = len(shape_of(logp))
     valid, onehot, counted = _masks(logp, target, ignore_index)

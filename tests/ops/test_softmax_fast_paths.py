@@ -125,3 +125,96 @@ def test_nll_vjp_on_arrays_equals_the_recorded_rule(reduction, shape):
     want = rule(leaf_ct, out, leaf_logp, target, 1.0, ignore_index=1, reduction=reduction)[0]
     assert type(got) is np.ndarray
     assert np.array_equal(_bits(got), _bits(want.value))
+
+
+def _special_logp(n, c, dtype, seed):
+    rng = np.random.default_rng(seed)
+    logp = np.log(rng.uniform(0.05, 1.0, (n, c))).astype(dtype)
+    if n > 4:
+        logp[0, :] = -np.inf
+        logp[1, 0] = np.nan
+        logp[2, :] = 0.0
+        logp[3, :] = -0.0
+        logp[4, 0] = -1e30 if dtype == np.float32 else -1e300
+    return logp, rng.integers(0, c, n)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n, c", [(128, 10), (1, 3), (37, 1), (1000, 7)])
+def test_nll_short_path_is_the_general_path_bit_for_bit(dtype, n, c, monkeypatch):
+    # every target counted with weight 1, reduction mean: the short path (no weights, no
+    # one-hot mask) against the general one, values and cotangents of either sign, 0, -0,
+    # inf and nan, rows of -inf, nan, 0 and -0
+    from funcgrad.ops import loss as loss_ops
+
+    logp, target = _special_logp(n, c, dtype, seed=n)
+    opts = {"ignore_index": -100, "reduction": "mean"}
+    taken = []
+    short = loss_ops._every_target_counted
+    monkeypatch.setattr(
+        loss_ops, "_every_target_counted", lambda *a: taken.append(short(*a)) or taken[-1]
+    )
+    out = loss_ops._nll_forward(np, logp, target, 1.0, **opts)
+    cts = [np.array(v, dtype) for v in (1.0, -2.5, 0.0, -0.0, np.inf, np.nan, 3e-42)]
+    cts.append(dtype(0.75))  # a NumPy scalar cotangent
+    grads = [loss_ops._nll_vjp(ct, out, logp, target, 1.0, **opts) for ct in cts]
+    assert taken == [True] * (1 + len(cts))
+    monkeypatch.setattr(loss_ops, "_every_target_counted", lambda *a: False)
+    want = loss_ops._nll_forward(np, logp, target, 1.0, **opts)
+    assert type(out) is type(want) and out.dtype == want.dtype
+    assert np.array_equal(_bits(out), _bits(want))
+    finite, t2 = _special_logp(n, c, dtype, seed=n)  # the same loss over finite rows only
+    finite, t2 = (finite[5:], t2[5:]) if n > 5 else (finite, t2)
+    monkeypatch.setattr(loss_ops, "_every_target_counted", short)
+    got_finite = loss_ops._nll_forward(np, finite, t2, 1.0, **opts)
+    monkeypatch.setattr(loss_ops, "_every_target_counted", lambda *a: False)
+    assert np.isfinite(got_finite)
+    assert _bits(got_finite) == _bits(loss_ops._nll_forward(np, finite, t2, 1.0, **opts))
+    for ct, got in zip(cts, grads, strict=True):
+        expected = loss_ops._nll_vjp(ct, out, logp, target, 1.0, **opts)
+        assert got[1:] == expected[1:] == (None, None)
+        assert got[0].dtype == expected[0].dtype and got[0].shape == expected[0].shape
+        assert np.array_equal(_bits(got[0]), _bits(expected[0])), ct
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["ignored", "weight", "sum", "none", "float64 ct", "int32 target", "3-d", "float16"],
+)
+def test_nll_short_path_only_where_it_applies(case):
+    # the other cases keep the general path and its numbers (against PyTorch's rule)
+    from funcgrad.ops import loss as loss_ops
+
+    logp, target = _special_logp(20, 4, np.float32, seed=3)
+    logp = logp[5:]
+    target = target[5:]
+    w, opts, ct = 1.0, {"ignore_index": -100, "reduction": "mean"}, np.array(1.0, np.float32)
+    if case == "ignored":
+        target[2] = -100
+    elif case == "weight":
+        w = 2.0
+    elif case in ("sum", "none"):
+        opts["reduction"] = case
+    elif case == "float64 ct":
+        ct = np.array(1.0)
+    elif case == "int32 target":
+        target = target.astype(np.int32)
+    elif case == "3-d":
+        logp = logp.reshape(15, 2, 2)
+        target = target[:, None].repeat(2, 1) % 2
+    elif case == "float16":
+        logp = logp.astype(np.float16)
+        ct = ct.astype(np.float16)
+    out = loss_ops._nll_forward(np, logp, target, w, **opts)
+    if case == "none":
+        ct = np.ones_like(out)
+    got = loss_ops._nll_vjp(ct, out, logp, target, w, **opts)[0]
+    tl = torch.from_numpy(logp.astype(np.float64)).requires_grad_()
+    tw = None if w == 1.0 else torch.full((logp.shape[1],), w, dtype=torch.float64)
+    want = torch.nn.functional.nll_loss(
+        tl, torch.from_numpy(target.astype(np.int64)), weight=tw, **opts
+    )
+    want.backward(torch.from_numpy(np.asarray(ct, np.float64)))
+    ok = np.isfinite(tl.grad.numpy())
+    np.testing.assert_allclose(np.asarray(got, np.float64)[ok], tl.grad.numpy()[ok], rtol=1e-3)
+    assert got.dtype == np.result_type(logp.dtype, np.asarray(ct).dtype)
