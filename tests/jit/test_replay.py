@@ -88,3 +88,61 @@ def test_a_small_view_of_a_large_array_is_not_copied():
     (k,) = [c for c in _constants(jf.plan(x)).values() if isinstance(c, np.ndarray)]
     assert np.shares_memory(k, big)
     assert jf(x).tobytes() == f(x).tobytes()
+
+
+# --- products with a constant of equal rows (the ones of a sum's cotangent) -----------------
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_products_with_the_ones_of_a_sum_are_computed_on_a_few_rows(dtype, monkeypatch):
+    rng = np.random.default_rng(4)
+    X = (rng.standard_normal((128, 80)) / 8).astype(dtype)
+
+    def loss(w1, w2):  # W4's loss: the cotangent of the sum is ones, (128, 64)
+        return fnp.sum(fnp.matmul(fnp.tanh(fnp.matmul(X, w1)), w2))
+
+    vg = fg.value_and_grad(loss, argnums=(0, 1))
+    jvg = fg.jit(vg)
+    args = [(rng.standard_normal((80, 64)) / 8).astype(dtype) for _ in range(3)]
+    w2s = [(rng.standard_normal((64, 64)) / 8).astype(dtype) for _ in range(3)]
+    plan = str(jvg.plan(args[0], w2s[0]))
+    # ones @ w2.T and tanh(.).T @ ones (NumPy's OpenBLAS sums these rows alike; with
+    # (96, 72) ones its 16-row product, and its columns of 72, sum differently)
+    assert "Rrows(" in plan and "Rcols(" in plan, plan
+    monkeypatch.setattr(jit_module, "REPEATED_PRODUCTS", False)
+    whole = fg.jit(vg)
+    assert "Rrows(" not in str(whole.plan(args[0], w2s[0]))
+    for w1, w2 in zip(args, w2s, strict=True):  # new values at each replay
+        (v, (g1, g2)), (jv, (jg1, jg2)) = vg(w1, w2), jvg(w1, w2)
+        (_, (wg1, wg2)) = whole(w1, w2)
+        assert jv == v and jg1.tobytes() == g1.tobytes() and jg2.tobytes() == g2.tobytes()
+        assert jg1.tobytes() == wg1.tobytes() and jg2.tobytes() == wg2.tobytes()
+        assert jg2.flags.c_contiguous and jg2.flags.writeable and jg2.shape == (64, 64)
+
+
+@pytest.mark.parametrize("case", ["unequal", "signed zero", "few rows", "nan"])
+def test_products_whose_rows_are_not_all_equal_stay_whole(case):
+    rng = np.random.default_rng(5)
+    c = np.ones((96, 40))
+    if case == "unequal":
+        c[50, 3] = 1.0 + 2.0**-40
+    elif case == "signed zero":
+        c[:, 7] = 0.0
+        c[70, 7] = -0.0  # equal by ==, but not bit for bit
+    elif case == "few rows":
+        c = np.ones((40, 40))  # fewer than 4 x 16 rows: nothing to gain
+    elif case == "nan":
+        c[:, 2] = np.nan  # NaN != NaN, yet the bits are equal: the product may be computed on a few
+    c.setflags(write=False)
+
+    def f(w):
+        return fnp.matmul(c, w), fnp.matmul(fnp.transpose(w), fnp.transpose(c))
+
+    jf = fg.jit(f)
+    w = rng.standard_normal((40, 24))
+    plan = str(jf.plan(w))
+    assert ("Rrows(" in plan) == (case == "nan") and ("Rcols(" in plan) == (case == "nan")
+    for _ in range(2):
+        w = rng.standard_normal((40, 24))
+        for got, want in zip(jf(w), f(w), strict=True):
+            assert got.tobytes() == want.tobytes()
