@@ -2,8 +2,7 @@
 
 What PyTorch's single-rank gloo or NCCL group does with a CUDA tensor: the
 result stays where the value was. On this machine the GPU is the stand-in
-`cupy` of `tests/ops/test_special_gpu_paths.py` (NumPy arrays that say they
-live on GPU 0); `tests/gpu` runs the primitives on a real GPU where there
+`cupy` of tests/gpu/stand_in.py (NumPy arrays that say they live on GPU 0); `tests/gpu` runs the primitives on a real GPU where there
 is one, and the device-parametrized test below runs there too.
 """
 
@@ -18,8 +17,9 @@ from funcgrad.distributed import _api, functional
 from funcgrad.distributed._group import self_group
 from funcgrad.errors import DeviceError
 from tests.gpu.devices import device_params, full_name
-from tests.ops.test_special_gpu_paths import GpuArray, _gpu
-from tests.ops.test_special_gpu_paths import gpu as gpu  # noqa: F401  (the fixture)
+from tests.gpu.stand_in import GpuArray
+from tests.gpu.stand_in import on_gpu as _gpu
+from tests.gpu.stand_in import one_gpu as one_gpu  # noqa: F401  (the fixture `gpu`)
 
 X = np.arange(6.0).reshape(2, 3)
 
@@ -29,7 +29,7 @@ def _on_gpu(got, want, what):
     np.testing.assert_array_equal(got.view(np.ndarray), want, err_msg=what)
 
 
-def test_all_reduce_of_a_gpu_value_stays_on_it(gpu):  # noqa: F811
+def test_all_reduce_of_a_gpu_value_stays_on_it(gpu):
     g = self_group()
     x = _gpu(X)
     _on_gpu(_api.all_reduce(x, "sum", g), X, "all_reduce sum")
@@ -39,7 +39,7 @@ def test_all_reduce_of_a_gpu_value_stays_on_it(gpu):  # noqa: F811
     assert out is not x  # a fresh copy: the engines write into their buffers
 
 
-def test_all_gather_and_reduce_scatter_of_gpu_values_stay_on_it(gpu):  # noqa: F811
+def test_all_gather_and_reduce_scatter_of_gpu_values_stay_on_it(gpu):
     g = self_group()
     (gathered,) = _api.all_gather(None, _gpu(X), g)
     _on_gpu(gathered, X, "all_gather")
@@ -54,7 +54,7 @@ def test_all_gather_and_reduce_scatter_of_gpu_values_stay_on_it(gpu):  # noqa: F
     _on_gpu(_api.scatter(_gpu(np.zeros_like(X)), [_gpu(X)], 0, g), X, "scatter")
 
 
-def test_the_functional_collectives_take_gpu_values(gpu):  # noqa: F811
+def test_the_functional_collectives_take_gpu_values(gpu):
     # the primitives' forwards, as the generic rule tests call them with group=self
     g = functional._SELF
     x = _gpu(X)
@@ -67,7 +67,7 @@ def test_the_functional_collectives_take_gpu_values(gpu):  # noqa: F811
     )
 
 
-def test_the_mpi_backend_still_refuses_gpu_values(gpu):  # noqa: F811
+def test_the_mpi_backend_still_refuses_gpu_values(gpu):
     from funcgrad.distributed._group import ProcessGroup, _SelfComm, on_device_of
 
     mpi_like = ProcessGroup(_SelfComm(), "mpi", 1.0, (0,))

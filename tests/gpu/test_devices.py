@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-import types
 
 import numpy as np
 import pytest
@@ -32,6 +31,7 @@ from funcgrad.backend import (
     xp_of,
 )
 from funcgrad.ops import registry
+from tests.gpu import stand_in
 from tests.gpu.devices import cuda_param
 
 CUPY_INSTALLED = importlib.util.find_spec("cupy") is not None
@@ -123,49 +123,12 @@ def test_availability_queries_without_cupy():
 # --- a stand-in CuPy ------------------------------------------------------------------------------
 
 
-class _FakeArray:
-    """Just enough of `cupy.ndarray` for the device bookkeeping (no arithmetic)."""
-
-    def __init__(self, shape, device_id=0, dtype=np.float32):
-        self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
-        self.device = types.SimpleNamespace(id=device_id)
-
-    def copy(self):
-        return _FakeArray(self.shape, self.device.id, self.dtype)
-
-
-def _fake_cupy(count=1, error=None):
-    def get_device_count():
-        if error is not None:
-            raise error
-        return count
-
-    class Device:
-        def __init__(self, i=0):
-            self.id = i
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return None
-
-    runtime = types.SimpleNamespace(getDeviceCount=get_device_count, getDevice=lambda: 0)
-    fake = types.ModuleType("cupy")
-    fake.__version__ = "0.0-test"
-    fake.ndarray = _FakeArray
-    fake.cuda = types.SimpleNamespace(runtime=runtime, Device=Device)
-    fake.asarray = lambda a: _FakeArray(np.shape(a), 0, np.asarray(a).dtype)
-    fake.asnumpy = lambda a: np.zeros(a.shape, a.dtype)
-    return fake
-
-
 @pytest.fixture
 def fake_cupy(monkeypatch):
-    def install(**kw):
-        monkeypatch.setitem(sys.modules, "cupy", _fake_cupy(**kw))
-        monkeypatch.setattr(devices, "_gpu_count", [])
+    """Install the stand-in `cupy` of tests/gpu/stand_in.py with `gpus` GPUs (or a count `error`)."""
+
+    def install(count=1, error=None):
+        stand_in.install(monkeypatch, stand_in.fake_cupy(gpus=count, error=error))
 
     return install
 
@@ -193,7 +156,8 @@ def test_zero_gpus_and_an_index_out_of_range(fake_cupy):
 
 def test_values_on_two_devices_in_one_primitive(fake_cupy):
     fake_cupy(count=2)
-    host, gpu0, gpu1 = np.ones(3, np.float32), _FakeArray((3,), 0), _FakeArray((3,), 1)
+    host = np.ones(3, np.float32)
+    gpu0, gpu1 = stand_in.on_gpu(host.copy(), 0), stand_in.on_gpu(host.copy(), 1)
     assert xp_of(gpu0, gpu0, 2.0, np.float32(1)) is sys.modules["cupy"]  # scalars go anywhere
     add = registry.get("add")
     with pytest.raises(DeviceError) as info:

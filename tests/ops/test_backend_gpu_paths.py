@@ -1,82 +1,20 @@
 """The CuPy branches of `funcgrad.backend.devices`, run on the CPU with the stand-in `cupy`.
 
-The stand-in (`tests/ops/test_special_gpu_paths.py`: NumPy arrays of a
-subclass that carries a `.device`, in `sys.modules`) is given GPUs that
-record which one is current, so a test can see where a value was made.
+The stand-in (tests/gpu/stand_in.py: NumPy arrays of a subclass that
+carries a `.device`, in `sys.modules`) is given two GPUs; it records which
+one is current when it makes a value (`made_on`) and the arrays it copies to
+the current one (`moved`), so a test can see where a value was made.
 """
 
 from __future__ import annotations
 
-import sys
-import types
-
 import numpy as np
-import pytest
 
 from funcgrad.backend import devices
-from tests.ops.test_special_gpu_paths import GpuArray, _gpu, fake_cupy
+from tests.gpu.stand_in import GpuArray, on_gpu
+from tests.gpu.stand_in import two_gpus as two_gpus  # noqa: F401  (the fixture `gpu`)
 
-
-class OnGpu(GpuArray):
-    """A stand-in CuPy array whose GPU (`.device.id`) passes to the arrays made from it."""
-
-    def __array_finalize__(self, obj):
-        self.device = getattr(obj, "device", GpuArray.device)
-
-    def get(self):
-        """The values on the host, as cupy.ndarray.get()."""
-        return np.array(self.view(np.ndarray))
-
-
-def _on(a, index):
-    """`a` as a stand-in CuPy array on GPU `index`."""
-    out = np.asarray(a).view(OnGpu)
-    out.device = types.SimpleNamespace(id=index)
-    return out
-
-
-@pytest.fixture
-def gpu(monkeypatch):
-    """The stand-in `cupy` with two GPUs; `asarray` makes its arrays on the current one."""
-    cupy = fake_cupy()
-    current = [0]
-
-    class Device:
-        def __init__(self, i=0):
-            self.id = i
-
-        def __enter__(self):
-            current.append(self.id)
-            return self
-
-        def __exit__(self, *exc):
-            current.pop()
-
-    def asarray(a, dtype=None):
-        if isinstance(a, GpuArray):
-            if a.device.id != current[-1]:
-                # cupy.asarray of an array on another GPU copies it to the current one
-                # (cupy/_creation/from_data.py: "An array on the current device")
-                cupy.moved.append((a.device.id, current[-1]))
-                return _on(np.array(a, dtype=dtype), current[-1])
-            return a if dtype is None else _on(a.astype(dtype), a.device.id)
-        cupy.made_on.append(current[-1])
-        return _on(np.asarray(a, dtype=dtype), current[-1])
-
-    runtime = types.SimpleNamespace(getDeviceCount=lambda: 2, getDevice=lambda: current[-1])
-    cupy.cuda = types.SimpleNamespace(runtime=runtime, Device=Device)
-
-    def where(condition, x=None, y=None):  # cupy.where's strictness, x's or y's GPU kept
-        on = next(a.device.id for a in (condition, x, y) if isinstance(a, GpuArray))
-        return _on(np.where(condition.astype("?", copy=False), x, y), on)
-
-    cupy.asarray = asarray
-    cupy.where = where
-    cupy.made_on = []  # the current GPU at each host-to-GPU asarray
-    cupy.moved = []  # (from, to) for each array asarray copied to the current GPU
-    monkeypatch.setitem(sys.modules, "cupy", cupy)
-    monkeypatch.setattr(devices, "_gpu_count", [])
-    return cupy
+_gpu = on_gpu
 
 
 # --- on_host ------------------------------------------------------------------------------------
@@ -103,7 +41,7 @@ def test_on_host_with_only_a_keyword_cupy_argument_comes_back_to_its_gpu(gpu):
         seen["type"] = type(a)
         return a + 1.0
 
-    out = devices.on_host(host_fn, a=_on(np.ones(2), 1))
+    out = devices.on_host(host_fn, a=on_gpu(np.ones(2), 1))
     assert seen["type"] is np.ndarray and isinstance(out, GpuArray)
     assert out.device.id == 1
 
@@ -112,7 +50,7 @@ def test_on_host_with_only_a_keyword_cupy_argument_comes_back_to_its_gpu(gpu):
 
 
 def test_constant_like_makes_the_constant_on_like_s_gpu_not_the_current_one(gpu):
-    c = devices.constant_like(np.arange(3), _on(np.ones(2, dtype=np.float32), 1), np.float32)
+    c = devices.constant_like(np.arange(3), on_gpu(np.ones(2, dtype=np.float32), 1), np.float32)
     assert isinstance(c, GpuArray) and c.device.id == 1 and c.dtype == np.float32
     assert gpu.made_on == [1]
     np.testing.assert_array_equal(c.view(np.ndarray), [0.0, 1.0, 2.0])
@@ -136,7 +74,7 @@ def _made_on_gpu_1(gpu, fn, *args, **kwargs):
 def test_fft_hermitian_weights_go_to_the_values_gpu(gpu):
     from funcgrad.ops import fft
 
-    like = _on(np.ones((2, 3), dtype=np.float32), 1)
+    like = on_gpu(np.ones((2, 3), dtype=np.float32), 1)
     w = _made_on_gpu_1(gpu, fft._hermitian_weights, 4, 3, 1, 2, like)
     assert w.dtype == np.float32
     np.testing.assert_array_equal(w.view(np.ndarray), [[1.0, 2.0, 1.0]])
@@ -146,28 +84,18 @@ def test_special_orders_go_to_x_s_gpu(gpu):
     import scipy.special as sp
 
     from funcgrad.ops import special
-    from tests.ops.test_special_gpu_paths import fake_cupyx_special
 
-    cupyx = types.ModuleType("cupyx")
-    cupyx.scipy = types.ModuleType("cupyx.scipy")
-    cupyx.scipy.special = fake_cupyx_special(gpu)
-    sys.modules["cupyx"], sys.modules["cupyx.scipy"] = cupyx, cupyx.scipy
-    sys.modules["cupyx.scipy.special"] = cupyx.scipy.special
-    try:
-        x = _on(np.array([0.5, 1.5]), 1)
-        got = _made_on_gpu_1(gpu, special.yn.forward, gpu, -1, x)
-        np.testing.assert_allclose(got.view(np.ndarray), sp.yn(-1, [0.5, 1.5]), rtol=1e-15)
-        got = _made_on_gpu_1(gpu, special.polygamma.forward, gpu, 1, x)
-        np.testing.assert_allclose(got.view(np.ndarray), sp.polygamma(1, [0.5, 1.5]), rtol=1e-14)
-    finally:
-        for name in ("cupyx", "cupyx.scipy", "cupyx.scipy.special"):
-            sys.modules.pop(name, None)
+    x = on_gpu(np.array([0.5, 1.5]), 1)
+    got = _made_on_gpu_1(gpu, special.yn.forward, gpu, -1, x)
+    np.testing.assert_allclose(got.view(np.ndarray), sp.yn(-1, [0.5, 1.5]), rtol=1e-15)
+    got = _made_on_gpu_1(gpu, special.polygamma.forward, gpu, 1, x)
+    np.testing.assert_allclose(got.view(np.ndarray), sp.polygamma(1, [0.5, 1.5]), rtol=1e-14)
 
 
 def test_where_s_python_bool_condition_goes_to_the_values_gpu(gpu):
     from funcgrad.ops import elementwise
 
-    x = _on(np.array([1.0, -2.0]), 1)
+    x = on_gpu(np.array([1.0, -2.0]), 1)
     got = _made_on_gpu_1(gpu, elementwise.where.forward, gpu, True, x, 0.0)
     np.testing.assert_array_equal(got.view(np.ndarray), [1.0, -2.0])
     _made_on_gpu_1(gpu, elementwise.where.forward, gpu, False, 0.0, x)
@@ -176,7 +104,7 @@ def test_where_s_python_bool_condition_goes_to_the_values_gpu(gpu):
 def test_linalg_constants_go_to_the_values_gpu(gpu):
     from funcgrad.ops import linalg, reduce
 
-    v = _on(np.array([[2.0, -1.0], [0.5, 3.0]]), 1)
+    v = on_gpu(np.array([[2.0, -1.0], [0.5, 3.0]]), 1)
     mask, _ = _made_on_gpu_1(gpu, linalg._real_row, v, True)
     np.testing.assert_array_equal(mask.view(np.ndarray), [[1.0], [0.0]])
     mask, _ = _made_on_gpu_1(gpu, linalg._largest_entries, v)
@@ -190,16 +118,16 @@ def test_linalg_constants_go_to_the_values_gpu(gpu):
 def test_permutation_indices_go_to_the_values_gpu(gpu):
     from funcgrad.ops import linalg, reduce
 
-    x = _on(np.arange(12.0).reshape(2, 3, 2), 1)
+    x = on_gpu(np.arange(12.0).reshape(2, 3, 2), 1)
     perm = np.array([[2, 0, 1], [1, 2, 0]])
     rows = _made_on_gpu_1(gpu, linalg._permuted_rows, x, perm)
     want = np.take_along_axis(np.arange(12.0).reshape(2, 3, 2), perm[..., None], axis=1)
     np.testing.assert_array_equal(rows.view(np.ndarray), want)
     order = np.array([[1, 0], [0, 1], [1, 0]])
-    cols = _made_on_gpu_1(gpu, linalg._permuted, x[0], _on(order, 1))
+    cols = _made_on_gpu_1(gpu, linalg._permuted, x[0], on_gpu(order, 1))
     want = np.take_along_axis(np.arange(6.0).reshape(3, 2), order, axis=1)
     np.testing.assert_array_equal(cols.view(np.ndarray), want)
-    terms = _made_on_gpu_1(gpu, reduce._cumprod_all_terms, _on(np.array([2.0, 0.0, 3.0]), 1), 0)
+    terms = _made_on_gpu_1(gpu, reduce._cumprod_all_terms, on_gpu(np.array([2.0, 0.0, 3.0]), 1), 0)
     np.testing.assert_array_equal(terms.view(np.ndarray), [[1, 0, 0], [0, 2, 6], [0, 0, 0]])
 
 
@@ -209,7 +137,7 @@ def test_lu_factor_pivots_go_to_a_s_gpu(gpu):
     import funcgrad.scipy.linalg as fsl
 
     a = np.array([[1.0, 2.0], [3.0, 4.0]])
-    lu, piv = _made_on_gpu_1(gpu, fsl.lu_factor, _on(a, 1))
+    lu, piv = _made_on_gpu_1(gpu, fsl.lu_factor, on_gpu(a, 1))
     assert isinstance(piv, GpuArray) and piv.device.id == 1
     want_lu, want_piv = scipy.linalg.lu_factor(a)
     np.testing.assert_array_equal(piv.view(np.ndarray), want_piv)
@@ -219,7 +147,7 @@ def test_lu_factor_pivots_go_to_a_s_gpu(gpu):
 def test_cumulative_forwards_leave_a_cupy_array_on_its_gpu(gpu):
     from funcgrad.ops import reduce
 
-    x = _on(np.array([[1.0, 2.0], [3.0, 4.0]]), 1)
+    x = on_gpu(np.array([[1.0, 2.0], [3.0, 4.0]]), 1)
     for prim, fn in ((reduce.cumsum, np.cumsum), (reduce.cumprod, np.cumprod)):
         for axis in (0, 1, None):
             out = prim.forward(gpu, x, axis=axis)
@@ -235,13 +163,13 @@ def test_complex_polygamma_stays_on_x_s_gpu(gpu):
     mpmath = requires("mpmath")
 
     z = np.array([0.5 + 1.0j, 2.0 - 0.5j])
-    out = special.polygamma.forward(gpu, 1, _on(z, 1))
+    out = special.polygamma.forward(gpu, 1, on_gpu(z, 1))
     assert isinstance(out, GpuArray) and out.device.id == 1
     want = [complex(mpmath.polygamma(1, complex(v))) for v in z]
     np.testing.assert_allclose(out.view(np.ndarray), want, rtol=1e-12)
     assert gpu.moved == []
     # a Python complex x with a CuPy order n: x goes to n's GPU, not the current one
-    out = special.polygamma.forward(gpu, _on(np.array(2), 1), 0.5 + 1.0j)
+    out = special.polygamma.forward(gpu, on_gpu(np.array(2), 1), 0.5 + 1.0j)
     assert isinstance(out, GpuArray) and out.device.id == 1
     np.testing.assert_allclose(
         out.view(np.ndarray), complex(mpmath.polygamma(2, 0.5 + 1.0j)), rtol=1e-12

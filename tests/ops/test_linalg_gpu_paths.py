@@ -1,8 +1,8 @@
 """The CuPy branches of the linear-algebra, FFT and reduction forwards, run with a CuPy stand-in.
 
-There is no GPU here, so each forward is called with `xp` a module that is
-NumPy under another name but with CuPy 14's signatures where they differ
-from NumPy's (read from CuPy's sources, `cupy/linalg/_solve.py`,
+There is no GPU here, so each forward is called with `xp` the stand-in
+`cupy` of tests/gpu/stand_in.py, NumPy with CuPy 14's signatures where they
+differ from NumPy's (read from CuPy's sources, `cupy/linalg/_solve.py`,
 `_decomposition.py`, `cupy/_core/_reduction.pyx`): `svd(a, full_matrices,
 compute_uv)` and `pinv(a, rcond=1e-15)` without `hermitian`, a `solve` that
 does not broadcast b's batch axes, no general `eig`, and reductions that
@@ -13,64 +13,16 @@ array among the arguments is the plain call (tests/gpu runs them on a GPU).
 
 from __future__ import annotations
 
-import types
-
 import numpy as np
 import pytest
 
 import funcgrad as fg
 from funcgrad.ops import registry
 from funcgrad.ops._util import all_finite
+from tests.gpu import stand_in
 from tests.references import requires
 
-
-def _cupy_like() -> types.ModuleType:
-    xp = types.ModuleType("cupy_stand_in")
-    xp.__dict__.update(np.__dict__)
-    xp.__name__ = "cupy_stand_in"  # NumPy's own __name__ came with its namespace
-    lin = types.ModuleType("cupy_stand_in.linalg")
-    lin.__dict__.update(np.linalg.__dict__)
-    lin.__name__ = "cupy_stand_in.linalg"
-
-    def svd(a, full_matrices=True, compute_uv=True):  # CuPy's signature: no hermitian
-        return np.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
-
-    def pinv(a, rcond=1e-15):  # CuPy's formula (cupy/linalg/_solve.py), no hermitian
-        u, s, vt = np.linalg.svd(a.conj(), full_matrices=False)
-        cutoff = rcond * np.amax(s, axis=-1)
-        leq = s <= cutoff[..., None]
-        s = 1.0 / s
-        s[leq] = 0
-        return np.matmul(vt.swapaxes(-2, -1), s[..., None] * u.swapaxes(-2, -1))
-
-    def solve(a, b):  # CuPy's shape rule: b's batch axes must be a's
-        if b.ndim > 1 and a.shape[:-1] != b.shape[:-1]:
-            raise ValueError(
-                "a must have (..., M, M) shape and b must have (..., M, K) for multidimensional b"
-            )
-        return np.linalg.solve(a, b)
-
-    def host_only(*args, **kwargs):
-        raise AssertionError("a host-only function was called with the device module")
-
-    lin.svd, lin.pinv, lin.solve, lin.eig, lin.eigvals = svd, pinv, solve, host_only, host_only
-    xp.linalg = lin
-    xp.roots = host_only
-
-    def refusing_0d_axis(fn):
-        def reduce(x, axis=None, **kwargs):
-            if np.ndim(x) == 0 and axis is not None:
-                raise np.exceptions.AxisError(axis, 0)
-            return fn(x, axis=axis, **kwargs)
-
-        return reduce
-
-    for name in ("sum", "prod", "max", "min", "mean", "var", "std"):
-        setattr(xp, name, refusing_0d_axis(getattr(np, name)))
-    return xp
-
-
-XP = _cupy_like()
+XP = stand_in.fake_cupy()
 
 
 def _forward(name, *args, **params):
@@ -80,6 +32,8 @@ def _forward(name, *args, **params):
 
 
 def _same(actual, expected):
+    if isinstance(actual, stand_in.GpuArray):  # made by the stand-in's asarray, as CuPy's
+        actual = actual.view(np.ndarray)
     assert type(actual) is type(expected)
     np.testing.assert_array_equal(actual, expected)
     assert np.asarray(actual).dtype == np.asarray(expected).dtype

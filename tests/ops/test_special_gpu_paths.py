@@ -1,9 +1,9 @@
 """The CuPy branches of the special functions and of `where`, run on the CPU with stand-ins.
 
-No GPU here: the CuPy-only code paths are driven with a stand-in `cupy`
-(NumPy arrays of a subclass that carries a `.device`, in `sys.modules`)
-and a stand-in `cupyx.scipy.special` that has what CuPy 14.2's has, with
-CuPy's quirks where they matter: `cupy.where` calls `condition.astype`
+No GPU here: the CuPy-only code paths are driven with the stand-in `cupy`
+of tests/gpu/stand_in.py (NumPy arrays of a subclass that carries a
+`.device`, in `sys.modules`) and its `cupyx.scipy.special`, which has what
+CuPy 14.2's has, with CuPy's quirks where they matter: `cupy.where` calls `condition.astype`
 (a Python bool has none), CuPy's `polygamma` keeps a Python `n` through
 `cupy.broadcast_arrays`, CUDA's `yn` is NaN for negative orders, and
 there is no `iv`, `ive` or `jn` (each quirk as in CuPy's sources,
@@ -15,113 +15,17 @@ functions on a real GPU where there is one.
 from __future__ import annotations
 
 import sys
-import types
 
 import numpy as np
 import pytest
 import scipy.special as sp
 
-from funcgrad.backend import devices
 from funcgrad.ops import elementwise, special
+from tests.gpu.stand_in import GpuArray, on_gpu
+from tests.gpu.stand_in import one_gpu as one_gpu  # noqa: F401  (the fixture `gpu`)
 
-# --- the stand-ins ------------------------------------------------------------------------
-
-
-class GpuArray(np.ndarray):
-    """A NumPy array that says it lives on GPU 0 (what `device_of` and `on_host` look at)."""
-
-    __module__ = "cupy"  # as cupy.ndarray's
-    device = types.SimpleNamespace(id=0)
-
-
-def _gpu(a):
-    return np.asarray(a).view(GpuArray)
-
-
-def _strict_where(condition, x=None, y=None):
-    # cupy.where: `_where_ufunc(condition.astype('?', copy=False), x, y)`
-    return _gpu(np.where(condition.astype("?", copy=False), x, y))
-
-
-def _broadcast_keeping_scalars(*args):
-    # cupy.broadcast_arrays broadcasts the arrays and leaves Python numbers as they are
-    arrays = [a for a in args if isinstance(a, np.ndarray)]
-    shape = np.broadcast_shapes(*(a.shape for a in arrays))
-    return tuple(_gpu(np.broadcast_to(a, shape)) if isinstance(a, np.ndarray) else a for a in args)
-
-
-def fake_cupy() -> types.ModuleType:
-    """A module that is NumPy under the name `cupy`, its arrays `GpuArray`s on GPU 0."""
-
-    class Device:
-        def __init__(self, i=0):
-            self.id = i
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return None
-
-    fake = types.ModuleType("cupy")
-    fake.__dict__.update({k: v for k, v in np.__dict__.items() if not k.startswith("__")})
-    fake.__version__ = "14.2-stand-in"
-    fake.ndarray = GpuArray
-    runtime = types.SimpleNamespace(getDeviceCount=lambda: 1, getDevice=lambda: 0)
-    fake.cuda = types.SimpleNamespace(runtime=runtime, Device=Device)
-    fake.asarray = lambda a, dtype=None: _gpu(np.asarray(a, dtype=dtype))
-    fake.array = lambda a, dtype=None, copy=True, order="K": _gpu(
-        np.array(a, dtype=dtype, copy=copy, order=order)
-    )
-    fake.empty = lambda shape, dtype=float: _gpu(np.empty(shape, dtype=dtype))
-    fake.stack = lambda arrays, axis=0: _gpu(np.stack(arrays, axis=axis))
-    fake.asnumpy = lambda a: np.array(a.view(np.ndarray))
-    fake.where = _strict_where
-    fake.broadcast_arrays = _broadcast_keeping_scalars
-    return fake
-
-
-_NOT_IN_CUPYX = ("iv", "ive", "jn")  # CuPy 14.2's cupyx.scipy.special lacks these
-
-
-def fake_cupyx_special(cupy: types.ModuleType) -> types.ModuleType:
-    """`cupyx.scipy.special` of the stand-in: SciPy's functions on `GpuArray`s, CuPy's quirks."""
-    module = types.ModuleType("cupyx.scipy.special")
-
-    def polygamma(n, x):  # cupyx/scipy/special/_polygamma.py, line for line
-        n, x = cupy.broadcast_arrays(n, x)
-        fac2 = (-1.0) ** (n + 1) * sp.gamma(n + 1.0) * sp.zeta(n + 1.0, x)
-        return cupy.where(n == 0, sp.digamma(x), fac2)
-
-    def yn(n, x):  # CUDA's yn(n, x): NaN for n < 0
-        n = np.trunc(np.asarray(n, dtype=float))
-        return _gpu(np.where(n < 0, np.nan, sp.yn(np.abs(n), x)))
-
-    def lookup(name):
-        if name in _NOT_IN_CUPYX or name.startswith("__"):
-            raise AttributeError(name)
-        fn = getattr(sp, name)
-        return lambda *args: _gpu(fn(*args))
-
-    module.polygamma = polygamma
-    module.yn = yn
-    module.__getattr__ = lookup
-    return module
-
-
-@pytest.fixture
-def gpu(monkeypatch):
-    """Install the stand-in `cupy` and `cupyx.scipy.special`; return the stand-in `cupy`."""
-    cupy = fake_cupy()
-    cupyx = types.ModuleType("cupyx")
-    cupyx.scipy = types.ModuleType("cupyx.scipy")
-    cupyx.scipy.special = fake_cupyx_special(cupy)
-    monkeypatch.setitem(sys.modules, "cupy", cupy)
-    monkeypatch.setitem(sys.modules, "cupyx", cupyx)
-    monkeypatch.setitem(sys.modules, "cupyx.scipy", cupyx.scipy)
-    monkeypatch.setitem(sys.modules, "cupyx.scipy.special", cupyx.scipy.special)
-    monkeypatch.setattr(devices, "_gpu_count", [])
-    return cupy
+# the stand-ins (tests/gpu/stand_in.py): `gpu` installs a one-GPU `cupy` and `cupyx.scipy.special`
+_gpu = on_gpu
 
 
 X = np.array([0.3, 0.7, 1.5, 2.5, 4.0])

@@ -1,45 +1,24 @@
 """`funcgrad.scipy.stats.multivariate_normal` on CuPy values, run on the CPU with the stand-in `cupy`.
 
-The stand-in (`tests/ops/test_special_gpu_paths.py`) is NumPy arrays of a
-subclass that says it lives on GPU 0, in `sys.modules["cupy"]`, so a NumPy
-array meeting one in an operation is a `DeviceError`, as it is on a GPU.
+The stand-in (tests/gpu/stand_in.py) is NumPy arrays of a subclass that
+says it lives on GPU 0, in `sys.modules["cupy"]`, so a NumPy array meeting
+one in an operation is a `DeviceError`, as it is on a GPU; its `linalg`
+gives stand-in arrays for stand-in arrays (NumPy's would give plain ones).
 `tests/gpu/test_stats_on_device.py` runs the same on a real GPU.
 """
 
 from __future__ import annotations
-
-import sys
-import types
 
 import numpy as np
 import pytest
 from scipy import stats
 
 import funcgrad as fg
-from funcgrad.backend import devices
 from funcgrad.scipy.stats import multivariate_normal as fmvn
-from tests.ops.test_special_gpu_paths import GpuArray, _gpu, fake_cupy
+from tests.gpu.stand_in import GpuArray, on_gpu
+from tests.gpu.stand_in import one_gpu as one_gpu  # noqa: F401  (the fixture `gpu`)
 
-
-def _on_gpu(result):
-    if isinstance(result, tuple):
-        return type(result)(*map(_on_gpu, result))
-    return _gpu(result) if isinstance(result, (np.ndarray, np.generic)) else result
-
-
-@pytest.fixture
-def gpu(monkeypatch):
-    """The stand-in `cupy`, its `linalg` giving stand-in arrays (NumPy's gives plain ones)."""
-    cupy = fake_cupy()
-    linalg = types.ModuleType("cupy.linalg")
-    for name in np.linalg.__all__:
-        fn = getattr(np.linalg, name)
-        if callable(fn) and not isinstance(fn, type):
-            setattr(linalg, name, lambda *a, fn=fn, **k: _on_gpu(fn(*a, **k)))
-    cupy.linalg = linalg
-    monkeypatch.setitem(sys.modules, "cupy", cupy)
-    monkeypatch.setattr(devices, "_gpu_count", [])
-    return cupy
+_gpu = on_gpu
 
 
 def _covs(dtype):
