@@ -59,7 +59,10 @@ def _reduction_sample(g: Draw) -> Drawn:
 
 _ndarray = numpy.ndarray
 _number = numpy.number
-_full = numpy.full
+_empty = numpy.empty
+_copyto = numpy.copyto
+_intp = numpy.intp
+_true_divide = numpy.true_divide
 _add_reduce: Any = numpy.add.reduce
 
 
@@ -175,7 +178,10 @@ def _mean_vjp(ct: Array, out: Array, x: Array, *, axis: Axis, keepdims: bool) ->
         # each entry is ct / n, the same quotient divided once and spread (broadcast_to's
         # view divided n times makes the same array, slower)
         q: Any = _by_count(ct, max(x.size, 1))
-        return _full(shape, q, dtype=q.dtype)
+        # numpy.full's own two steps, without its Python frame (the same array)
+        spread = _empty(shape, dtype=q.dtype)
+        _copyto(spread, q, casting="unsafe")
+        return spread
     n = _reduced_size(shape, axis, "mean")
     return _by_count(
         broadcast_to(keep_reduced_dims(ct, shape, axis, keepdims), shape=shape), max(n, 1)
@@ -193,6 +199,21 @@ def _by_count(v: Any, n: int) -> Any:
     return v / n
 
 
+def _mean_forward(xp: ModuleType, x: Array, *, axis: Axis, keepdims: bool) -> Array:
+    if axis is None and type(x) is _ndarray and x.size and x.dtype.kind in "fc" and x.itemsize > 2:
+        # NOTE: numpy.mean's own steps (numpy/_core/_methods.py's _mean) for a whole
+        # floating-point array, without its two Python frames (W3's loss, issue 18): the
+        # sum, then the division by the count as a NumPy intp, in place in a keepdims
+        # array, else in the sum's precision and cast back (the same bits). float16 (summed
+        # in float32), integers and empty arrays (NumPy warns) take numpy.mean itself.
+        total = _add_reduce(x, axis=None, keepdims=keepdims)
+        count = _intp(x.size)
+        if type(total) is _ndarray:
+            return _true_divide(total, count, out=total, casting="unsafe", subok=False)
+        return total.dtype.type(total / count)
+    return xp.mean(x, axis=_whole_if_0d(xp, x, axis, "mean"), keepdims=keepdims)
+
+
 def _mean_sample(g: Draw) -> Drawn:
     shape = g.shape(min_dims=0, max_dims=3)
     axis = _axis_sample(g, len(shape))
@@ -202,9 +223,7 @@ def _mean_sample(g: Draw) -> Drawn:
 mean = register(
     Primitive(
         name="mean",
-        forward=lambda xp, x, *, axis, keepdims: xp.mean(
-            x, axis=_whole_if_0d(xp, x, axis, "mean"), keepdims=keepdims
-        ),
+        forward=_mean_forward,
         vjp=(_mean_vjp,),
         jvp=LINEAR,
         params=("axis", "keepdims"),
@@ -514,10 +533,7 @@ std = register(
 
 
 def _cumsum_forward(xp: ModuleType, x: Array, *, axis: Axis) -> Array:
-    if not isinstance(x, xp.ndarray):
-        # NOTE: a number; a CuPy x is left as it is (cupy.asarray copies an array
-        # on another GPU than the current one to the current one)
-        x = xp.asarray(x)
+    x = xp.asarray(x)
     if x.ndim == 0 and axis is not None:
         # NOTE: a 0-d array along its axis 0 (or -1) stays 0-d, as in PyTorch
         # (NumPy returns shape (1,)); axis=None flattens, as in NumPy.
@@ -566,10 +582,7 @@ cumsum = register(
 
 
 def _cumprod_forward(xp: ModuleType, x: Array, *, axis: Axis) -> Array:
-    if not isinstance(x, xp.ndarray):
-        # NOTE: a number; a CuPy x is left as it is (cupy.asarray copies an array
-        # on another GPU than the current one to the current one)
-        x = xp.asarray(x)
+    x = xp.asarray(x)
     if x.ndim == 0 and axis is not None:
         normalize_axis(axis, 0, "cumprod")  # a 0-d array stays 0-d, as in cumsum
         return x.copy()
