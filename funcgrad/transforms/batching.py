@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy
 
-from funcgrad.backend import freeze, rng
+from funcgrad.backend import freeze, rng, to_device
 from funcgrad.errors import AxisError, BatchingError, FuncgradError, TreeStructureError
 from funcgrad.graph import Node
 from funcgrad.graph.node import _next_seq, make_node
@@ -814,7 +814,9 @@ def _innermost(v: Any) -> Any:
 def _all_values(b: Any) -> Any:
     """Every example's values, batch axes first (all levels), as a plain array."""
     if type(b) is not Batched:
-        return numpy.asarray(value_of(b))
+        v = value_of(b)
+        # a CuPy value comes to the host with cupy.asnumpy (numpy.asarray refuses it)
+        return numpy.asarray(v if type(v) is _ndarray else to_device(v, "cpu"))
     inner = _all_values(b.val)
     if b.bdim is None:
         return inner

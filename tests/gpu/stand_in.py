@@ -66,6 +66,35 @@ class GpuArray(np.ndarray):
         return np.array(self.view(np.ndarray))
 
 
+class NoHostArray:
+    """A stand-in CuPy array that, as `cupy.ndarray`, refuses `numpy.asarray`.
+
+    `GpuArray`, a NumPy subclass, converts silently; CuPy's `__array__` raises
+    TypeError ("Implicit conversion to a NumPy array is not allowed. Please use
+    `.get()` to construct a NumPy array explicitly.", `cupy/_core/core.pyx`).
+    Holds its values in `.values`; `fake_cupy(..., ndarray=NoHostArray)` makes
+    it the module's array type.
+    """
+
+    def __init__(self, values, index: int = 0):
+        self.values = np.asarray(values)
+        self.device = types.SimpleNamespace(id=index)
+
+    shape = property(lambda self: self.values.shape)
+    ndim = property(lambda self: self.values.ndim)
+    dtype = property(lambda self: self.values.dtype)
+
+    def get(self):
+        """The values on the host, as `cupy.ndarray.get()`."""
+        return self.values.copy()
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(
+            "Implicit conversion to a NumPy array is not allowed. Please use `.get()` to "
+            "construct a NumPy array explicitly."
+        )
+
+
 def on_gpu(a, index: int = 0) -> GpuArray:
     """`a` as a stand-in CuPy array on GPU `index`."""
     out = np.asarray(a).view(GpuArray)
@@ -135,12 +164,16 @@ def _refusing_0d_axis(fn):
     return reduce
 
 
-def fake_cupy(gpus: int = 1, error: Exception | None = None) -> types.ModuleType:
+def fake_cupy(
+    gpus: int = 1, error: Exception | None = None, ndarray: type = GpuArray
+) -> types.ModuleType:
     """A module that is NumPy under the name `cupy`, with CuPy's quirks (module docstring).
 
     Args:
         gpus: What `cuda.runtime.getDeviceCount()` says.
         error: Raised by `getDeviceCount()` instead (no driver, no device).
+        ndarray: The array type (`NoHostArray` for one that refuses numpy.asarray;
+            the module's functions then only check types and move values).
     """
     current = [0]
 
@@ -163,7 +196,7 @@ def fake_cupy(gpus: int = 1, error: Exception | None = None) -> types.ModuleType
     fake = types.ModuleType("cupy")
     fake.__dict__.update({k: v for k, v in np.__dict__.items() if not k.startswith("__")})
     fake.__version__ = "14.2-stand-in"
-    fake.ndarray = GpuArray
+    fake.ndarray = ndarray
     runtime = types.SimpleNamespace(getDeviceCount=get_device_count, getDevice=lambda: current[-1])
     fake.cuda = types.SimpleNamespace(runtime=runtime, Device=Device)
     fake.made_on = []  # the current GPU at each host-to-GPU asarray
@@ -206,7 +239,7 @@ def fake_cupy(gpus: int = 1, error: Exception | None = None) -> types.ModuleType
     )
     fake.empty = lambda shape, dtype=float: on_gpu(np.empty(shape, dtype=dtype), current[-1])
     fake.stack = lambda arrays, axis=0: _like_inputs(np.stack(arrays, axis=axis), *arrays)
-    fake.asnumpy = lambda a: np.array(np.asarray(a).view(np.ndarray))
+    fake.asnumpy = lambda a: a.get() if isinstance(a, (GpuArray, NoHostArray)) else np.array(a)
     fake.where = where
     fake.broadcast_arrays = broadcast_arrays
     fake.clip = clip
