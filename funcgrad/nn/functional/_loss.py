@@ -130,11 +130,13 @@ def _run(impl, args: tuple, static: dict):
     rules on tensors; `static` holds options and integer targets (not
     promoted, never differentiated).
     """
-    if any(isinstance(a, Tensor) for a in args) or any(
-        isinstance(v, Tensor) for v in static.values()
-    ):
-        return _apply(impl, *args, **static)
-    return impl(*(_arg(a) for a in args), **{k: _arg(v) for k, v in static.items()})
+    for a in args:  # loops, not any() over generators: this runs on every loss call
+        if isinstance(a, Tensor):
+            return _apply(impl, *args, **static)
+    for a in static.values():
+        if isinstance(a, Tensor):
+            return _apply(impl, *args, **static)
+    return impl(*[_arg(a) for a in args], **{k: _arg(v) for k, v in static.items()})
 
 
 def _check_float(name: str, *xs) -> None:
@@ -195,11 +197,22 @@ def _class_indices(name: str, target, input_shape, class_dim: int | None) -> np.
     return value
 
 
+_INT64, _UINT64 = np.dtype(np.int64), np.dtype(np.uint64)
+_max_reduce = np.maximum.reduce
+
+
 def _check_bounds(name: str, idx: np.ndarray, n_classes: int, ignore_index: int | None) -> None:
     while type(idx) is Batched:  # under vmap: every example's labels at once, as one array
         idx = value_of(idx.val)
-    if not idx.size or (idx.min() >= 0 and idx.max() < n_classes):
-        return  # every index a class (the usual case: two reductions)
+    if not idx.size:
+        return
+    if type(idx) is np.ndarray and idx.dtype == _INT64:
+        # NOTE: as unsigned, a negative index is above every class: one reduction checks both
+        # bounds (the usual case: int64 labels)
+        if _max_reduce(idx.view(_UINT64), axis=None) < n_classes:
+            return
+    elif idx.min() >= 0 and idx.max() < n_classes:
+        return  # every index a class (two reductions)
     valid = idx if ignore_index is None else idx[idx != ignore_index]
     bad = valid[(valid < 0) | (valid >= n_classes)]
     if bad.size:
