@@ -12,6 +12,7 @@ update) against PyTorch's eager step (forward, `backward()`, `optim.SGD.step`).
 
     python benchmarks/jit_bench.py [--only W1,W3] [--repeat 15]
     python benchmarks/jit_bench.py --instructions --only W1,W2,W3,W6   # callgrind counts
+    python benchmarks/jit_bench.py --alignment   # W6's products by the matrix's alignment
 
 `jit_columns(ids, repeat)` returns the same figures as a dict, for `run.py`.
 """
@@ -330,6 +331,39 @@ def jit_columns(ids: tuple[str, ...] = tuple(TARGETS), repeat: int = 15) -> dict
     return out
 
 
+def alignment_table(rounds: int = 30, number: int = 300) -> dict:
+    """CPU time of W6's matrix-vector products by where the matrix starts (bytes past 64).
+
+    The 256x256 float64 matrix is copied to offsets 0, 8, ..., 56 past a
+    64-byte boundary; each round times `number` calls of `(A @ x, x @ A)`
+    per offset, in turn. Returns `{offset: median time / offset 0's}`: why a
+    plan's constants are aligned (`funcgrad.transforms.jit.ALIGN_CONSTANTS`).
+    """
+    rng = np.random.default_rng(6)
+    A0, x = rng.standard_normal((256, 256)) / 16, rng.standard_normal(256)
+
+    def products(off: int) -> Callable[[], object]:
+        raw = np.empty(A0.nbytes + 128, np.uint8)
+        start = -raw.ctypes.data % 64 + off
+        A = raw[start : start + A0.nbytes].view(A0.dtype).reshape(A0.shape)
+        A[...] = A0
+        return lambda: (A @ x, x @ A)
+
+    fns = {off: products(off) for off in range(0, 64, 8)}
+    times: dict[int, list[float]] = {off: [] for off in fns}
+    for r in range(rounds):
+        offs = list(fns)[r % len(fns) :] + list(fns)[: r % len(fns)]
+        for off in offs:
+            t = time.process_time()
+            for _ in range(number):
+                fns[off]()
+            times[off].append(time.process_time() - t)
+    return {
+        off: statistics.median(a / b for a, b in zip(times[off], times[0], strict=True))
+        for off in fns
+    }
+
+
 def instruction_ratios(ids: tuple[str, ...], calls: int = 3) -> dict:
     """Instructions per call of jitted / hand-written NumPy, counted by callgrind (load-free).
 
@@ -402,10 +436,20 @@ def main() -> None:
     parser.add_argument(
         "--instructions", action="store_true", help="only instruction counts (callgrind)"
     )
+    parser.add_argument(
+        "--alignment", action="store_true", help="only W6's products by the matrix's alignment"
+    )
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         _child(args.child[0], args.child[1], int(args.child[2]))
+        return
+    if args.alignment:
+        load = os.getloadavg()[0]
+        table = alignment_table()
+        print(f"load (1 min) before/after: {load:.2f} / {os.getloadavg()[0]:.2f}")
+        for off, ratio in table.items():
+            print(f"A starts {off:2d} bytes past 64: {ratio:.3f}x the CPU time of offset 0")
         return
     if args.instructions:
         for wid, r in instruction_ratios(tuple(args.only.split(","))).items():
