@@ -418,6 +418,24 @@ def test_workers_give_the_same_batches_in_order():
 
 
 @needs_fork
+def test_an_iterator_left_early_stops_its_workers_at_once():
+    # The blitz's CIFAR10 page takes one batch of a fresh iterator (`next(iter(trainloader))`)
+    # and drops it: the workers, with prefetched batches never read, must exit by themselves.
+    # Before, each waited at exit for its unread results, until killed after a 5 s join.
+    # Batches of 32 KB: the unread ones overflow the pipe under the result queue (64 KB).
+    ds = fdata.TensorDataset(fg.tensor(np.ones((40, 64, 64), np.float32)), fg.arange(40))
+    for in_flight in (0, 1, 3):
+        it = iter(fdata.DataLoader(ds, batch_size=2, num_workers=2, prefetch_factor=4))
+        for _ in range(in_flight):
+            next(it)
+        workers = list(it._workers)
+        it._shutdown_workers()
+        assert [w.exitcode for w in workers] == [0, 0], in_flight  # exited, not terminated
+    rest = iter(fdata.DataLoader(ds, batch_size=2, num_workers=2))
+    assert len(list(rest)) == 20  # a full pass still delivers every batch
+
+
+@needs_fork
 def test_workers_shard_an_iterable_dataset_with_get_worker_info():
     class Shards(fdata.IterableDataset):
         def __iter__(self):

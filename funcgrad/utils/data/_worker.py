@@ -112,6 +112,10 @@ def _worker_loop(
     while True:
         task = index_queue.get()
         if task is None:  # the main process is done
+            # NOTE: results it will not read may still sit in this process's queue buffer;
+            # without this, the process waits at exit until they are read (never), and the
+            # main process's join gave up only after 5 s per worker (as PyTorch's workers do).
+            result_queue.cancel_join_thread()
             break
         idx, index = task
         if init_error is not None:
@@ -277,6 +281,7 @@ class MultiProcessIterator:
             w.join(timeout=_STATUS_CHECK_INTERVAL)
             if w.is_alive():
                 w.terminate()
+                w.join(timeout=_STATUS_CHECK_INTERVAL)
         for q in [*self._index_queues, self._result_queue]:
             q.cancel_join_thread()
             q.close()
