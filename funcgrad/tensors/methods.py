@@ -28,6 +28,8 @@ from typing import Any, cast
 import numpy as np
 
 from funcgrad.backend import device_of, to_device, xp_of
+from funcgrad.ops.index import getitem as _getitem_prim
+from funcgrad.ops.index import normalize_index
 from funcgrad.tensors import functions as F
 from funcgrad.tensors import views
 from funcgrad.tensors._api_methods import ApiMethods
@@ -41,7 +43,15 @@ from funcgrad.tensors.inplace import (
     torch_dtype_name,
 )
 from funcgrad.tensors.random import RandomMethods
-from funcgrad.tensors.tensor_class import Tensor, _apply, _new_like, _unwrap_value
+from funcgrad.tensors.tensor_class import (
+    Tensor,
+    _apply,
+    _grad_mode_state,
+    _init,
+    _new_like,
+    _observe,
+    _unwrap_value,
+)
 from funcgrad.transforms.batching import check_write
 
 
@@ -77,7 +87,25 @@ def _getitem(self: Tensor, index: Any) -> Tensor:
         index = index._value
     elif isinstance(index, tuple):
         index = tuple(i._value if isinstance(i, Tensor) else i for i in index)
+    node = self._node
+    if (
+        node is not None
+        and type(self) is Tensor
+        and _grad_mode_state.enabled
+        and not self._volatile
+        and self._value.dtype.kind == "f"
+        and not _observe.active
+    ):
+        # NOTE: a recorded plain tensor (W3's `logp[rows, labels]`, issue 18): what `_apply`
+        # below comes to through `Node.__getitem__` and `Primitive.__call__`, without them
+        result = _getitem_prim.bind((node,), {"index": normalize_index(index)})
+        t = _object_new(Tensor)
+        _init(t, result.value, result)
+        return t
     return _apply(lambda a: a[index], self)
+
+
+_object_new = object.__new__
 
 
 def _fill(self: Tensor, value: Any) -> Tensor:

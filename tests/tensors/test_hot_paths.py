@@ -260,3 +260,78 @@ def test_pruning_test_of_short_and_long_graphs(length):
     gx = fg.backward(fnp.sum(y), wrt=[x])[x]
     both = fg.backward(fnp.sum(y), wrt=[x, c])
     np.testing.assert_array_equal(gx, both[x])
+
+
+# Indices of a (6, 5) tensor: advanced ones take `methods._getitem`'s shortcut; tensors as
+# indices are read as their arrays, and writeable arrays are copied by normalize_index.
+_INDICES = [
+    lambda: (fg.from_numpy(fg.freeze(np.arange(6))), fg.tensor([0, 4, 1, 1, 3, 2])),
+    lambda: (np.array([5, 0, 5]), np.array([1, 1, 2])),
+    lambda: np.array([3, 3, 0]),
+    lambda: [True, False, True, True, False, False],
+    lambda: (slice(1, 4), [2, 0]),
+    lambda: fg.tensor([[0, 1], [5, 5]]),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "make_index", _INDICES, ids=["tensors", "arrays", "rows", "mask", "mixed", "2d"]
+)
+def test_advanced_getitem_shortcut_equals_the_general_path(make_index, dtype):
+    torch = requires("torch")
+    x = _leaf((6, 5), dtype, 7)
+    index = make_index()
+    fast = x[index]
+    value_index = (
+        tuple(i.numpy() if isinstance(i, fg.Tensor) else i for i in index)
+        if isinstance(index, tuple)
+        else index.numpy()
+        if isinstance(index, fg.Tensor)
+        else index
+    )
+    slow = tensor_class._apply(lambda a: a[value_index], x)
+    assert type(fast) is type(slow) is fg.Tensor
+    assert fast.dtype == slow.dtype == dtype and fast.shape == slow.shape
+    assert fast.detach().numpy().tobytes() == slow.detach().numpy().tobytes()
+    assert type(fast.grad_fn).__name__ == type(slow.grad_fn).__name__ == "IndexBackward0"
+    grads = []
+    for out in (fast, slow):
+        x.grad = None
+        (out * out).sum().backward()
+        grads.append(x.grad.numpy().copy())
+    assert grads[0].tobytes() == grads[1].tobytes()
+    # and PyTorch's: the values, and the gradient where repeated rows accumulate
+    tx = torch.tensor(x.detach().numpy(), requires_grad=True)
+    t_index = (
+        tuple(
+            torch.as_tensor(np.asarray(i)) if not isinstance(i, slice) else i for i in value_index
+        )
+        if isinstance(value_index, tuple)
+        else torch.as_tensor(np.asarray(value_index))
+    )
+    t_out = tx[t_index]
+    (t_out * t_out).sum().backward()
+    np.testing.assert_array_equal(fast.detach().numpy(), t_out.detach().numpy())
+    np.testing.assert_allclose(grads[0], tx.grad.numpy(), rtol=4 * np.finfo(dtype).eps)
+
+
+def test_getitem_shortcut_steps_aside():
+    x = _leaf((4, 3), np.float64, 8)
+    rows = np.array([0, 2])
+    with fg.no_grad():
+        y = x[rows]
+    assert y.grad_fn is None and not y.requires_grad
+    p = fg.nn.Parameter(fg.ones(4, 3))
+    out = p[rows]
+    assert type(out) is fg.Tensor and type(out.grad_fn).__name__ == "IndexBackward0"
+    c = fg.tensor([[1, 2], [3, 4]])  # an integer tensor records nothing
+    assert c[np.array([1, 1])].tolist() == [[3, 4], [3, 4]]
+    z = fg.tensor([[1.0 + 2.0j, 3.0]], requires_grad=True)  # complex: the general path
+    assert z[np.array([0])].shape == (1, 2)
+    # a writeable index array is copied: changing it later changes neither value nor gradient
+    idx = np.array([3, 1])
+    w = x[idx]
+    idx[:] = 0
+    w.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy().sum(axis=1), [0.0, 3.0, 0.0, 3.0])
