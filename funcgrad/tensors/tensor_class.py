@@ -723,9 +723,10 @@ class Tensor(TensorBase, _Methods):
     def type(self, dtype=None, non_blocking: bool = False):
         """Return the type name (`'funcgrad.FloatTensor'`), or convert to `dtype`.
 
-        `dtype` may be a dtype or a type name in PyTorch's or funcgrad's
+        `dtype` may be a dtype, a type name in PyTorch's or funcgrad's
         spelling (`'torch.DoubleTensor'`, `'funcgrad.LongTensor'`,
-        `'torch.cuda.FloatTensor'`, which also moves the tensor). The tensor
+        `'torch.cuda.FloatTensor'`, which also moves the tensor) or a legacy
+        type (`funcgrad.DoubleTensor`, `funcgrad.cuda.FloatTensor`, moving too). The tensor
         itself is returned when it already has that type, as in PyTorch.
 
         Raises:
@@ -750,6 +751,11 @@ class Tensor(TensorBase, _Methods):
             if parsed is not None:
                 dtype, kind = parsed
                 target = None if kind == self.device.type else kind
+        elif isinstance(getattr(dtype, "dtype", None), np.dtype) and hasattr(dtype, "is_cuda"):
+            # a legacy type: funcgrad.DoubleTensor (the CPU), funcgrad.cuda.FloatTensor (a GPU)
+            kind = "cuda" if dtype.is_cuda else "cpu"
+            target = None if kind == self.device.type else kind
+            dtype = dtype.dtype
         out = self if to_dtype(dtype) == self.dtype else self._astype(dtype)
         return out if target is None else out.to(target)
 

@@ -278,3 +278,22 @@ def test_set_default_tensor_type_with_a_cuda_type_object(name):
     finally:
         fg.set_default_dtype(fg.float32)
         fg.set_default_device(None)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_tensor_type_with_a_legacy_type_object(name):
+    # x.type(funcgrad.cuda.FloatTensor) gave a CPU tensor (the type object's device ignored)
+    theirs = torch.ones(2).type(getattr(torch, name))
+    ours = fg.ones(2).type(getattr(fg, name))
+    assert ours.type() == theirs.type().replace("torch.", "funcgrad.")
+    assert ours.device.type == "cpu"
+    if not fg.cuda.is_available():
+        if not torch.cuda.is_available():
+            with pytest.raises(RuntimeError):
+                torch.ones(2).type(getattr(torch.cuda, name))
+        with pytest.raises(RuntimeError, match=r"funcgrad\.to_device: .* to 'cuda'"):
+            fg.ones(2).type(getattr(fg.cuda, name))
+    else:
+        on_gpu = fg.ones(2).type(getattr(fg.cuda, name))
+        assert on_gpu.device.type == "cuda" and on_gpu.dtype == getattr(fg, name).dtype
+        assert on_gpu.type(getattr(fg, name)).device.type == "cpu"
