@@ -1,4 +1,4 @@
-"""Sparse functions of `torch.nn.functional`: `embedding`, `one_hot`.
+"""Sparse functions of `torch.nn.functional`: `embedding`, `embedding_bag`, `one_hot`.
 
 `embedding` is a gather of rows (`getitem`), whose gradient scatters back
 with repeated indices accumulating; `padding_idx` rows get no gradient, and
@@ -16,10 +16,12 @@ from funcgrad.backend import xp_of
 from funcgrad.errors import OpError
 from funcgrad.nn.functional._adapt import takes_tensors, update_, value
 from funcgrad.ops._util import shape_of
-from funcgrad.ops.elementwise import add, multiply, stop_gradient, subtract, where
+from funcgrad.ops.elementwise import add, divide, multiply, stop_gradient, subtract, where
 from funcgrad.ops.index import getitem, normalize_index
+from funcgrad.ops.linalg import matmul
+from funcgrad.ops.shape import reshape
 
-__all__ = ["embedding", "one_hot"]
+__all__ = ["embedding", "embedding_bag", "one_hot"]
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,  # noqa: A002
@@ -93,6 +95,169 @@ def _embedding(input, weight, padding_idx, scale_grad_by_freq, sparse):  # noqa:
         out = add(fixed, multiply(subtract(out, fixed), scale))
     if padding_idx is not None and (idx == padding_idx).any():
         out = where((idx == padding_idx)[..., None], stop_gradient(out), out)
+    return out
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,  # noqa: A002
+                  mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False,
+                  padding_idx=None):  # fmt: skip
+    """Sum, average or take the maximum of bags of rows of `weight` (`torch.nn.functional.embedding_bag`).
+
+    Args:
+        input: Integer indices: `(B, N)`, each row a bag of `N`, or 1-D with `offsets`.
+        weight: `(num_embeddings, embedding_dim)`.
+        offsets: With a 1-D `input`, where each bag starts (the first is 0); a bag ends
+            where the next starts, the last at the end of `input` (or, with
+            `include_last_offset`, at the last offset, which then starts no bag).
+        max_norm: Rows looked up with a larger `norm_type`-norm are scaled to it, in
+            place in `weight`, as in `embedding`.
+        norm_type: The norm's exponent for `max_norm`.
+        scale_grad_by_freq: Not supported (must be False): PyTorch 2.13's own
+            gradients for it are inconsistent.
+        mode: `"sum"`, `"mean"` or `"max"` of each bag's rows; an empty bag gives zeros.
+        sparse: Not supported (must be False): funcgrad's gradients are dense arrays.
+        per_sample_weights: With `mode="sum"`, a weight for each entry of `input`
+            (same shape), multiplying its row; differentiable.
+        include_last_offset: `offsets` has one more entry, the end of the last bag,
+            which must be the input's length.
+        padding_idx: Entries equal to it are left out of their bag (and of its size).
+
+    Returns:
+        `(B, embedding_dim)`.
+
+    Raises:
+        OpError: For a 2-D `input` with `offsets`, a 1-D `input` without them, offsets
+            that do not start at 0 or go down or past the end (or, with
+            `include_last_offset`, end before it), `per_sample_weights` with another mode
+            or shape, an unknown mode, `scale_grad_by_freq`, or an index out of range.
+
+    Examples:
+        >>> import numpy as np
+        >>> import funcgrad.nn.functional as F
+        >>> w = np.arange(8.0).reshape(4, 2)
+        >>> F.embedding_bag(np.array([0, 1, 3]), w, np.array([0, 2]), mode="sum")
+        array([[2., 4.],
+               [6., 7.]])
+    """
+    if max_norm is not None:  # on the weight itself, before it becomes a node
+        _renorm_(weight, value(input), float(max_norm), float(norm_type))
+    return _embedding_bag(
+        input, weight, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
+        include_last_offset, padding_idx,
+    )  # fmt: skip
+
+
+def _bags(name, idx, offsets, include_last_offset):
+    """The bag of each entry of the flattened input, and the number of bags."""
+    if idx.ndim == 2:
+        if offsets is not None:
+            raise OpError(
+                f"funcgrad.nn.functional.{name}: if input is 2D, then offsets has to be None, "
+                "as input is treated is a mini-batch of fixed length sequences. However, "
+                f"found offsets of type {type(offsets).__name__}"
+            )
+        b, n = idx.shape
+        return np.repeat(np.arange(b), n), b
+    if idx.ndim != 1:
+        raise OpError(
+            f"funcgrad.nn.functional.{name}: input has to be 1D or 2D Tensor, but got Tensor "
+            f"of dimension {idx.ndim}"
+        )
+    if offsets is None:
+        raise OpError(f"funcgrad.nn.functional.{name}: offsets has to be a 1D Tensor but got None")
+    off = np.asarray(value(offsets))
+    if off.ndim != 1:
+        raise OpError(f"funcgrad.nn.functional.{name}: offsets has to be a 1D Tensor")
+    if off.dtype.kind not in "iu":
+        raise OpError(
+            f"funcgrad.nn.functional.{name}: offsets must be an integer tensor, got {off.dtype}"
+        )
+    if off.size and int(off[0]) != 0:
+        raise OpError(
+            f"funcgrad.nn.functional.{name}: offsets[0] has to be 0, i.e., the first "
+            f"sequence in the mini-batch has to start from position 0. However, got {int(off[0])}"
+        )
+    if off.size and (np.any(np.diff(off) < 0) or int(off[-1]) > idx.size):
+        raise OpError(
+            f"funcgrad.nn.functional.{name}: offsets must be non-decreasing and at most the "
+            f"input's length {idx.size}, got {off.tolist()}"
+        )
+    if include_last_offset and off.size and int(off[-1]) != idx.size:
+        # NOTE: PyTorch sums only up to the last offset but divides a mean by the count up to
+        # the input's end; refused rather than either number.
+        raise OpError(
+            f"funcgrad.nn.functional.{name}: with include_last_offset=True the last offset "
+            f"must be the input's length {idx.size}, got {int(off[-1])}"
+        )
+    starts = off[:-1] if include_last_offset and off.size else off
+    ends = np.append(starts[1:], off[-1] if include_last_offset else idx.size)
+    bag = np.repeat(np.arange(starts.size), ends - starts)
+    return np.append(bag, np.full(idx.size - bag.size, -1)), starts.size  # -1: past the end
+
+
+@takes_tensors(grad_fn="EmbeddingBagBackward0")
+def _embedding_bag(input, weight, offsets, scale_grad_by_freq, mode, sparse,  # noqa: A002
+                   per_sample_weights, include_last_offset, padding_idx):  # fmt: skip
+    name = "embedding_bag"
+    if mode not in ("sum", "mean", "max"):
+        raise OpError(f"funcgrad.nn.functional.{name}: mode has to be one of sum, mean or max")
+    if per_sample_weights is not None and mode != "sum":
+        raise OpError(
+            f"funcgrad.nn.functional.{name}: embedding_bag: per_sample_weights was not None. "
+            f"per_sample_weights is only supported for mode='sum' (got mode='{mode}'). Please "
+            "open a feature request on GitHub."
+        )
+    if scale_grad_by_freq:
+        # NOTE: PyTorch 2.13's CPU kernel divides some rows' gradients by other rows' counts
+        # (rows looked up once got a third); rather than a different number, a clear refusal.
+        raise OpError(
+            f"funcgrad.nn.functional.{name}: scale_grad_by_freq=True is not supported (PyTorch's "
+            "own gradients for it are inconsistent); scale the gradient yourself, or use "
+            "funcgrad.nn.functional.embedding(scale_grad_by_freq=True) and reduce the bags"
+        )
+    idx = np.asarray(value(input))
+    if idx.dtype.kind not in "iu":
+        raise OpError(
+            f"funcgrad.nn.functional.{name}: Expected tensor for argument #1 'indices' to "
+            f"have one of the following scalar types: Long, Int; but got {idx.dtype} instead"
+        )
+    if per_sample_weights is not None and tuple(shape_of(per_sample_weights)) != idx.shape:
+        raise OpError(
+            f"funcgrad.nn.functional.{name}: per_sample_weights must have the shape of input "
+            f"{list(idx.shape)}, got {list(shape_of(per_sample_weights))}"
+        )
+    bag, n_bags = _bags(name, idx, offsets, include_last_offset)
+    flat = idx.reshape(-1)
+    n = shape_of(weight)[0] if len(shape_of(weight)) == 2 else 0
+    if padding_idx is not None:
+        if not -n <= padding_idx < n:
+            raise OpError(
+                f"funcgrad.nn.functional.{name}: padding_idx must be within num_embeddings"
+            )
+        padding_idx = padding_idx % n
+    kept = bag >= 0
+    if padding_idx is not None:
+        kept &= flat != padding_idx
+    rows = _embedding(flat, weight, None, scale_grad_by_freq, sparse)  # (L, D)
+    dtype = value(rows).dtype
+    member = np.zeros((n_bags, flat.size), dtype=dtype)  # member[b, i]: entry i is in bag b
+    member[bag[kept], np.flatnonzero(kept)] = 1
+    size = member.sum(axis=1)
+    if mode == "max":
+        r = value(rows)
+        d = r.shape[1]
+        out_idx = np.zeros((n_bags, d), dtype=np.int64)
+        for b in range(n_bags):  # the first row that is largest in each column, as PyTorch
+            members = np.flatnonzero(member[b])
+            if members.size:
+                out_idx[b] = members[np.argmax(r[members], axis=0)]
+        out = getitem(rows, index=normalize_index((out_idx, np.arange(d)[None, :])))
+        return where((size > 0)[:, None], out, np.zeros((), dtype))
+    if per_sample_weights is not None:
+        member = multiply(member, reshape(per_sample_weights, shape=(1, -1)))
+    out = matmul(member, rows)
+    if mode == "mean":
+        out = divide(out, np.maximum(size, 1)[:, None])
     return out
 
 
