@@ -1,4 +1,4 @@
-"""Normalization of `torch.nn.functional`: `batch_norm`, `layer_norm`, `group_norm`, `instance_norm`, `local_response_norm`, `normalize`.
+"""Normalization of `torch.nn.functional`: `batch_norm`, `layer_norm`, `rms_norm`, `group_norm`, `instance_norm`, `local_response_norm`, `normalize`.
 
 Each has PyTorch's signature and takes `Tensor`s or arrays and graph nodes.
 All are compositions of funcgrad's reductions and elementwise primitives
@@ -13,6 +13,8 @@ writeable NumPy arrays (graph nodes cannot change in place).
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from funcgrad.errors import OpError
 from funcgrad.nn.functional._adapt import is_tensor, takes_tensors, update_, value
@@ -29,6 +31,7 @@ __all__ = [
     "layer_norm",
     "local_response_norm",
     "normalize",
+    "rms_norm",
 ]
 
 
@@ -87,6 +90,48 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):  # no
         y = multiply(y, weight)
     if bias is not None:
         y = add(y, bias)
+    return y
+
+
+@takes_tensors(grad_fn="MulBackward0")
+def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
+    """Divide by the root mean square over the last axes (`torch.nn.functional.rms_norm`).
+
+    Args:
+        input: `(*, *normalized_shape)`.
+        normalized_shape: The trailing shape normalized over (an int or a sequence).
+        weight: Elementwise scale of shape `normalized_shape`, or None.
+        eps: Added to the mean square; None: the machine epsilon of the input's dtype.
+
+    Returns:
+        `input * (1 / sqrt(mean(input ** 2) + eps)) * weight`, computed in that order, as
+        PyTorch's CPU kernel does.
+
+    Raises:
+        OpError: If the input's trailing shape is not `normalized_shape`.
+
+    Examples:
+        >>> import numpy as np
+        >>> import funcgrad.nn.functional as F
+        >>> F.rms_norm(np.array([[3.0, 4.0]]), (2,)).round(4)
+        array([[0.8485, 1.1314]])
+    """
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    x_shape = shape_of(input)
+    k = len(shape)
+    if tuple(x_shape[len(x_shape) - k :]) != shape or k == 0:
+        raise OpError(
+            f"funcgrad.nn.functional.rms_norm: Given normalized_shape={list(shape)}, expected "
+            f"input with shape [*{', '.join(str(n) for n in shape)}], but got input of size"
+            f"{list(x_shape)}"
+        )
+    if eps is None:
+        eps = float(np.finfo(value(input).dtype).eps)
+    axes = tuple(range(len(x_shape) - k, len(x_shape)))
+    ms = mean(multiply(input, input), axis=axes, keepdims=True)
+    y = multiply(input, divide(1.0, sqrt(add(ms, float(eps)))))
+    if weight is not None:
+        y = multiply(y, weight)
     return y
 
 

@@ -396,12 +396,7 @@ class RMSNorm(Module):
             init.ones_(self.weight)
 
     def forward(self, x):
-        dims = tuple(range(-len(self.normalized_shape), 0))
-        eps = self.eps
-        if eps is None:
-            eps = float(np.finfo(np.dtype(x.dtype)).eps)
-        out = x * ((x * x).mean(dims, keepdim=True) + eps).rsqrt()
-        return out if self.weight is None else out * self.weight
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self) -> str:
         return "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}".format(
