@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -194,16 +195,18 @@ def _fused(
         return False
     writes = 1 if decayed is None else 2  # PyTorch: addcdiv_, after mul_ for the decay
     if g.size > _PIECE_BYTES // dtype.itemsize and _contiguous(g, m, v, p._value, decayed):
-        _in_pieces(p, m_t, v_t, g, decayed, beta1, beta2, lr, eps, step, writes)
+        _in_pieces(p, m_t, v_t, g, decayed, _numbers(dtype, beta1, beta2, lr, eps, step), writes)
         return True
+    small, weight, weight_, beta2_, decay2, bias2, eps_, step_size = _numbers(
+        dtype, beta1, beta2, lr, eps, step
+    )
     m_into, v_into = _tensors.writable(m_t), _tensors.writable(v_t)
     t = np.subtract(g, m)  # m = lerp(m, g, 1 - beta1)
-    weight = 1 - beta1
-    if abs(weight) < 0.5:
+    if small:
         t *= weight
         m = np.add(m, t, out=t if m_into is None else m_into)
     else:
-        t *= 1 - weight
+        t *= weight_
         m = np.subtract(g, t, out=t if m_into is None else m_into)
     if m_into is None:
         _tensors.assign(m_t, m)
@@ -212,19 +215,19 @@ def _fused(
         _tensors.written(m_t, m_into)
         t = np.square(g, out=t)  # g * g: the same product, one operand read
     if v_into is None:
-        v = np.multiply(v, beta2)
+        v = np.multiply(v, beta2_)
     else:
-        v *= beta2
-    t *= 1 - beta2
+        v *= beta2_
+    t *= decay2
     v += t
     if v_into is None:
         _tensors.assign(v_t, v)
     else:
         _tensors.written(v_t, v_into, 2)  # PyTorch: mul_, addcmul_
     denom = np.sqrt(v, out=t)  # sqrt(v) / sqrt(1 - beta2**step) + eps
-    denom /= (1 - beta2**step) ** 0.5
-    denom += eps
-    u = np.multiply(m, -(lr / (1 - beta1**step)))
+    denom /= bias2
+    denom += eps_
+    u = np.multiply(m, step_size)
     u /= denom
     into = _tensors.writable(p)  # p = p + u (or the decayed p + u)
     if into is None:
@@ -239,6 +242,54 @@ def _fused(
 # passes of a piece while it is in the core's cache (as `funcgrad.optimizers.adam`'s).
 _PIECE_BYTES = 1 << 17  # 128 KiB: a float32 piece is 32,768 entries
 _SCRATCH = threading.local()
+
+
+def _numbers(
+    dtype: np.dtype, beta1: float, beta2: float, lr: float, eps: float, step: float
+) -> tuple[Any, ...]:
+    """`_fused`'s numbers for one step (`_numbers_of`), kept for the step's other parameters."""
+    try:
+        return _kept_numbers(dtype, beta1, beta2, lr, eps, step)
+    except TypeError:  # an unhashable hyperparameter (a 0-d array): computed every time
+        return _numbers_of(dtype, beta1, beta2, lr, eps, step)
+
+
+def _numbers_of(
+    dtype: np.dtype, beta1: float, beta2: float, lr: float, eps: float, step: float
+) -> tuple[Any, ...]:
+    """`_fused`'s numbers for one step: whether the lerp's weight is small, then 0-d arrays of
+    `dtype`: the weight, 1 - weight, beta2, 1 - beta2, sqrt(1 - beta2**step), eps, -step size.
+
+    NOTE: the values NumPy casts Python floats to in every ufunc call (NEP 50's weak
+    scalars), cast once per step: a 0-d operand costs about 0.7 us less a call, and a
+    large parameter makes six such calls per piece. NumPy scalars (hyperparameters given
+    as np.float64) stay as they are, as NumPy computes with them.
+    """
+    weight = 1 - beta1
+    numbers = (
+        weight,
+        1 - weight,
+        beta2,
+        1 - beta2,
+        (1 - beta2**step) ** 0.5,
+        eps,
+        -(lr / (1 - beta1**step)),
+    )
+    return (abs(weight) < 0.5, *(_weak_cast(x, dtype) for x in numbers))
+
+
+# typed: 0.9 and np.float64(0.9) are equal keys, but not the same numbers to a ufunc
+_kept_numbers = functools.lru_cache(maxsize=16, typed=True)(_numbers_of)
+
+
+def _weak_cast(x: Any, dtype: np.dtype) -> Any:
+    """A Python number as a read-only 0-d array of `dtype` (its value in a ufunc with an array
+    of `dtype`); anything else (a NumPy scalar, which NumPy does not cast) as it is."""
+    if type(x) is not float and type(x) is not int:
+        return x
+    a = np.array(x, dtype=dtype)
+    a.flags.writeable = False
+    return a
 
 
 def _contiguous(*arrays: Any) -> bool:
@@ -267,11 +318,7 @@ def _in_pieces(
     v_t: Any,
     g: np.ndarray,
     decayed: Any,
-    beta1: float,
-    beta2: float,
-    lr: float,
-    eps: float,
-    step: float,
+    numbers: tuple[Any, ...],
     writes: int,
 ) -> None:
     """`_fused`'s terms for C-contiguous arrays, piece by piece (the same operations, the same bits).
@@ -291,10 +338,7 @@ def _in_pieces(
     base = (p._value if decayed is None else decayed).reshape(-1)
     gf, mf, vf = g.reshape(-1), m.reshape(-1), v.reshape(-1)
     mo, vo, po = new_m.reshape(-1), new_v.reshape(-1), new_p.reshape(-1)
-    weight = 1 - beta1
-    small = abs(weight) < 0.5
-    bias2 = (1 - beta2**step) ** 0.5
-    step_size = -(lr / (1 - beta1**step))
+    small, weight, weight_, beta2_, decay2, bias2, eps_, step_size = numbers
     t_buf, u_buf = _scratch(g.dtype)
     piece, n = t_buf.size, g.size
     for s in range(0, n, piece):
@@ -306,15 +350,15 @@ def _in_pieces(
             t *= weight
             mn = np.add(ms, t, out=mo[s:e])
         else:
-            t *= 1 - weight
+            t *= weight_
             mn = np.subtract(gs, t, out=mo[s:e])
         np.square(gs, out=t)  # v = beta2 * v + (1 - beta2) * g * g
-        vn = np.multiply(vf[s:e], beta2, out=vo[s:e])
-        t *= 1 - beta2
+        vn = np.multiply(vf[s:e], beta2_, out=vo[s:e])
+        t *= decay2
         vn += t
         np.sqrt(vn, out=t)  # sqrt(v) / sqrt(1 - beta2**step) + eps
         t /= bias2
-        t += eps
+        t += eps_
         np.multiply(mn, step_size, out=u)
         u /= t
         np.add(base[s:e], u, out=po[s:e])  # p = p + u (or the decayed p + u)

@@ -125,3 +125,49 @@ def test_adam_in_pieces_and_general_paths_agree_bit_for_bit(
     assert len(calls) == 2 * 3  # the two large parameters, each step
     monkeypatch.setattr(adam_module, "_fused", lambda *args: False)
     assert _same(_run_held(make, dtype, LARGE_SHAPES, hold), pieces)
+
+
+@pytest.mark.parametrize("shapes", [SHAPES, LARGE_SHAPES], ids=["small", "large"])
+@pytest.mark.parametrize(
+    "kind", ["python floats", "numpy float64", "0-d array", "int eps", "float16 lr"], ids=str
+)
+def test_adam_numbers_cast_once_are_the_numbers_cast_in_each_call(shapes, kind, monkeypatch):
+    # `_numbers` casts Python hyperparameters to the parameters' dtype once per step, as
+    # NumPy casts them (weak scalars) in every ufunc call; NumPy scalars stay as they are
+    # (NumPy computes with them), and an unhashable 0-d array is computed every time
+    options = {"lr": 0.05, "betas": (0.9, 0.99), "eps": 1e-8}
+    if kind == "numpy float64":
+        options = {"lr": np.float64(0.05), "betas": (np.float64(0.9), 0.99), "eps": 1e-8}
+    elif kind == "0-d array":
+        options["eps"] = np.array(1e-3)
+    elif kind == "int eps":
+        options["eps"] = 1
+    elif kind == "float16 lr":
+        options["lr"] = np.float16(0.05)
+
+    def make(ps):
+        return fg.optim.Adam(ps, **options)
+
+    for dtype in (np.float32, np.float64):
+        adam_module._kept_numbers.cache_clear()
+        once = _run_held(make, dtype, shapes, hold=False)
+        with monkeypatch.context() as m:
+            m.setattr(adam_module, "_weak_cast", lambda x, dtype: x)  # the numbers as given
+            adam_module._kept_numbers.cache_clear()
+            each = _run_held(make, dtype, shapes, hold=False)
+        adam_module._kept_numbers.cache_clear()
+        assert _same(once, each)
+
+
+def test_adam_kept_numbers_tell_python_floats_from_numpy_scalars(monkeypatch):
+    # 0.9 and np.float64(0.9) are equal keys; the numbers kept for one are not the other's
+    python = {"lr": 0.05, "betas": (0.9, 0.99), "eps": 1e-8}
+    numpy_ = {"lr": np.float64(0.05), "betas": (np.float64(0.9), np.float64(0.99)), "eps": 1e-8}
+    adam_module._kept_numbers.cache_clear()
+    _run_held(lambda ps: fg.optim.Adam(ps, **python), np.float32, LARGE_SHAPES, hold=False)
+    after = _run_held(lambda ps: fg.optim.Adam(ps, **numpy_), np.float32, LARGE_SHAPES, hold=False)
+    monkeypatch.setattr(adam_module, "_weak_cast", lambda x, dtype: x)
+    adam_module._kept_numbers.cache_clear()
+    alone = _run_held(lambda ps: fg.optim.Adam(ps, **numpy_), np.float32, LARGE_SHAPES, hold=False)
+    adam_module._kept_numbers.cache_clear()
+    assert _same(after, alone)
