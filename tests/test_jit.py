@@ -265,25 +265,6 @@ def test_no_buffer_reuse_after_a_primitive_whose_dtype_depends_on_values():
         np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
 
 
-class _DeviceArray:
-    """Stands for a CuPy array where CuPy is missing: what jit's signature reads of one."""
-
-    __cuda_array_interface__ = {}  # noqa: RUF012
-    shape, dtype, ndim = (2,), np.dtype(np.float64), 1
-
-    def __init__(self):
-        self.device = type("Device", (), {"id": 0})()
-
-
-def test_jit_on_a_cupy_array_runs_eagerly_with_a_warning():
-    seen = []
-    f = fg.jit(lambda x: seen.append(x) or "eager result")
-    x = _DeviceArray()
-    with pytest.warns(JitWarning, match="runs eagerly .*CuPy array"):
-        assert f(x) == "eager result"
-    assert f(x) == "eager result" and seen == [x, x]  # eager each call, one warning
-
-
 # --- composition -------------------------------------------------------------------------
 
 

@@ -48,6 +48,7 @@ from typing import Any
 import numpy
 
 from funcgrad.backend import freeze, rng, xp_of
+from funcgrad.backend.versions import own
 from funcgrad.graph import Node, to_dot, to_mermaid, toposort
 from funcgrad.graph import node as _node_module
 from funcgrad.graph.node import _EMPTY, make_node
@@ -449,7 +450,11 @@ def _on_read(node: Node, kind: str, result: Any, other: Any) -> None:
                 rec.observing.__enter__()
             result[0] = _traced(v, ("node", node), rec)
         elif rec.bad is None:
-            rec.bad = f"a derivative rule reads the value of a {type(v).__name__} at {_user_line()}"
+            what = "a CuPy array" if _on_gpu(v) else f"a {type(v).__name__}"
+            rec.bad = (
+                f"a derivative rule reads the value of {what} at {_user_line()} (a trace "
+                f"follows rules' reads of NumPy values only)"
+            )
         return
     if isinstance(result, _Traced) and type(other) is Node:
         # `node > other`: NumPy saw `node.value` as a plain array beside the traced value of
@@ -460,6 +465,8 @@ def _on_read(node: Node, kind: str, result: Any, other: Any) -> None:
         # Read-only, so that a node taking it as a constant keeps this very array
         # (`freeze` copies only writeable ones): the plan then computes it instead.
         result.setflags(write=False)
+    elif _on_gpu(result):
+        own(result)  # the same for a CuPy mask: `freeze` keeps the arrays the graph owns
     rec.reads.append((node, kind, result, other, _user_line()))
 
 
@@ -553,9 +560,14 @@ class Plan:
 
 def _same(a: Any, b: Any) -> bool:
     """Whether a comparison gave at replay what it gave at the trace."""
-    if type(b) is _ndarray and b.ndim:
+    if (type(b) is _ndarray or _on_gpu(b)) and b.ndim:
         return a.shape == b.shape and bool((a == b).all())
     return bool(a) is bool(b)
+
+
+def _on_gpu(v: Any) -> bool:
+    """Whether `v` is a CuPy array (anything with `__cuda_array_interface__`)."""
+    return hasattr(v, "__cuda_array_interface__")
 
 
 def _held(kind: str, value: Any, result: Any) -> bool:
@@ -592,7 +604,9 @@ class _Builder:
         # Comparisons whose results may be taken as data by later nodes.
         # NOTE: arrays only: a NumPy bool scalar (np.True_) is one object for every result.
         self.compares = {
-            id(r[2]): r for r in rec.reads if r[1] in _COMPARISONS and type(r[2]) is _ndarray
+            id(r[2]): r
+            for r in rec.reads
+            if r[1] in _COMPARISONS and (type(r[2]) is _ndarray or _on_gpu(r[2]))
         }
         self.compare_names: dict[int, str] = {}
         self.consumed: set[int] = set()
@@ -651,6 +665,7 @@ class _Builder:
                 if (
                     getattr(d, "shape", None) == x.shape
                     and getattr(d, "dtype", None) == x.dtype
+                    and _on_gpu(d) == _on_gpu(x)  # CuPy refuses to compare with NumPy
                     and bool((d == x).all())
                 ):
                     self.draw_used[j] = True
@@ -891,7 +906,7 @@ class _Builder:
             b = self.operand(other)
             if a not in self.dynamic and b not in self.dynamic:
                 return
-            if id(result) in self.consumed and type(result) is _ndarray and result.ndim:
+            if id(result) in self.consumed and result.ndim:
                 return  # a mask the plan computes as data: nothing to check
             test = f"not same({a}.{kind}({b}), {self.const(result)})"
         else:
@@ -1167,6 +1182,11 @@ def build_plan(
         if type(other) is Node:
             roots.append(other)
     order = toposort(*roots) if roots else []
+    # Masks the graph takes as data (an input of a node, or an output) are computed by the
+    # plan, not guarded: known before the guards are placed, right after the compared nodes.
+    for x in [*leaves, *(x for n in order if n.prim is not None for x in n.inputs)]:
+        if type(x) is not Node and id(x) in b.compares:
+            b.consumed.add(id(x))
     # Guards go right after the later of the nodes they read.
     after: dict[int, list[tuple[Node, str, Any, Any, str]]] = collections.defaultdict(list)
     for read in rec.reads:
@@ -1544,14 +1564,6 @@ class Jitted:
         """Run `f` on fresh leaves for the dynamic arguments; return the plan, why not, f's result."""
         import time
 
-        if any(hasattr(v, "__cuda_array_interface__") for v in leaves):
-            # NOTE: plans were never replayed on a GPU (no CuPy fusion, no CUDA graphs yet,
-            # and guards read values with bool()): a CuPy signature runs eagerly, with a warning.
-            reason = (
-                "an argument is a CuPy array, and funcgrad.jit builds plans for NumPy arrays "
-                "only (CuPy fusion and CUDA graphs are not implemented)"
-            )
-            return None, reason, self.fn(*args, **kwargs)
         start = time.perf_counter()
         inputs: list[Node] = []
         traced = []
@@ -1639,6 +1651,10 @@ class Jitted:
     def _record_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         leaves, treedef = tree_flatten((args, kwargs))
         values = [value_of(v) for v in leaves]
+        if any(_on_gpu(v) for v in values):
+            # NOTE: on CuPy, recorded node by node (the jit_call rules' zero cotangents and
+            # tangents are made with NumPy)
+            return self.fn(*args, **kwargs)
         flat = _FlatFn(self, treedef, tuple(i for i, v in enumerate(values) if _is_dynamic(v)))
         v_args, v_kwargs = tree_unflatten(treedef, values)
         head, _, _ = self._split(v_args, v_kwargs)
