@@ -823,7 +823,12 @@ class _Builder:
         trace's values and on random operands in both memory orders, that the
         full product's rows are all equal to the first row of the small one
         (a BLAS whose kernels sum a row differently by its place keeps the
-        whole product). NOTE: W4's two products with the ones cotangent,
+        whole product). The check is made with the BLAS threads of the
+        process that builds the plan: OpenBLAS's own product of a (1000, 300)
+        float32 matrix with ones has other last bits with 1 thread than with
+        2, so after a change of the thread count the plan's last bits may
+        differ from the eager run's (by rounding: the same sums in another
+        order). NOTE: W4's two products with the ones cotangent,
         (512, 256) @ (256, 1024) and (1024, 512) @ (512, 256) in float32:
         the step 0.97x -> 0.85x of hand-written NumPy (one BLAS thread).
         """
