@@ -913,6 +913,8 @@ class _Builder:
                 return
             if id(result) in self.consumed and result.ndim:
                 return  # a mask the plan computes as data: nothing to check
+            if _on_gpu(result) and not result.ndim:
+                result = bool(result)  # read from the GPU once, not at every replay
             test = f"not same({a}.{kind}({b}), {self.const(result)})"
         else:
             if a not in self.dynamic or kind == "value":  # value reads: checked in build_plan
