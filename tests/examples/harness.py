@@ -3,14 +3,16 @@
 * `with_funcgrad(source)` changes the import lines only: `import torch`
   becomes `import funcgrad as torch`, `import torch.nn as nn` becomes
   `import funcgrad.nn as nn` (and so on), `import numpy as np` becomes
-  `import funcgrad.numpy as np`.
+  `import funcgrad.numpy as np` (unless `numpy=False`: a PyTorch program's
+  own NumPy stays NumPy's).
 * `Draws` makes both runs see the same random numbers: the reference run
   (PyTorch or NumPy) records what its random functions return, and the
   funcgrad run gets those values from its own random functions, in the same
   order and with the same shapes (checked at each draw). Python's `random`
   is seeded the same for both.
-* `run(source, draws)` executes the code and returns what it printed and
-  its global names.
+* `run(source, name, given)` executes the code (with `given` global names
+  set, such as the data put in place of a download) and returns what it
+  printed and its global names.
 * `assert_same_printout` compares two printouts: the text between numbers
   exactly (object addresses aside), the numbers to a tolerance.
 """
@@ -72,8 +74,10 @@ class Draws:
     `F.dropout` draws (so `nn.Dropout` drops the same elements) and NumPy's
     `np.random.randn`, keeping what each returns. `replay()` makes
     `funcgrad.randn`, `funcgrad.rand`, `funcgrad.rand_like`, `funcgrad.nn.init.uniform_`,
-    `funcgrad.nn.init.normal_`, `funcgrad.randperm` (also the sampler's) and
-    `funcgrad.numpy.random.randn` return those values in order.
+    `funcgrad.nn.init.normal_`, `funcgrad.randperm` (also the sampler's),
+    `funcgrad.nn.functional.dropout` and `funcgrad.numpy.random.randn` return
+    those values in order. PyTorch runs on one thread meanwhile (the pages'
+    tensors are small; its worker threads only slowed it on a loaded machine).
     """
 
     def __init__(self, empty: bool = False) -> None:
