@@ -15,7 +15,7 @@ their code is the pages', in order, with these changes only:
 * `OPTIMIZATION` and `QUICKSTART`: the two `datasets.FashionMNIST(...)` downloads are replaced by
   `TensorDataset`s of synthetic arrays of FashionMNIST's shapes that the test hands in
   as `fashion_mnist` (images (n, 1, 28, 28) float32 in [0, 1), as `ToTensor()` gives,
-  labels int64 0..9; 256 training and 128 test rows instead of 60,000 and 10,000, so the
+  labels int64 0..9; 128 training and 64 test rows instead of 60,000 and 10,000, so the
   test is fast), and the torchvision imports are left out (a `TensorDataset`'s label is a
   0-dim int64 tensor where FashionMNIST's is an int: Quickstart's `classes[y]` takes both);
 * `SAVELOADRUN`: torchvision's VGG16 (`models.vgg16`, a 528 MB download) is replaced by

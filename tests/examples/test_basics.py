@@ -43,7 +43,7 @@ DTYPE_PRINTED = {
 NUMPY_KEPT = {"tensorqs"}
 
 
-def fashion_mnist(n_train=256, n_test=128, seed=0):
+def fashion_mnist(n_train=128, n_test=64, seed=0):
     """Arrays shaped and typed as `datasets.FashionMNIST(transform=ToTensor())` gives them.
 
     Images (n, 1, 28, 28) float32 in [0, 1), labels int64 in 0..9 that depend on the
