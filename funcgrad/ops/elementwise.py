@@ -85,6 +85,9 @@ _IN_PLACE_SIZE = 4096
 _vdot = numpy.vdot
 _isfinite = math.isfinite
 _SCALARS = (numpy.generic, float, int)
+# vmap's batched value (`funcgrad.transforms.batching.Batched` adds itself): `guard` reads the
+# array of every example in its `val`
+BATCHED_TYPES: set[type] = set()
 
 
 def guard(prim: Primitive, ct: Array, result: Array, params: Mapping[str, Any]) -> Array:
@@ -126,6 +129,12 @@ def guard(prim: Primitive, ct: Array, result: Array, params: Mapping[str, Any]) 
     if type(v) is _ndarray:
         # all_finite, inlined: this is the hot path (dot is cheaper than vdot in 1-D)
         if _isfinite((v.dot(v) if v.ndim == 1 else _vdot(v, v)).real):
+            return result
+    elif type(v) in BATCHED_TYPES and type(v.val) is _ndarray:
+        # a cotangent inside vmap: every example's entries at once, the test all_finite makes
+        # of it (there through float() of the batched value: four Python calls more)
+        w = v.val
+        if _isfinite((w.dot(w) if w.ndim == 1 else _vdot(w, w)).real):
             return result
     elif type(result) is Node or isinstance(v, _SCALARS):
         if all_finite(v):

@@ -797,6 +797,7 @@ def _concrete(b: Batched, what: str, frame: Any) -> Any:
 
 
 _ALL_FINITE = all_finite.__code__
+_ew.BATCHED_TYPES.add(Batched)  # guard's test of a batched cotangent, without float() of it
 
 
 def _innermost(v: Any) -> Any:
