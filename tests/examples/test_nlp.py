@@ -109,3 +109,21 @@ def test_lstm_output_grad_fn_is_pytorchs_without_onednn():
     assert type(out.grad_fn).__name__ == "StackBackward0"
     assert ours.grad_fn.name() == out.grad_fn.name()
     assert our_h.grad_fn.name() == h.grad_fn.name() and our_c.grad_fn.name() == c.grad_fn.name()
+
+
+def test_bilstm_crf_page_runs_with_funcgrad_as_with_pytorch():
+    # NOTE: 20 of the page's 300 epochs, for the test budget (300 take about 17 s a side).
+    source = pages_nlp.ADVANCED
+    assert "        300):" in source
+    source = source.replace("        300):", "        20):")
+    draws, (theirs, their_ns), (ours, our_ns) = _run_both(source, "advanced")
+    kinds = [kind for kind, _ in draws.values]
+    assert kinds[:11] == ["normal_"] + ["uniform_"] * 10  # Embedding, LSTM both ways, Linear
+    # transitions; init_hidden's two in __init__ and at each of the 1 + 2 * 20 + 1 forwards
+    assert kinds.count("randn") == 1 + 2 * (1 + 1 + 2 * 20 + 1)
+    assert theirs.count("(tensor(") == 2
+    harness.assert_same_printout(ours, theirs, rtol=1e-5, atol=1e-5)
+    their_state, our_state = their_ns["model"].state_dict(), our_ns["model"].state_dict()
+    assert list(our_state) == list(their_state)
+    for k, v in their_state.items():
+        np.testing.assert_allclose(our_state[k].numpy(), v.numpy(), rtol=1e-4, atol=1e-5)
