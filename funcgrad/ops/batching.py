@@ -765,8 +765,11 @@ def _mapped_index(size: int, index: tuple[Any, ...], nd: int) -> tuple[Any, ...]
             shapes.append(v.shape)
         else:
             return None
-    per = numpy.broadcast_shapes(*shapes)
-    rows = numpy.arange(size).reshape((size, *((1,) * len(per))))
+    # (numpy.broadcast_shapes costs a few µs: its answer where the shapes are all one)
+    per = shapes[0] if len(shapes) == 1 else numpy.broadcast_shapes(*shapes)
+    rows = _index.batch_rows(size)  # the object scatter_add knows: no position twice
+    if per:
+        rows = rows.reshape((size, *((1,) * len(per))))
     lined = []
     for p, i in zip(parts, lead, strict=True):
         if isinstance(i, Mapped):

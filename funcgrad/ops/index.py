@@ -188,11 +188,47 @@ getitem = register(
 )
 
 
+_ndarray = numpy.ndarray
+_ROWS: dict[int, Any] = {}  # batch size -> its `batch_rows`
+
+
+def batch_rows(size: int) -> Any:
+    """`numpy.arange(size)`, read-only and the same object for the same `size`.
+
+    vmap's batching rules put it first in a batch's index (`x[rows, index]`,
+    one row per example); `scatter_add` knows it by identity and then knows
+    that the index names no position twice (see `_repeats_possible`).
+
+    Examples:
+        >>> batch_rows(3)
+        array([0, 1, 2])
+        >>> batch_rows(3) is batch_rows(3), batch_rows(3).flags.writeable
+        (True, False)
+    """
+    rows = _ROWS.get(size)
+    if rows is None:
+        if len(_ROWS) >= 64:  # sizes seen: a few, unless a program tries many
+            _ROWS.clear()
+        rows = numpy.arange(size)
+        rows.flags.writeable = False
+        _ROWS[size] = rows
+    return rows
+
+
 def _repeats_possible(index: Any) -> bool:
-    # Only integer arrays can name one position twice (ints, slices, masks cannot).
+    # Only integer arrays can name one position twice (ints, slices, masks cannot), and they
+    # cannot after `batch_rows(n)` (distinct rows) when each has one entry per row or is 0-d:
+    # then every row names positions of its own (vmap's per-example index, W9's labels).
+    rows: tuple[int, ...] | None = None
+    if index:
+        first = index[0]
+        if type(first) is _ndarray and first.ndim == 1:
+            n = len(first)
+            if _ROWS.get(n) is first:
+                rows = (n,)
     for i in index:
         dtype = getattr(i, "dtype", None)
-        if dtype is not None and dtype.kind in "iu" and i.ndim:
+        if dtype is not None and dtype.kind in "iu" and i.ndim and i.shape != rows:
             return True
     return False
 
