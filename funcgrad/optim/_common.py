@@ -56,6 +56,32 @@ def check_betas(betas: Any) -> tuple[float, float]:
     return b1, b2
 
 
+def numbers(group: dict[str, Any], *names: str) -> list[float]:
+    """A group's numeric options `names` as Python floats, in order (`"betas"` gives two).
+
+    Every optimizer reads the options it computes with here, each step (a
+    scheduler or the user may have written them since): a NumPy scalar, a
+    0-d array or a 1-element tensor becomes a Python float (`_tensors.to_float`),
+    so the arithmetic keeps the parameter's dtype whatever type the option
+    was given as, as PyTorch's does (NumPy would compute an np.float64 option
+    times a float32 array in float64). The group itself keeps the values as
+    given, as PyTorch's `param_groups` and `state_dict` do.
+    """
+    out: list[float] = []
+    for name in names:
+        value = group[name]
+        try:
+            if name == "betas":
+                out.extend(_tensors.to_float(b) for b in value)
+            else:
+                out.append(_tensors.to_float(value))
+        except (TypeError, ValueError) as e:
+            raise TypeError(
+                f"optimizer option {name!r} must be a real number (betas: two), got {value!r}"
+            ) from e
+    return out
+
+
 def restore_options(
     opt: Optimizer, options: dict[str, Any], counters: tuple[str, ...] = ("step",)
 ) -> None:
@@ -120,8 +146,7 @@ def each_param(
     gradient as real coordinates (`real_view`). Nothing here keeps the
     parameter's array, so that `update` may write into it.
     """
-    lr = _tensors.to_float(group["lr"])
-    weight_decay = _tensors.to_float(group["weight_decay"])
+    lr, weight_decay = numbers(group, "lr", "weight_decay")
     maximize = group["maximize"]
     decoupled = group.get("decoupled_weight_decay", False)
     states = opt.state

@@ -94,7 +94,15 @@ def _xp(a: Any) -> Any:
 
 
 def to_float(x: Any) -> float:
-    """A hyperparameter as a Python float (a 1-element tensor's value, as PyTorch's `_to_scalar`)."""
+    """A hyperparameter as a Python float (a 1-element tensor's value, as PyTorch's `_to_scalar`).
+
+    NumPy scalars and 0-d arrays become Python floats too: NumPy computes an
+    np.float64 times a float32 array in float64 (NEP 50), where PyTorch's
+    arithmetic of a tensor with any scalar keeps the tensor's dtype, so a
+    NumPy hyperparameter would otherwise turn the state's dtype.
+    """
+    if type(x) is float:
+        return x
     if isinstance(x, Tensor):
         return float(x.item())
-    return x
+    return float(x)

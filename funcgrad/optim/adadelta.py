@@ -11,6 +11,7 @@ from funcgrad.optim._common import (
     check_nonnegative,
     each_param,
     ema_sq,
+    numbers,
     real_view,
     restore_options,
     update,
@@ -95,8 +96,7 @@ class Adadelta(Optimizer):
         """Perform one optimization step; return the closure's loss (or None)."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr = _tensors.to_float(group["lr"])
-            rho, eps = group["rho"], group["eps"]
+            lr, rho, eps = numbers(group, "lr", "rho", "eps")
             for p, state, g, decayed, _ in each_param(self, group, ("square_avg", "acc_delta")):
                 xp = xp_of(g)
                 v = ema_sq(state, "square_avg", g, p, rho)

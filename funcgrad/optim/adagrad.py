@@ -13,6 +13,7 @@ from funcgrad.optim._common import (
     check_nonnegative,
     complex_view,
     each_param,
+    numbers,
     real_view,
     restore_options,
     update,
@@ -110,8 +111,7 @@ class Adagrad(Optimizer):
         """Perform one optimization step; return the closure's loss (or None)."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr = _tensors.to_float(group["lr"])
-            lr_decay, eps = group["lr_decay"], group["eps"]
+            lr, lr_decay, eps = numbers(group, "lr", "lr_decay", "eps")
             # a group added after the optimizer was made gets its state on its first step
             fresh = partial(_new_state, group=group)
             for p, state, g, decayed, step in each_param(self, group, new_state=fresh):
@@ -123,6 +123,6 @@ class Adagrad(Optimizer):
 
 
 def _new_state(p: Any, group: dict[str, Any]) -> dict[str, Any]:
-    init = group["initial_accumulator_value"]
+    (init,) = numbers(group, "initial_accumulator_value")
     fill = complex(init, init) if p.dtype.kind == "c" else init
     return {"step": _tensors.step_tensor(), "sum": _tensors.full_like(p, fill)}

@@ -18,6 +18,7 @@ from funcgrad.optim._common import (
     each_param,
     ema,
     ema_sq,
+    numbers,
     real_view,
     restore_options,
     update,
@@ -137,9 +138,8 @@ class Adam(Optimizer):
         """Perform one optimization step; return the closure's loss (or None)."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr = _tensors.to_float(group["lr"])
-            beta1, beta2 = (_tensors.to_float(b) for b in group["betas"])
-            eps, amsgrad = group["eps"], group["amsgrad"]
+            lr, beta1, beta2, eps = numbers(group, "lr", "betas", "eps")
+            amsgrad = group["amsgrad"]
             names = ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if amsgrad else ())
             for p, state, g, decayed, step in each_param(self, group, names):
                 if not amsgrad and _fused(p, state, g, decayed, beta1, beta2, lr, eps, step):

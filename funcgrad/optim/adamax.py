@@ -13,6 +13,7 @@ from funcgrad.optim._common import (
     complex_view,
     each_param,
     ema,
+    numbers,
     real_view,
     restore_options,
     update,
@@ -95,9 +96,7 @@ class Adamax(Optimizer):
         """Perform one optimization step; return the closure's loss (or None)."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr = _tensors.to_float(group["lr"])
-            beta1, beta2 = group["betas"]
-            eps = group["eps"]
+            lr, beta1, beta2, eps = numbers(group, "lr", "betas", "eps")
             for p, state, g, decayed, step in each_param(self, group, ("exp_avg", "exp_inf")):
                 xp = xp_of(g)
                 m = ema(state, "exp_avg", g, p, 1 - beta1)

@@ -7,7 +7,7 @@ from typing import Any
 
 from funcgrad.backend import xp_of
 from funcgrad.optim import _tensors
-from funcgrad.optim._common import check_nonnegative, complex_view, real_view
+from funcgrad.optim._common import check_nonnegative, complex_view, numbers, real_view
 from funcgrad.optim.optimizer import Optimizer
 from funcgrad.tensors.grad_mode import enable_grad
 from funcgrad.tensors.tensor_class import Tensor
@@ -265,9 +265,10 @@ class LBFGS(Optimizer):
                 `backward()` and returns the loss (called several times).
         """
         group = self.param_groups[0]
-        lr = _tensors.to_float(group["lr"])
+        lr, tolerance_grad, tolerance_change = numbers(
+            group, "lr", "tolerance_grad", "tolerance_change"
+        )
         max_iter, max_eval = group["max_iter"], group["max_eval"]
-        tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
         line_search_fn, history_size = group["line_search_fn"], group["history_size"]
 
         def evaluate() -> Any:

@@ -13,6 +13,7 @@ from funcgrad.optim._common import (
     each_param,
     ema,
     ema_sq,
+    numbers,
     restore_options,
     update,
     zero_state,
@@ -113,9 +114,9 @@ class NAdam(Optimizer):
         """Perform one optimization step; return the closure's loss (or None)."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr = _tensors.to_float(group["lr"])
-            beta1, beta2 = group["betas"]
-            eps, momentum_decay = group["eps"], group["momentum_decay"]
+            lr, beta1, beta2, eps, momentum_decay = numbers(
+                group, "lr", "betas", "eps", "momentum_decay"
+            )
             for p, state, g, decayed, step in each_param(self, group, new_state=_new_state):
                 bias_correction2 = 1 - beta2**step
                 mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))

@@ -6,13 +6,13 @@ from collections.abc import Callable
 from typing import Any
 
 from funcgrad.backend import xp_of
-from funcgrad.optim import _tensors
 from funcgrad.optim._common import (
     check_betas,
     check_nonnegative,
     each_param,
     ema,
     ema_sq,
+    numbers,
     restore_options,
     update,
 )
@@ -107,9 +107,7 @@ class RAdam(Optimizer):
         """Perform one optimization step; return the closure's loss (or None)."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr = _tensors.to_float(group["lr"])
-            beta1, beta2 = group["betas"]
-            eps = group["eps"]
+            lr, beta1, beta2, eps = numbers(group, "lr", "betas", "eps")
             for p, state, g, decayed, step in each_param(self, group, ("exp_avg", "exp_avg_sq")):
                 m = ema(state, "exp_avg", g, p, 1 - beta1)
                 v = ema_sq(state, "exp_avg_sq", g, p, beta2)

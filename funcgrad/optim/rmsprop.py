@@ -13,6 +13,7 @@ from funcgrad.optim._common import (
     each_param,
     ema,
     ema_sq,
+    numbers,
     real_view,
     restore_options,
     update,
@@ -111,9 +112,8 @@ class RMSprop(Optimizer):
         """Perform one optimization step; return the closure's loss (or None)."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            lr = _tensors.to_float(group["lr"])
-            alpha, eps = group["alpha"], group["eps"]
-            momentum, centered = group["momentum"], group["centered"]
+            lr, alpha, eps, momentum = numbers(group, "lr", "alpha", "eps", "momentum")
+            centered = group["centered"]
             names: tuple[str, ...] = ("square_avg",)
             names += ("momentum_buffer",) if momentum > 0 else ()
             names += ("grad_avg",) if centered else ()

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from funcgrad.optim import _tensors
-from funcgrad.optim._common import restore_options
+from funcgrad.optim._common import numbers, restore_options
 from funcgrad.optim.optimizer import Optimizer
 
 __all__ = ["SGD"]
@@ -117,15 +117,10 @@ class SGD(Optimizer):
         """Perform one optimization step; return the closure's loss (or None)."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            options = (
-                _tensors.to_float(group["lr"]),
-                group["momentum"],
-                group["dampening"],
-                _tensors.to_float(group["weight_decay"]),
-                group["nesterov"],
-                group["maximize"],
+            lr, momentum, dampening, weight_decay = numbers(
+                group, "lr", "momentum", "dampening", "weight_decay"
             )
-            momentum = options[1]
+            options = (lr, momentum, dampening, weight_decay, group["nesterov"], group["maximize"])
             for p in group["params"]:
                 grad_t = p.grad
                 if grad_t is None:
