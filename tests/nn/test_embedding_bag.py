@@ -12,6 +12,7 @@ import pytest
 import funcgrad as fg
 import funcgrad.nn.functional as F
 from funcgrad.errors import OpError
+from tests.gpu.stand_in import one_gpu as one_gpu  # noqa: F401  (the fixture `gpu`)
 from tests.references import requires
 
 torch = requires("torch")
@@ -177,3 +178,24 @@ def test_from_pretrained_freezes_unless_asked():
     assert bag.weight.requires_grad is True and bag.mode == "sum"
     out = bag(fg.tensor([[0, 1], [2, 2]]))
     np.testing.assert_allclose(out.detach().numpy(), [W[0] + W[1], 2 * W[2]], rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_on_a_gpu_the_bags_stay_there(mode, gpu):
+    """With the CuPy stand-in (tests/gpu/stand_in.py): GPU indices, offsets and weight.
+
+    The forward only: with the stand-in, `fg.grad` seeds its cotangent on the host even for
+    `(w * 2).sum()`, so a backward through the stand-in tests the core, not this function.
+    """
+    from tests.gpu.stand_in import GpuArray, on_gpu
+
+    inp, off = CASES["offsets"]["input"], CASES["offsets"]["offsets"]
+    psw = RNG.standard_normal(inp.shape).astype(np.float32) if mode == "sum" else None
+
+    def f(w, weights):
+        return F.embedding_bag(on_gpu(inp), w, on_gpu(off), mode=mode, per_sample_weights=weights)
+
+    expected = F.embedding_bag(inp, W, off, mode=mode, per_sample_weights=psw)
+    got = f(on_gpu(W), None if psw is None else on_gpu(psw))
+    assert isinstance(got, GpuArray)
+    np.testing.assert_allclose(got.view(np.ndarray), expected, rtol=1e-6)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcgrad.backend import xp_of
+from funcgrad.backend import constant_like, to_device, xp_of
 from funcgrad.errors import OpError
 from funcgrad.nn.functional._adapt import takes_tensors, update_, value
 from funcgrad.ops._util import shape_of
@@ -165,7 +165,7 @@ def _bags(name, idx, offsets, include_last_offset):
         )
     if offsets is None:
         raise OpError(f"funcgrad.nn.functional.{name}: offsets has to be a 1D Tensor but got None")
-    off = np.asarray(value(offsets))
+    off = np.asarray(to_device(value(offsets), "cpu"))  # the bags are laid out on the host
     if off.ndim != 1:
         raise OpError(f"funcgrad.nn.functional.{name}: offsets has to be a 1D Tensor")
     if off.dtype.kind not in "iu":
@@ -215,7 +215,7 @@ def _embedding_bag(input, weight, offsets, scale_grad_by_freq, mode, sparse,  # 
             "own gradients for it are inconsistent); scale the gradient yourself, or use "
             "funcgrad.nn.functional.embedding(scale_grad_by_freq=True) and reduce the bags"
         )
-    idx = np.asarray(value(input))
+    idx = np.asarray(to_device(value(input), "cpu"))  # the bags are laid out on the host
     if idx.dtype.kind not in "iu":
         raise OpError(
             f"funcgrad.nn.functional.{name}: Expected tensor for argument #1 'indices' to "
@@ -238,26 +238,32 @@ def _embedding_bag(input, weight, offsets, scale_grad_by_freq, mode, sparse,  # 
     kept = bag >= 0
     if padding_idx is not None:
         kept &= flat != padding_idx
-    rows = _embedding(flat, weight, None, scale_grad_by_freq, sparse)  # (L, D)
+    w = value(weight)
+    rows = _embedding(constant_like(flat, w), weight, None, scale_grad_by_freq, sparse)  # (L, D)
     dtype = value(rows).dtype
     member = np.zeros((n_bags, flat.size), dtype=dtype)  # member[b, i]: entry i is in bag b
     member[bag[kept], np.flatnonzero(kept)] = 1
     size = member.sum(axis=1)
     if mode == "max":
-        r = value(rows)
+        r = np.asarray(to_device(value(rows), "cpu"))
         d = r.shape[1]
         out_idx = np.zeros((n_bags, d), dtype=np.int64)
         for b in range(n_bags):  # the first row that is largest in each column, as PyTorch
             members = np.flatnonzero(member[b])
             if members.size:
                 out_idx[b] = members[np.argmax(r[members], axis=0)]
-        out = getitem(rows, index=normalize_index((out_idx, np.arange(d)[None, :])))
-        return where((size > 0)[:, None], out, np.zeros((), dtype))
+        columns = np.arange(d)[None, :]
+        out = getitem(
+            rows, index=normalize_index((constant_like(out_idx, w), constant_like(columns, w)))
+        )
+        return where(constant_like((size > 0)[:, None], w), out, constant_like(0, w, dtype))
     if per_sample_weights is not None:
-        member = multiply(member, reshape(per_sample_weights, shape=(1, -1)))
+        member = multiply(constant_like(member, w), reshape(per_sample_weights, shape=(1, -1)))
+    else:
+        member = constant_like(member, w)
     out = matmul(member, rows)
     if mode == "mean":
-        out = divide(out, np.maximum(size, 1)[:, None])
+        out = divide(out, constant_like(np.maximum(size, 1)[:, None], w))
     return out
 
 
