@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from funcgrad.optimizers._base import GradientTransformation, chain, identity
+from funcgrad.optimizers._base import GradientTransformation, chain, hyperparameter, identity
 from funcgrad.optimizers._transforms import (
     ScalarOrSchedule,
     _adam_on_arrays,
@@ -83,6 +83,10 @@ def adam(
         >>> fo.apply_updates(params, updates)
         array([ 0.9, -1.9])
     """
+    # NumPy scalars as Python numbers (the leaves' dtype; `_adam_on_arrays` takes them)
+    learning_rate, b1, b2, eps, eps_root = (
+        hyperparameter(x) for x in (learning_rate, b1, b2, eps, eps_root)
+    )
     opt = chain(
         scale_by_adam(b1, b2, eps, eps_root, mu_dtype, nesterov=nesterov),
         scale_by_learning_rate(learning_rate),

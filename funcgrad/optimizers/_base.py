@@ -143,6 +143,28 @@ def global_norm(updates: Updates) -> Any:
     return fnp.sqrt(total)
 
 
+def hyperparameter(value: Any) -> Any:
+    """A hyperparameter as the formulas use it: a NumPy scalar or plain 0-d array as its Python number.
+
+    Python numbers are weak in NumPy (NEP 50): they take the leaf's dtype, so
+    the states stay in the leaves' dtype, as optax's do. An np.float64 would
+    promote a float32 leaf to float64 (an np.float32 a float16 one), so it is
+    taken as the Python number of the same value. Python numbers, nodes (a
+    hyperparameter being differentiated), batched values and schedules pass
+    through.
+
+    Examples:
+        >>> import numpy as np
+        >>> type(hyperparameter(np.float64(0.9))), hyperparameter(0.5)
+        (<class 'float'>, 0.5)
+    """
+    if type(value) in (int, float, bool):
+        return value
+    if isinstance(value, np.generic) or (type(value) is np.ndarray and value.ndim == 0):
+        return value.item()
+    return value
+
+
 def cast_like(value: Any, like: Any) -> Any:
     """A scalar in `like`'s dtype, on its device.
 

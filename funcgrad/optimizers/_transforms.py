@@ -24,6 +24,7 @@ from funcgrad.optimizers._base import (
     Updates,
     cast_like,
     global_norm,
+    hyperparameter,
 )
 from funcgrad.transforms.pytree import tree_flatten, tree_map, tree_unflatten
 
@@ -118,6 +119,7 @@ def scale(step_size: Any) -> GradientTransformation:
         >>> scale(-0.5).update(np.array([2.0]), ScaleState())[0]
         array([-1.])
     """
+    step_size = hyperparameter(step_size)
 
     def init(params: Params) -> EmptyState:
         return EmptyState()
@@ -172,6 +174,7 @@ def scale_by_learning_rate(
         array([-0.1,  0.2])
     """
     sign = -1 if flip_sign else 1
+    learning_rate = hyperparameter(learning_rate)
     if callable(learning_rate):
         return scale_by_schedule(lambda count: sign * learning_rate(count))
     return scale(sign * learning_rate)
@@ -354,6 +357,7 @@ def scale_by_adam(
         >>> np.round(u, 6), int(state.count)
         (array([ 1., -1.]), 1)
     """
+    b1, b2, eps, eps_root = (hyperparameter(x) for x in (b1, b2, eps, eps_root))
 
     def init(params: Params) -> ScaleByAdamState:
         return ScaleByAdamState(
@@ -413,6 +417,7 @@ def scale_by_rms(
         >>> np.round(u, 4)
         array([ 3.1623, -3.1623])
     """
+    decay, eps, initial_scale = (hyperparameter(x) for x in (decay, eps, initial_scale))
 
     def init(params: Params) -> ScaleByRmsState:
         nu = tree_map(lambda z: freeze(np.asarray(z + initial_scale)), _zeros_like(params))
@@ -452,6 +457,7 @@ def scale_by_stddev(
         >>> np.round(u, 4)
         array([ 3.3333, -3.3333])
     """
+    decay, eps, initial_scale = (hyperparameter(x) for x in (decay, eps, initial_scale))
 
     def init(params: Params) -> ScaleByRStdDevState:
         nu = tree_map(lambda z: freeze(np.asarray(z + initial_scale)), _zeros_like(params))
@@ -489,6 +495,7 @@ def scale_by_rss(
         >>> np.round(u, 4)
         array([ 0.8452, -0.9877])
     """
+    initial_accumulator_value, eps = (hyperparameter(x) for x in (initial_accumulator_value, eps))
 
     def init(params: Params) -> ScaleByRssState:
         s = tree_map(
@@ -530,6 +537,7 @@ def trace(
         >>> u
         array([1.9])
     """
+    decay = hyperparameter(decay)
 
     def init(params: Params) -> TraceState:
         return TraceState(trace=_zeros_like(params, accumulator_dtype))
@@ -570,6 +578,7 @@ def scale_by_lion(
         >>> t.update(np.array([0.5, -2.0]), t.init(np.zeros(2)))[0]
         array([ 1., -1.])
     """
+    b1, b2 = hyperparameter(b1), hyperparameter(b2)
 
     def init(params: Params) -> ScaleByLionState:
         return ScaleByLionState(count=_count(), mu=_zeros_like(params, mu_dtype))
@@ -604,6 +613,7 @@ def add_decayed_weights(weight_decay: Any = 0.0, mask: Any = None) -> GradientTr
         >>> t.update(np.array([1.0, 1.0]), t.init(None), params=np.array([2.0, -3.0]))[0]
         array([1.2, 0.7])
     """
+    weight_decay = hyperparameter(weight_decay)
 
     def init(params: Params) -> EmptyState:
         return EmptyState()
@@ -625,6 +635,7 @@ def add_decayed_weights(weight_decay: Any = 0.0, mask: Any = None) -> GradientTr
 
 def clip(max_delta: float) -> GradientTransformation:
     """Clip every update entry to `[-max_delta, max_delta]`."""
+    max_delta = hyperparameter(max_delta)
 
     def init(params: Params) -> EmptyState:
         return EmptyState()
@@ -644,6 +655,7 @@ def clip_by_global_norm(max_norm: float) -> GradientTransformation:
         >>> t.update([np.array([3.0, 4.0])], t.init(None))[0]
         [array([0.6, 0.8])]
     """
+    max_norm = hyperparameter(max_norm)
 
     def init(params: Params) -> EmptyState:
         return EmptyState()
@@ -677,6 +689,9 @@ def scale_by_trust_ratio(
         >>> t.update(np.array([0.0, 1.0]), t.init(None), params=np.array([3.0, 4.0]))[0]
         array([0., 5.])
     """
+    min_norm, trust_coefficient, eps = (
+        hyperparameter(x) for x in (min_norm, trust_coefficient, eps)
+    )
 
     def init(params: Params) -> EmptyState:
         return EmptyState()
