@@ -143,14 +143,20 @@ class Batched(_ScalarBase):
     @property
     def shape(self) -> tuple[int, ...]:
         """The shape of one example."""
-        s: tuple[int, ...] = getattr(self.val, "shape", ())
+        v = self.val
+        s: tuple[int, ...] = v.shape if type(v) is _ndarray else getattr(v, "shape", ())
         d = self.bdim
-        return s if d is None else s[:d] + s[d + 1 :]
+        if d is None:
+            return s
+        return s[1:] if d == 0 else s[:d] + s[d + 1 :]
 
     @property
     def dtype(self) -> Any:
         """The dtype of the values."""
-        return getattr(self.val, "dtype", None) or numpy.result_type(self.val)
+        v = self.val
+        if type(v) is _ndarray:
+            return v.dtype
+        return getattr(v, "dtype", None) or numpy.result_type(v)
 
     @property
     def ndim(self) -> int:
@@ -937,10 +943,15 @@ def _apply(prim: Primitive, args: tuple[Any, ...], params: dict[str, Any]) -> An
         if t is Batched:
             r = a.level << 1
         elif t is Node:
-            if type(a.value) is Batched:
-                if a.prim is not None and a.prim.params == _CALL_PARAMS and _outer_call(a):
-                    return _apply(prim, tuple(_as_batched(b) for b in args), params)
-                r = (_level_of(a) << 1) | 1
+            v = a.value
+            if type(v) is Batched:
+                p = a.prim
+                if p is None:  # a leaf: _level_of's answer (made later than its value's level?)
+                    r = (_level_of(a) << 1) | 1
+                else:  # (_level_of's answer, inlined: its value's level)
+                    if p.params == _CALL_PARAMS and _outer_call(a):
+                        return _apply(prim, tuple(_as_batched(b) for b in args), params)
+                    r = (v.level << 1) | 1
             else:
                 plain += 1
                 continue
@@ -1051,8 +1062,9 @@ def _recorded(prim: Primitive, level: int, args: tuple[Any, ...], params: dict[s
     for a in args:  # `_batched_apply` of `top` (or the primitive, where `top` is 0)
         t = type(a)
         if t is Node:
-            if _level_of(a) == level:
-                v = a.value
+            v = a.value
+            # (_level_of(a), inlined where it is its value's level)
+            if (v.level if type(v) is Batched and a.prim is not None else _level_of(a)) == level:
                 values.append(v)
                 inputs.append(a)
                 if type(v) is Batched and v.level > top:
@@ -1493,7 +1505,8 @@ def _batched_apply(
     # it, so `identity` on an outer graph's node there (a batched leaf's value under
     # `jit(vmap(hessian(f)))`) is that graph's operation, not a fresh variable of `level`.
     body = _state.body
-    if body >= level:
+    lowered = body >= level
+    if lowered:
         _state.body = level - 1
     try:
         if not mapped:
@@ -1512,7 +1525,8 @@ def _batched_apply(
         if res is None:
             res = _loop(prim, size, vals, dims, p)
     finally:
-        _state.body = body
+        if lowered:
+            _state.body = body
     return _batched(res[0], res[1], level)
 
 
