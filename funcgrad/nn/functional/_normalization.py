@@ -20,7 +20,7 @@ from funcgrad.errors import OpError
 from funcgrad.nn.functional._adapt import is_tensor, takes_tensors, update_, value
 from funcgrad.ops import pooling as _pool
 from funcgrad.ops._util import shape_of
-from funcgrad.ops.elementwise import add, divide, maximum, multiply, power, sqrt, subtract
+from funcgrad.ops.elementwise import add, astype, divide, maximum, multiply, power, sqrt, subtract
 from funcgrad.ops.reduce import mean, norm, sum_
 from funcgrad.ops.shape import reshape, transpose
 
@@ -93,7 +93,16 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):  # no
     return y
 
 
-@takes_tensors(grad_fn="MulBackward0")
+# float16 computes in float32 and is cast back, as PyTorch's opmath does.
+_OPMATH = {np.dtype(np.float16): np.dtype(np.float32)}
+
+
+def _rms_norm_grad_fn(input, *args, **kwargs):  # noqa: A002
+    """PyTorch's name: the cast back (`ToCopyBackward0`) for float16, else the last product."""
+    return "ToCopyBackward0" if value(input).dtype in _OPMATH else "MulBackward0"
+
+
+@takes_tensors(grad_fn=_rms_norm_grad_fn)
 def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
     """Divide by the root mean square over the last axes (`torch.nn.functional.rms_norm`).
 
@@ -105,7 +114,10 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
 
     Returns:
         `input * (1 / sqrt(mean(input ** 2) + eps)) * weight`, computed in that order, as
-        PyTorch's CPU kernel does.
+        PyTorch's CPU kernel does. A float16 input (and weight) is computed in float32 and
+        the result cast back to float16, as PyTorch does (its "opmath"): `input ** 2` would
+        overflow float16 above 256, and its mean lose most digits; the default eps is then
+        float32's.
 
     Raises:
         OpError: If the input's trailing shape is not `normalized_shape`.
@@ -125,14 +137,20 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
             f"input with shape [*{', '.join(str(n) for n in shape)}], but got input of size"
             f"{list(x_shape)}"
         )
+    dtype = value(input).dtype
+    opmath = _OPMATH.get(dtype)
+    if opmath is not None:
+        input = astype(input, dtype=opmath)  # noqa: A001
+        if weight is not None:
+            weight = astype(weight, dtype=opmath)
     if eps is None:
-        eps = float(np.finfo(value(input).dtype).eps)
+        eps = float(np.finfo(opmath or dtype).eps)
     axes = tuple(range(len(x_shape) - k, len(x_shape)))
     ms = mean(multiply(input, input), axis=axes, keepdims=True)
     y = multiply(input, divide(1.0, sqrt(add(ms, float(eps)))))
     if weight is not None:
         y = multiply(y, weight)
-    return y
+    return y if opmath is None else astype(y, dtype=dtype)
 
 
 def _stat(x: Any) -> Any:
