@@ -248,10 +248,7 @@ def _numbers(
     dtype: np.dtype, beta1: float, beta2: float, lr: float, eps: float, step: float
 ) -> tuple[Any, ...]:
     """`_fused`'s numbers for one step (`_numbers_of`), kept for the step's other parameters."""
-    try:
-        return _kept_numbers(dtype, beta1, beta2, lr, eps, step)
-    except TypeError:  # an unhashable hyperparameter (a 0-d array): computed every time
-        return _numbers_of(dtype, beta1, beta2, lr, eps, step)
+    return _kept_numbers(dtype, beta1, beta2, lr, eps, step)
 
 
 def _numbers_of(
@@ -262,8 +259,8 @@ def _numbers_of(
 
     NOTE: the values NumPy casts Python floats to in every ufunc call (NEP 50's weak
     scalars), cast once per step: a 0-d operand costs about 0.7 us less a call, and a
-    large parameter makes six such calls per piece. NumPy scalars (hyperparameters given
-    as np.float64) stay as they are, as NumPy computes with them.
+    large parameter makes six such calls per piece. The options arrive as Python floats
+    whatever type they were given as (`_common.numbers`), as PyTorch computes with them.
     """
     weight = 1 - beta1
     numbers = (
@@ -278,15 +275,12 @@ def _numbers_of(
     return (abs(weight) < 0.5, *(_weak_cast(x, dtype) for x in numbers))
 
 
-# typed: 0.9 and np.float64(0.9) are equal keys, but not the same numbers to a ufunc
 _kept_numbers = functools.lru_cache(maxsize=16, typed=True)(_numbers_of)
 
 
-def _weak_cast(x: Any, dtype: np.dtype) -> Any:
+def _weak_cast(x: float, dtype: np.dtype) -> Any:
     """A Python number as a read-only 0-d array of `dtype` (its value in a ufunc with an array
-    of `dtype`); anything else (a NumPy scalar, which NumPy does not cast) as it is."""
-    if type(x) is not float and type(x) is not int:
-        return x
+    of `dtype`, NEP 50's weak scalar)."""
     a = np.array(x, dtype=dtype)
     a.flags.writeable = False
     return a

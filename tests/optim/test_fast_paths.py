@@ -132,9 +132,9 @@ def test_adam_in_pieces_and_general_paths_agree_bit_for_bit(
     "kind", ["python floats", "numpy float64", "0-d array", "int eps", "float16 lr"], ids=str
 )
 def test_adam_numbers_cast_once_are_the_numbers_cast_in_each_call(shapes, kind, monkeypatch):
-    # `_numbers` casts Python hyperparameters to the parameters' dtype once per step, as
-    # NumPy casts them (weak scalars) in every ufunc call; NumPy scalars stay as they are
-    # (NumPy computes with them), and an unhashable 0-d array is computed every time
+    # `_numbers` casts the hyperparameters to the parameters' dtype once per step, as NumPy
+    # casts Python floats (weak scalars) in every ufunc call; NumPy scalars and 0-d arrays
+    # arrive as Python floats too (`_common.numbers`, as PyTorch computes with them)
     options = {"lr": 0.05, "betas": (0.9, 0.99), "eps": 1e-8}
     if kind == "numpy float64":
         options = {"lr": np.float64(0.05), "betas": (np.float64(0.9), 0.99), "eps": 1e-8}
@@ -159,8 +159,9 @@ def test_adam_numbers_cast_once_are_the_numbers_cast_in_each_call(shapes, kind, 
         assert _same(once, each)
 
 
-def test_adam_kept_numbers_tell_python_floats_from_numpy_scalars(monkeypatch):
-    # 0.9 and np.float64(0.9) are equal keys; the numbers kept for one are not the other's
+def test_adam_kept_numbers_serve_python_floats_and_numpy_scalars(monkeypatch):
+    # np.float64 options reach `_numbers` as the Python floats of the same values: the
+    # numbers kept for 0.9 are np.float64(0.9)'s, the same as computed alone
     python = {"lr": 0.05, "betas": (0.9, 0.99), "eps": 1e-8}
     numpy_ = {"lr": np.float64(0.05), "betas": (np.float64(0.9), np.float64(0.99)), "eps": 1e-8}
     adam_module._kept_numbers.cache_clear()

@@ -113,6 +113,7 @@ def _tol(dtype):
     return {
         np.float16: {"rtol": 1e-2, "atol": 1e-3},
         np.float32: {"rtol": 1.3e-6, "atol": 1e-5},
+        np.complex64: {"rtol": 1.3e-6, "atol": 1e-5},
         np.float64: {"rtol": 1e-10, "atol": 1e-12},
     }[dtype]
 
@@ -134,7 +135,14 @@ def _check(fopt, topt, fp, tp, dtype, tol, where):
 
 def _run(name, kwargs, dtype, shapes, steps=4, more=2):
     rng = np.random.default_rng(0)
-    init = [rng.standard_normal(s).astype(dtype) for s in shapes]
+
+    def draw(shape):
+        x = rng.standard_normal(shape)
+        if np.dtype(dtype).kind == "c":
+            x = x + 1j * rng.standard_normal(shape)
+        return x.astype(dtype)
+
+    init = [draw(s) for s in shapes]
     tp = [torch.tensor(a.copy(), requires_grad=True) for a in init]
     fp = [fg.tensor(a.copy(), requires_grad=True) for a in init]
     tkwargs = _for_torch(name, kwargs)
@@ -149,7 +157,7 @@ def _run(name, kwargs, dtype, shapes, steps=4, more=2):
 
     def step():
         for a, b in zip(fp, tp, strict=True):
-            g = rng.standard_normal(a.shape).astype(dtype)
+            g = draw(a.shape)
             a.grad = fg.tensor(g.copy())
             b.grad = torch.tensor(g.copy())
         fopt.step()
@@ -203,6 +211,13 @@ def test_state_keeps_the_parameter_dtype(case, dtype, kind):
 def test_float16_parameters(case, kind):
     name, i = case
     _run(name, _typed(OPTIONS[name][i], kind), np.float16, SMALL)
+
+
+@pytest.mark.parametrize("kind", ["np.float64", "np.float32"])
+@pytest.mark.parametrize("case", CASES, ids=[f"{n}-{i}" for n, i in CASES])
+def test_complex64_parameters(case, kind):
+    name, i = case
+    _run(name, _typed(OPTIONS[name][i], kind), np.complex64, SMALL)
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64], ids=str)
