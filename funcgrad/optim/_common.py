@@ -77,7 +77,8 @@ def numbers(group: dict[str, Any], *names: str) -> list[float]:
                 out.append(_tensors.to_float(value))
         except (TypeError, ValueError) as e:
             raise TypeError(
-                f"optimizer option {name!r} must be a real number (betas: two), got {value!r}"
+                f"funcgrad.optim: a param group's option {name!r} must be a real number "
+                f"(betas: two), got {value!r}"
             ) from e
     return out
 
