@@ -112,10 +112,15 @@ class _Traced(numpy.ndarray):
 
     _src: Any = None
     _rec: _Recorder | None = None
+    # Handed to `f` itself (a comparison of nodes, `x > 0`) or derived from such a value:
+    # user code may read it any way, so what the trace cannot follow becomes a guard on
+    # the whole value, and a value whose shape may depend on the data gets a shape guard.
+    _user: bool = False
 
     def __array_finalize__(self, obj: Any) -> None:
         self._src = None  # made by NumPy without us: no recipe
         self._rec = getattr(obj, "_rec", None)
+        self._user = getattr(obj, "_user", False)
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         if "out" in kwargs or method == "at":  # writes into an array: computed, not followed
@@ -163,13 +168,13 @@ class _Traced(numpy.ndarray):
         return self._read("complex")  # type: ignore[no-any-return]
 
     def item(self, *args: Any) -> Any:
-        """A guard when it reads the one element (else eager)."""
+        """A guard when it reads the one element (else eager, or a guard on the whole value)."""
         if args:
             return _untraceable(self, "item(index)").view(_ndarray).item(*args)
         return self._read("item")
 
     def tolist(self) -> Any:
-        """Not followed: the trace runs eagerly if the result reaches the graph."""
+        """Not followed: eager if the result reaches the graph (user code: a guard on the value)."""
         return _untraceable(self, "tolist()").view(_ndarray).tolist()
 
     def __iter__(self) -> Any:
@@ -177,12 +182,17 @@ class _Traced(numpy.ndarray):
 
 
 def _untraceable(t: _Traced, what: str) -> _Traced:
-    if t._rec is not None and t._rec.bad is None:
+    if t._rec is None:
+        return t
+    if t._user:  # f read a mask (or a value derived from one): the replay checks the value
+        t._rec.traced_reads.append((t, "same", t.view(_ndarray).copy(), _user_line()))
+    elif t._rec.bad is None:
         t._rec.bad = f"a derivative rule read a traced value through {what}"
     return t
 
 
 _CONVERT: dict[str, Callable[[Any], Any]] = {
+    "shape": numpy.shape,
     "bool": bool,
     "int": int,
     "index": operator.index,
@@ -190,6 +200,10 @@ _CONVERT: dict[str, Callable[[Any], Any]] = {
     "complex": complex,
     "item": lambda v: v.item(),
 }
+
+
+# The followed methods whose results' shapes do not depend on the values (see `_derive`).
+_FIXED_SHAPE: set[Callable[..., Any]] = set()
 
 
 def _followed(name: str, kind: str) -> Any:
@@ -203,6 +217,9 @@ def _followed(name: str, kind: str) -> Any:
         return getattr(obj, name)
 
     call.__name__ = get.__name__ = name
+    if name not in ("nonzero", "repeat"):  # the others: the shape follows from the operands'
+        _FIXED_SHAPE.add(call)
+        _FIXED_SHAPE.add(get)
 
     def method(self: _Traced, *args: Any, **kwargs: Any) -> Any:
         return _derive(call, (self, *args), kwargs)
@@ -260,6 +277,7 @@ def _derive(op: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any])
     replay.__name__ = getattr(op, "__name__", "replay")
     result = replay(*[t.view(_ndarray) for t in inputs])
     rec = next((t._rec for t in inputs if t._rec is not None), None)
+    user = any(t._user for t in inputs)
     flat = all(type(a) not in (tuple, list) for a in (*t_args, *t_kwargs.values()))
     src = (
         (op, t_args, t_kwargs)
@@ -267,8 +285,18 @@ def _derive(op: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any])
         else (replay, tuple(_Slot(i) for i in range(len(inputs))), {})
     )
     if type(result) is tuple:
-        return tuple(_traced(r, (*src, inputs, i), rec) for i, r in enumerate(result))
-    return _traced(result, (*src, inputs, None), rec)
+        out = tuple(_traced(r, (*src, inputs, i), rec) for i, r in enumerate(result))
+    else:
+        out = _traced(result, (*src, inputs, None), rec)
+    if user:
+        # nonzero, x[mask], unique: shapes from the data (a ufunc's, `m.sum()`'s: from shapes)
+        shaped = not isinstance(op, numpy.ufunc) and op not in _FIXED_SHAPE
+        for t in out if type(out) is tuple else (out,):
+            if isinstance(t, _Traced):
+                t._user = True
+                if shaped and t.ndim and rec is not None:
+                    rec.traced_reads.append((t, "shape", t.shape, _user_line()))
+    return out
 
 
 def _traced(value: Any, src: Any, rec: _Recorder | None) -> Any:
@@ -307,6 +335,8 @@ class _TracedArguments:
                 new_params = {k: _swap(v, back, undo=True) for k, v in node.params.items()}
                 if len(back) and self.rec.bad is None and not _has_traced((held, new_params)):
                     self.rec.bad = f"{prim.name} copied a value a derivative rule computed"
+                if in_params and _has_user(new_params):  # `x[m]` in f: a shape from the data
+                    self.rec.reads.append((node, "shape", node.shape, None, _user_line()))
                 _set_inputs(node, held)
                 if in_params:
                     _set_params(node, MappingProxyType(new_params))
@@ -338,6 +368,17 @@ def _has_traced(x: Any) -> bool:
         return any(_has_traced(v) for v in x)
     if type(x) is dict:
         return any(_has_traced(v) for v in x.values())
+    return False
+
+
+def _has_user(x: Any) -> bool:
+    """Whether `x` (tuples, lists, dicts) holds a traced value `f` itself got (`_Traced._user`)."""
+    if isinstance(x, _Traced):
+        return x._user
+    if type(x) is tuple or type(x) is list:
+        return any(_has_user(v) for v in x)
+    if type(x) is dict:
+        return any(_has_user(v) for v in x.values())
     return False
 
 
@@ -456,6 +497,22 @@ def _on_read(node: Node, kind: str, result: Any, other: Any) -> None:
                 f"follows rules' reads of NumPy values only)"
             )
         return
+    if kind in _COMPARISONS:
+        box, result = result, result[0]
+        if type(result) is _ndarray and result.ndim and not isinstance(other, _Traced):
+            # `x > 0` in f: a mask f may take as data (where's) and may read in Python. It is
+            # handed back traced, so the plan computes it where the graph takes it and its
+            # Python reads (`if m.sum() >= 3:`) are guards: a new mask is no new trace,
+            # unless a read gives another answer.
+            ins = [_traced(n.value, ("node", n), rec) for n in (node, other) if type(n) is Node]
+            args = (_Slot(0), _Slot(1) if type(other) is Node else other)
+            t = _traced(result, (getattr(operator, kind.strip("_")), args, {}, ins, None), rec)
+            t._user = True
+            if rec.observing is None:  # the graph's nodes taking it hold it (as rules' values)
+                rec.observing = _observe.observing(_TracedArguments(rec))
+                rec.observing.__enter__()
+            box[0] = t
+            return
     if isinstance(result, _Traced) and type(other) is Node:
         # `node > other`: NumPy saw `node.value` as a plain array beside the traced value of
         # `other`; the mask is computed from both nodes.
@@ -572,6 +629,11 @@ def _on_gpu(v: Any) -> bool:
 
 def _held(kind: str, value: Any, result: Any) -> bool:
     """Whether a Python read of a rule's value (`_Traced`) gave at replay what it gave at the trace."""
+    if kind == "same":  # f read a traced value in a way not followed: all of it, as traced
+        got = numpy.asarray(value)
+        return got.shape == result.shape and bool(
+            ((got == result) | ((got != got) & (result != result))).all()
+        )
     got = _CONVERT[kind](value)
     return bool(got == result or (got != got and result != result))
 
@@ -911,11 +973,16 @@ class _Builder:
             b = self.operand(other)
             if a not in self.dynamic and b not in self.dynamic:
                 return
-            if id(result) in self.consumed and result.ndim:
-                return  # a mask the plan computes as data: nothing to check
+            # NOTE: a NumPy mask is handed to f traced (`_on_read`) and never reaches here; a
+            # CuPy mask the plan computes as data is checked all the same, since f may read
+            # it in Python too (`if m.sum() >= 3:`), which a trace cannot see on CuPy.
             if _on_gpu(result) and not result.ndim:
                 result = bool(result)  # read from the GPU once, not at every replay
             test = f"not same({a}.{kind}({b}), {self.const(result)})"
+        elif kind == "shape":  # `x[m]` with a mask f computed: the shape the trace saw
+            if a not in self.dynamic:
+                return
+            test = f"{a}.shape != {result!r}"
         else:
             if a not in self.dynamic or kind == "value":  # value reads: checked in build_plan
                 return
