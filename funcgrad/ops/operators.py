@@ -59,8 +59,10 @@ _NO_PARAMS: dict[str, Any] = {}
 def _compare(name: str) -> _Method:
     def compare(self: Node, other: Any) -> Array:
         result = getattr(self.value, name)(value_of(other))
-        if value_readers:  # funcgrad.jit is tracing: the comparison becomes a guard
-            _report(self, name, result, other)
+        if value_readers:  # funcgrad.jit is tracing: a guard, or a traced mask handed back
+            box = [result]
+            _report(self, name, box, other)
+            return box[0]
         return result
 
     compare.__name__ = name
