@@ -17,8 +17,7 @@ from funcgrad.errors import OpError
 from funcgrad.nn.functional._adapt import takes_tensors, update_, value
 from funcgrad.ops._util import shape_of
 from funcgrad.ops.elementwise import add, divide, multiply, stop_gradient, subtract, where
-from funcgrad.ops.index import getitem, normalize_index
-from funcgrad.ops.linalg import matmul
+from funcgrad.ops.index import getitem, normalize_index, scatter_add
 from funcgrad.ops.shape import reshape
 
 __all__ = ["embedding", "embedding_bag", "one_hot"]
@@ -240,30 +239,40 @@ def _embedding_bag(input, weight, offsets, scale_grad_by_freq, mode, sparse,  # 
         kept &= flat != padding_idx
     w = value(weight)
     rows = _embedding(constant_like(flat, w), weight, None, scale_grad_by_freq, sparse)  # (L, D)
-    dtype = value(rows).dtype
-    member = np.zeros((n_bags, flat.size), dtype=dtype)  # member[b, i]: entry i is in bag b
-    member[bag[kept], np.flatnonzero(kept)] = 1
-    size = member.sum(axis=1)
+    d = shape_of(rows)[1]
+    positions = np.flatnonzero(kept)  # the entries summed, bag by bag (bags are in order)
+    members = bag[positions]
+    size = np.bincount(members, minlength=n_bags)
     if mode == "max":
         r = np.asarray(to_device(value(rows), "cpu"))
-        d = r.shape[1]
         out_idx = np.zeros((n_bags, d), dtype=np.int64)
-        for b in range(n_bags):  # the first row that is largest in each column, as PyTorch
-            members = np.flatnonzero(member[b])
-            if members.size:
-                out_idx[b] = members[np.argmax(r[members], axis=0)]
+        ends = np.cumsum(size)
+        for b in np.flatnonzero(size):  # the first row that is largest in each column, as PyTorch
+            these = positions[ends[b] - size[b] : ends[b]]
+            out_idx[b] = these[np.argmax(r[these], axis=0)]
         columns = np.arange(d)[None, :]
         out = getitem(
             rows, index=normalize_index((constant_like(out_idx, w), constant_like(columns, w)))
         )
+        dtype = value(rows).dtype
         return where(constant_like((size > 0)[:, None], w), out, constant_like(0, w, dtype))
+    # A segment sum: each kept row added into its bag (scatter_add, whose VJP gathers the
+    # bag's cotangent back), so a bag sums only its own rows: an inf or NaN row elsewhere
+    # does not reach it (a 0/1 bag matrix times the rows gave 0 * inf = NaN), and the
+    # memory is O(L * D), not O(B * L).
+    picked = getitem(rows, index=normalize_index((constant_like(positions, w),)))
     if per_sample_weights is not None:
-        member = multiply(constant_like(member, w), reshape(per_sample_weights, shape=(1, -1)))
-    else:
-        member = constant_like(member, w)
-    out = matmul(member, rows)
+        psw = getitem(
+            reshape(per_sample_weights, shape=(-1,)),
+            index=normalize_index((constant_like(positions, w),)),
+        )
+        picked = multiply(picked, reshape(psw, shape=(-1, 1)))
+    out = scatter_add(
+        picked, index=normalize_index((constant_like(members, w),)), shape=(n_bags, d)
+    )
     if mode == "mean":
-        out = divide(out, constant_like(np.maximum(size, 1)[:, None], w))
+        counts = np.maximum(size, 1)[:, None].astype(value(rows).dtype)
+        out = divide(out, constant_like(counts, w))
     return out
 
 
