@@ -41,6 +41,7 @@ import re
 import sys
 import threading
 import warnings
+import weakref
 from collections.abc import Callable, Hashable, Sequence
 from types import MappingProxyType
 from typing import Any
@@ -676,9 +677,9 @@ class _Builder:
         self.traced_names: dict[int, str] = {}
         self.fresh: dict[str, tuple[str, Any, list[str], bool]] = {}
         self.value_dtyped: set[str] = set()  # values whose dtype the signature does not fix
-        self.aligned: dict[int, tuple[Any, Any]] = {}  # id(base) -> (base, its aligned copy)
 
-    def const(self, value: Any) -> str:
+    def const(self, value: Any, blas: bool = False) -> str:
+        """The name of a constant of the plan (`blas`: an operand of a matrix product)."""
         t = type(value)
         if (t is float and numpy.isfinite(value)) or t is int or t is bool or value is None:
             return repr(value)
@@ -687,9 +688,10 @@ class _Builder:
         if name is None:
             name = f"K{len(self.consts)}"
             self.consts[key] = name
-            if t is _ndarray and ALIGN_CONSTANTS and value.nbytes >= _ALIGN_MIN_BYTES:
-                value = _aligned(value, self.aligned)
             self.ns[name] = value
+        if blas and t is _ndarray and ALIGN_CONSTANTS and value.nbytes >= _ALIGN_MIN_BYTES:
+            # the same bits on aligned memory, shared with the other plans (see `_aligned`)
+            self.ns[name] = _aligned(value)
         return name
 
     def emit_draws(self) -> None:
@@ -701,8 +703,11 @@ class _Builder:
             self.draw_names.append(f"d{j}")
         self.draw_used = [False] * len(self.rec.draws)
 
-    def operand(self, x: Any) -> str:
-        """The expression for an input of a node: a node's name, a replayed value or a constant."""
+    def operand(self, x: Any, blas: bool = False) -> str:
+        """The expression for an input of a node: a node's name, a replayed value or a constant.
+
+        `blas`: an operand of a matrix product (a constant of it is kept aligned).
+        """
         if type(x) is Node:
             return self.names[id(x)]
         if isinstance(x, _Traced):
@@ -732,7 +737,7 @@ class _Builder:
                 ):
                     self.draw_used[j] = True
                     return self.draw_names[j]
-        return self.const(x)
+        return self.const(x, blas)
 
     def param(self, v: Any) -> str:
         """The expression of a parameter holding traced values (an index tuple)."""
@@ -809,7 +814,8 @@ class _Builder:
         if prim is None:  # a leaf made inside f, or a node of an outer graph: a constant
             self.names[id(node)] = self.const(node.value)
             return
-        args = [self.operand(x) for x in node.inputs]
+        blas = prim.name in _BLAS_PRIMS
+        args = [self.operand(x, blas) for x in node.inputs]
         params = dict(node.params)
         traced_params = {k: self.param(v) for k, v in params.items() if _has_traced(v)}
         if traced_params:  # an index a rule computed from values: computed by the plan
@@ -1066,9 +1072,21 @@ ALIGN_CONSTANTS = True
 _ALIGNMENT = 64
 _ALIGN_MIN_BYTES = 4096  # smaller constants: the alignment does not measure
 _ALIGN_MAX_BYTES = 1 << 26  # larger ones: a second copy costs more memory than it saves
+# The primitives whose NumPy calls go to BLAS: only their constant operands are aligned.
+_BLAS_PRIMS = frozenset({"matmul", "linear", "einsum"})
+# id(base) -> (a weak reference to the base, its aligned copy): one copy for all plans, dropped
+# with the base (a finalizer), so that a weight closed over by f and called with 4 batch sizes
+# is copied once, not once per plan (review of 24e3b58).
+_ALIGNED_COPIES: dict[int, tuple[Any, Any]] = {}
+_aligned_lock = threading.Lock()
 
 
-def _aligned(value: Any, done: dict[int, tuple[Any, Any]]) -> Any:
+def _drop_aligned(key: int) -> None:
+    with _aligned_lock:
+        _ALIGNED_COPIES.pop(key, None)
+
+
+def _aligned(value: Any) -> Any:
     """`value` (a NumPy constant of the plan) on memory aligned to 64 bytes: same bits, strides.
 
     NOTE: NumPy guarantees 16-byte alignment only, and a large array's
@@ -1081,7 +1099,9 @@ def _aligned(value: Any, done: dict[int, tuple[Any, Any]]) -> Any:
     the copy, so views of one base (`A` and `A.T`) still share memory (the
     first view asked for is aligned, the others keep their offsets from it).
     Bases larger than `_ALIGN_MAX_BYTES`, or more than 4 times `value`'s
-    size, are left as they are.
+    size, are left as they are. The copy is shared by every plan (kept while
+    the base lives, by a weak reference); it is made only of a read-only base
+    and used again only while the base is read-only and holds the same bytes.
     """
     if value.ctypes.data % _ALIGNMENT == 0:
         return value
@@ -1097,15 +1117,34 @@ def _aligned(value: Any, done: dict[int, tuple[Any, Any]]) -> Any:
     start = base.ctypes.data
     if base.nbytes > min(_ALIGN_MAX_BYTES, 4 * value.nbytes):
         return value
-    pair = done.get(id(base))
-    if pair is None:  # the copy of the base where this view of it starts aligned
+    if base.flags.writeable:
+        return value  # not frozen: its bytes may change after the copy
+    raw_bytes = base.reshape(-1, order="A").view(numpy.uint8)
+    with _aligned_lock:
+        pair = _ALIGNED_COPIES.get(id(base))
+    copy = None
+    if pair is not None and pair[0]() is base:
+        copy = pair[1]
+        # NOTE: the base was made writeable, changed and locked again since the copy
+        # (setflags allows it to the array that owns its memory): a new copy
+        if (copy.ctypes.data + value.ctypes.data - start) % _ALIGNMENT or not numpy.array_equal(
+            copy, raw_bytes
+        ):
+            copy = None
+    if copy is None:  # the copy of the base where this view of it starts aligned
         raw = numpy.empty(base.nbytes + _ALIGNMENT, numpy.uint8)
         skip = -(raw.ctypes.data + value.ctypes.data - start) % _ALIGNMENT
         copy = raw[skip : skip + base.nbytes]
-        copy[...] = base.reshape(-1, order="A").view(numpy.uint8)
+        copy[...] = raw_bytes
         copy.setflags(write=False)
-        pair = done[id(base)] = (base, copy)
-    copy = pair[1]
+        try:
+            ref = weakref.ref(base)
+        except TypeError:
+            return value
+        with _aligned_lock:
+            if id(base) not in _ALIGNED_COPIES:
+                weakref.finalize(base, _drop_aligned, id(base))
+            _ALIGNED_COPIES[id(base)] = (ref, copy)
     out = _ndarray(
         value.shape,
         value.dtype,

@@ -90,6 +90,89 @@ def test_a_small_view_of_a_large_array_is_not_copied():
     assert jf(x).tobytes() == f(x).tobytes()
 
 
+def _aligned_copies(plan, like):
+    """The distinct aligned copies (their memory) of `like` among the plan's constants."""
+    out = {}
+    for c in _constants(plan).values():
+        if isinstance(c, np.ndarray) and c.shape in (like.shape, like.T.shape):
+            assert not np.shares_memory(c, like) and c.ctypes.data % 64 == 0
+            base = c
+            while isinstance(base.base, np.ndarray):
+                base = base.base
+            out[base.ctypes.data] = base
+    return out
+
+
+def test_plans_share_one_aligned_copy_of_a_weight():
+    # The review of 24e3b58: a weight closed over and called with 4 batch sizes was copied
+    # into every plan (4 copies); now one copy, shared, and the same bits as eager.
+    W = _misaligned(np.random.default_rng(2).standard_normal((128, 96)) / 8, 16)
+
+    def f(x):
+        return fnp.sum(fnp.tanh(x @ W) * 2.0), fnp.matmul(x, fnp.transpose(W.T))
+
+    jf = fg.jit(f)
+    copies = {}
+    for n in (1, 2, 3, 4):
+        x = np.random.default_rng(n).standard_normal((n, 128))
+        copies.update(_aligned_copies(jf.plan(x), W))
+        for g, w in zip(jf(x), f(x), strict=True):
+            assert g.tobytes() == w.tobytes()
+    assert len(copies) == 1, copies
+    assert jf.cache_info()["plans"] == 4
+    (copy,) = copies.values()
+    assert copy.nbytes < 2 * W.nbytes  # the base's bytes, once
+    jg = fg.jit(lambda x: fnp.matmul(x, W) * 3.0)  # another function: the same copy
+    assert set(_aligned_copies(jg.plan(np.ones((5, 128))), W)) == set(copies)
+
+
+def test_only_operands_of_products_are_aligned():
+    A = _misaligned(np.random.default_rng(3).standard_normal((64, 64)), 16)
+
+    def f(x):
+        return fnp.sum(fnp.tanh(A * x) + A)
+
+    jf = fg.jit(f)
+    x = np.random.default_rng(4).standard_normal(64)
+    (k,) = [c for c in _constants(jf.plan(x)).values() if isinstance(c, np.ndarray)]
+    assert k is A  # elementwise only: NumPy's own loops, no copy
+    assert jf(x).tobytes() == f(x).tobytes()
+
+
+def test_the_shared_copy_goes_with_its_base():
+    import gc
+
+    def plan_once():
+        A = _misaligned(np.random.default_rng(5).standard_normal((64, 64)), 16)
+        jf = fg.jit(lambda x: fnp.matmul(A, x))
+        jf.plan(np.ones(64))
+        assert id(A.base) in jit_module._ALIGNED_COPIES
+        return id(A.base)
+
+    key = plan_once()
+    gc.collect()
+    assert key not in jit_module._ALIGNED_COPIES
+
+
+def test_a_base_changed_and_locked_again_is_copied_again():
+    raw = np.empty(64 * 64 * 8 + 128, np.uint8)
+    start = -raw.ctypes.data % 64 + 16
+    A = raw[start : start + 64 * 64 * 8].view(np.float64).reshape(64, 64)
+    A[...] = np.random.default_rng(6).standard_normal((64, 64))
+    raw.setflags(write=False)
+    A.setflags(write=False)
+    f = lambda x: fnp.matmul(x, A)  # noqa: E731
+    jf = fg.jit(f)
+    x1, x2 = np.ones((1, 64)), np.ones((2, 64))
+    assert jf(x1).tobytes() == f(x1).tobytes()
+    raw.setflags(write=True)  # the owner of the memory may be unlocked, changed, locked
+    A.setflags(write=True)
+    A *= -2.0
+    A.setflags(write=False)
+    raw.setflags(write=False)
+    assert jf(x2).tobytes() == f(x2).tobytes()  # a new plan: the new bytes, not the old copy
+
+
 # --- products with a constant of equal rows (the ones of a sum's cotangent) -----------------
 
 
