@@ -149,8 +149,11 @@ def guard(prim: Primitive, ct: Array, result: Array, params: Mapping[str, Any]) 
         return where(_zero_mask(prim, ct, v, params), 0.0, result)
     # NOTE: only the non-finite entries are masked: a finite entry where ct is 0
     # keeps its product (ct * d), whose derivative in ct is d (second order: a
-    # zero cotangent next to a NaN one must still carry d, as PyTorch's).
-    zero = _zero_mask(prim, ct, v, params) & ~numpy.isfinite(v)
+    # zero cotangent next to a NaN one must still carry d, as PyTorch's). A batched
+    # value (vmap) keeps the mask of every zero: its entries are read as one batch.
+    zero = _zero_mask(prim, ct, v, params)
+    if type(v) not in BATCHED_TYPES:
+        zero = zero & ~numpy.isfinite(v)
     if not zero.any():
         return result  # non-finite where ct is not 0: a real inf or NaN, kept
     return where(zero, 0.0, result)
