@@ -533,7 +533,10 @@ std = register(
 
 
 def _cumsum_forward(xp: ModuleType, x: Array, *, axis: Axis) -> Array:
-    x = xp.asarray(x)
+    if not isinstance(x, xp.ndarray):
+        # NOTE: a number; a CuPy x is left as it is (cupy.asarray copies an array
+        # on another GPU than the current one to the current one)
+        x = xp.asarray(x)
     if x.ndim == 0 and axis is not None:
         # NOTE: a 0-d array along its axis 0 (or -1) stays 0-d, as in PyTorch
         # (NumPy returns shape (1,)); axis=None flattens, as in NumPy.
@@ -582,7 +585,10 @@ cumsum = register(
 
 
 def _cumprod_forward(xp: ModuleType, x: Array, *, axis: Axis) -> Array:
-    x = xp.asarray(x)
+    if not isinstance(x, xp.ndarray):
+        # NOTE: a number; a CuPy x is left as it is (cupy.asarray copies an array
+        # on another GPU than the current one to the current one)
+        x = xp.asarray(x)
     if x.ndim == 0 and axis is not None:
         normalize_axis(axis, 0, "cumprod")  # a 0-d array stays 0-d, as in cumsum
         return x.copy()
