@@ -309,6 +309,10 @@ class Primitive:
                     values.append(a.value)
                 elif t is float or t is int or t is complex:
                     values.append(a)  # kept weak: float32 * 2.0 stays float32 (NEP 50)
+                elif t is _ndarray and a.base is None and not a.flags.writeable:
+                    # NOTE: a locked array of its own memory (W3's and W4's X @ W): what
+                    # `freeze` would return as it is, so `args` stays as it was given
+                    values.append(a)
                 else:
                     args = tuple([x if type(x) is Node else _constant(x) for x in args])
                     values = [x.value if type(x) is Node else x for x in args]
