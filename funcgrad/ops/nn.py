@@ -22,6 +22,8 @@ _NEG_INF = float("-inf")
 _INF = float("inf")
 _ndarray = np.ndarray
 _max_reduce = np.maximum.reduce
+_add_reduce = np.add.reduce
+_or_reduce = np.logical_or.reduce
 _ascontiguous = np.ascontiguousarray
 
 
@@ -159,7 +161,13 @@ def _log_softmax_forward(xp: ModuleType, x: Array, *, axis: Axis) -> Array:
     if x.size == 0:
         return x * 1
     shifted = _shifted(xp, x, axis)
-    s = xp.sum(xp.exp(shifted), axis=axis, keepdims=True)
+    e = xp.exp(shifted)
+    # numpy.sum is add.reduce behind a Python wrapper (W3's and W8's losses, issue 18)
+    s = (
+        _add_reduce(e, axis=axis, keepdims=True)
+        if type(e) is _ndarray
+        else xp.sum(e, axis=axis, keepdims=True)
+    )
     # an all -inf slice has s == 0 and stays -inf
     return shifted - xp.log(xp.where(s == 0, 1, s))
 
@@ -170,7 +178,8 @@ def _log_softmax_vjp(ct: Array, out: Array, x: Array, *, axis: Axis) -> Array:
     # which funcgrad.jit sees (and guards) where value_of(out) would be an unseen read
     dead = out <= _NEG_INF
     grad = ct - exp(out) * sum_(ct, axis=axis, keepdims=True)
-    if type(dead) is _ndarray and type(grad) is _ndarray and not dead.any():
+    # (ndarray.any is logical_or.reduce behind a Python wrapper)
+    if type(dead) is _ndarray and type(grad) is _ndarray and not _or_reduce(dead, axis=None):
         return grad  # no -inf at all (the usual case): `where` would return these values
     return where((~dead).any(axis=axis, keepdims=True), grad, 0.0)
 
