@@ -216,21 +216,28 @@ def batch_rows(size: int) -> Any:
 
 
 def _repeats_possible(index: Any) -> bool:
-    # Only integer arrays can name one position twice (ints, slices, masks cannot), and they
-    # cannot after `batch_rows(n)` (distinct rows) when each has one entry per row or is 0-d:
-    # then every row names positions of its own (vmap's per-example index, W9's labels).
-    rows: tuple[int, ...] | None = None
-    if index:
-        first = index[0]
-        if type(first) is _ndarray and first.ndim == 1:
-            n = len(first)
-            if _ROWS.get(n) is first:
-                rows = (n,)
+    # Only integer arrays can name one position twice (ints, slices, masks cannot)
     for i in index:
         dtype = getattr(i, "dtype", None)
-        if dtype is not None and dtype.kind in "iu" and i.ndim and i.shape != rows:
-            return True
+        if dtype is not None and dtype.kind in "iu" and i.ndim:
+            return not _distinct_rows(index)
     return False
+
+
+def _distinct_rows(index: Any) -> bool:
+    # `batch_rows(n)` first (distinct rows) and every other integer array with one entry per
+    # row (or 0-d): each row names positions of its own (vmap's per-example index, W9's labels)
+    first = index[0]
+    if type(first) is not _ndarray or first.ndim != 1:
+        return False
+    n = len(first)
+    if _ROWS.get(n) is not first:
+        return False
+    for i in index:
+        dtype = getattr(i, "dtype", None)
+        if dtype is not None and dtype.kind in "iu" and i.ndim and i.shape != (n,):
+            return False
+    return True
 
 
 def _scatter_add_forward(xp: ModuleType, ct: Array, *, index: Any, shape: tuple[int, ...]) -> Array:
