@@ -261,17 +261,26 @@ class Builder:
     def call(self, fn, text) -> Call:
         return Call(self.arrays, self.grads, fn, text, self.ties, self.named_dtypes, self.kappa)
 
-    def conditioned(self, t: T) -> T:
+    def conditioned(self, t: T, rcond: float = 1e-15) -> T:
         """Record the condition number of the matrix (or stack) `t` for the tolerance; return `t`.
 
         For inverse-like operations (pinverse), whose float32 results lose
         digits as the condition number grows (`torch_compare.conditioned_rtol`).
+        The condition number is the one pinv computes with
+        (`torch_compare.effective_kappa`: singular values at most `rcond`
+        times the largest dropped, `torch.pinverse`'s default); a draw beyond
+        `torch_compare.kappa_limit` of its dtype (rounding noise inverted,
+        no digit left in the second order) is skipped (`hypothesis.assume`).
         """
-        a = np.asarray(self.arrays[t.i], dtype=np.float64)
-        if a.size:
-            with np.errstate(all="ignore"):
-                k = float(np.max(np.linalg.cond(a)))
-            self.kappa = max(self.kappa, k if np.isfinite(k) else np.inf)
+        from hypothesis import assume
+
+        from tests.differential.torch_compare import effective_kappa, kappa_limit
+
+        a = self.arrays[t.i]
+        dtype = a.dtype if np.dtype(a.dtype).kind == "f" else np.float64
+        k = effective_kappa(a, dtype, rcond)
+        assume(k <= kappa_limit(dtype))
+        self.kappa = max(self.kappa, k)
         return t
 
     def describe(self, args, kwargs) -> str:
