@@ -281,8 +281,14 @@ def test_shape_messages_name_the_operation_and_the_fix():
         fg.tensor(None)
     with pytest.raises(TypeError, match="invalid data type 'str'"):
         fg.tensor("abc")
-    with pytest.raises(fg.DtypeError, match="randn: .*int64.*normal_kernel_cpu"):
+    # PyTorch's words (its kernel and dtype), then funcgrad's dtype and the fix
+    with pytest.raises(
+        fg.DtypeError,
+        match=r"funcgrad\.randn: \"normal_kernel_cpu\" not implemented for 'Long' \(dtype int64"
+        r".*use a float dtype",
+    ) as info:
         fg.randn(2, dtype=fg.int64)
+    assert isinstance(info.value, NotImplementedError)  # what PyTorch raises
 
 
 # --- item 5: grad mode restores what each block saved ------------------------------------
