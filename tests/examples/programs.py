@@ -108,6 +108,21 @@ def scaled(t):
 
 
 print(scaled(a).requires_grad, (a * 5).requires_grad)
+
+
+def square_plus(x, y):
+    return x * x + 3 * y
+
+
+pair = (torch.tensor([1.0, 2.0]), torch.tensor([0.5, -1.0]))
+print(torch.autograd.functional.jacobian(square_plus, pair))
+print(torch.autograd.functional.vjp(lambda x: x.exp().sum(), torch.tensor([0.0, 1.0])))
+
+with torch.autograd.profiler.profile() as prof:
+    for _ in range(50):
+        scaled_down = a.detach() * 2 / 3
+print(prof.key_averages().table(sort_by="self_cpu_time_total"))
+print(scaled_down.sum())
 """
 
 # Quickstart/optimization/save-load: a classifier on image-shaped data, trained with
