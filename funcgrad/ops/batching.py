@@ -741,7 +741,45 @@ def _mapped_index(size: int, index: tuple[Any, ...], nd: int) -> tuple[Any, ...]
     Handled: every entry up to the trailing full slices is advanced (an int or an
     integer array, batched or not); the batch then reads along its own `arange`,
     and the result keeps the batch on axis 0 with each example's result after it.
+
+    NOTE: getitem's forward and its VJP ask for the same index: the last answer is kept
+    for the same NumPy arrays (the same objects, shapes and dtypes; its arrays are views of
+    them, so it reads what they hold now), the same ints and slices, size and rank.
     """
+    key = _index_key(size, index, nd)
+    last = _last_mapped[0]  # one read: another thread may replace it
+    if key is not None and last is not None and last[0] == key:
+        got: tuple[Any, ...] | None = last[2]
+        return got
+    full = _mapped_index_of(size, index, nd)
+    if key is not None:
+        _last_mapped[0] = (key, index, full)  # `index` keeps the key's ids its arrays'
+    return full
+
+
+_last_mapped: list[Any] = [None]  # (key, index, answer) of the last _mapped_index
+
+
+def _index_key(size: int, index: tuple[Any, ...], nd: int) -> tuple[Any, ...] | None:
+    """What `_mapped_index`'s answer depends on, or None where that is more than identities."""
+    key: list[Any] = [size, nd]
+    for i in index:
+        t = type(i)
+        if t is Mapped:
+            v = i.val
+            if type(v) is not _ndarray:
+                return None
+            key.append((id(v), v.shape, v.dtype, i.dim))
+        elif t is _ndarray:
+            key.append((id(i), i.shape, i.dtype))
+        elif t is int or t is slice or i is None or i is Ellipsis:
+            key.append((t, i))
+        else:
+            return None
+    return tuple(key)
+
+
+def _mapped_index_of(size: int, index: tuple[Any, ...], nd: int) -> tuple[Any, ...] | None:
     index = _expand_ellipsis(index, nd)
     k = len(index)
     while k and index[k - 1] == slice(None):

@@ -174,3 +174,49 @@ def test_w9_per_example_gradients_match_the_loop_of_grad_bit_for_bit_in_the_labe
     got = fg.vmap(fg.grad(loss), in_axes=(None, 0, 0))(W, X, y)
     want = np.stack([np.asarray(fg.grad(loss)(W, X[k], y[k])) for k in range(n)])
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+
+
+# --- _mapped_index's kept answer -----------------------------------------------------------------
+
+
+def test_mapped_index_keeps_its_answer_only_for_the_same_arrays_and_reads_their_values_now():
+    from funcgrad.ops import batching as table
+
+    n = 6
+    labels = RNG.integers(0, 4, n)
+    first = table._mapped_index(n, (table.Mapped(labels, 0),), 1)
+    again = table._mapped_index(n, (table.Mapped(labels, 0),), 1)
+    assert again is first  # getitem's VJP asks again: the kept answer
+    assert first[0] is index.batch_rows(n)
+    np.testing.assert_array_equal(first[1], labels)
+    labels[:] = (labels + 1) % 4  # the same array, written: the answer reads it
+    np.testing.assert_array_equal(table._mapped_index(n, (table.Mapped(labels, 0),), 1)[1], labels)
+    other = labels.copy()
+    other[0] = (other[0] + 2) % 4
+    got = table._mapped_index(n, (table.Mapped(other, 0),), 1)
+    np.testing.assert_array_equal(got[1], other)  # another array: computed again
+    # an index along axis 1 of the stacked labels, and an int after it
+    cols = RNG.integers(0, 4, (3, n))
+    got = table._mapped_index(n, (table.Mapped(cols, 1), 2), 2)
+    np.testing.assert_array_equal(got[1], cols.T[:, :])
+    assert got[2] == 2 and got[0].shape == (n, 1)
+    cols[:] = 0
+    np.testing.assert_array_equal(table._mapped_index(n, (table.Mapped(cols, 1), 2), 2)[1], 0)
+    assert table._mapped_index(n, (table.Mapped(cols, 1), 3), 2)[2] == 3
+    # a float index has no such form, and is not kept as one that has
+    assert table._mapped_index(n, (table.Mapped(np.zeros(n), 0),), 1) is None
+
+
+def test_per_example_labels_written_between_calls_give_the_new_gradients():
+    n, c = 8, 5
+    xs = RNG.standard_normal((n, c))
+    ys = RNG.integers(0, c, n)
+
+    def loss(x, y):
+        return -fg.nn.functional.log_softmax(x, dim=0)[y]
+
+    per_example = fg.vmap(fg.grad(loss))
+    for _ in range(3):
+        got = per_example(xs, ys)
+        _same_bits(got, _loop(fg.grad(loss), xs, ys))
+        ys[:] = (ys + 1) % c
