@@ -260,3 +260,29 @@ def test_many_bags_do_not_make_a_bags_by_entries_matrix():
     np.testing.assert_allclose(
         w.grad.numpy(), np.bincount(inp, minlength=9)[:, None] / 2 * np.ones(4)
     )
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        [np.nan, 0.0],  # a NaN first stays
+        [0.0, np.nan],  # a NaN later is passed over
+        [0.0, np.nan, 5.0],
+        [np.nan, np.nan, -1.0],
+        [-np.inf, np.nan],
+        [1.0, 3.0, 3.0, np.inf, np.inf],  # ties: the first
+    ],
+)
+def test_max_of_a_bag_with_nan_or_inf_is_pytorchs(column):
+    w = np.array([column, [2.0] * len(column)], np.float32).T.copy()  # a second, finite column
+    results = []
+    for lib, F_ in ((torch, torch.nn.functional), (fg, F)):
+        tw = lib.tensor(w, requires_grad=True)
+        out = F_.embedding_bag(
+            lib.tensor(np.arange(len(column))), tw, lib.tensor(np.array([0])), mode="max"
+        )
+        out.sum().backward()
+        results.append((out.detach().numpy(), tw.grad.numpy()))
+    (theirs, their_grad), (ours, our_grad) = results
+    np.testing.assert_array_equal(ours, theirs)
+    np.testing.assert_array_equal(our_grad, their_grad)

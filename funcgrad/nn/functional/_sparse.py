@@ -249,7 +249,7 @@ def _embedding_bag(input, weight, offsets, scale_grad_by_freq, mode, sparse,  # 
         ends = np.cumsum(size)
         for b in np.flatnonzero(size):  # the first row that is largest in each column, as PyTorch
             these = positions[ends[b] - size[b] : ends[b]]
-            out_idx[b] = these[np.argmax(r[these], axis=0)]
+            out_idx[b] = these[_first_largest(r[these])]
         columns = np.arange(d)[None, :]
         out = getitem(
             rows, index=normalize_index((constant_like(out_idx, w), constant_like(columns, w)))
@@ -274,6 +274,19 @@ def _embedding_bag(input, weight, offsets, scale_grad_by_freq, mode, sparse,  # 
         counts = np.maximum(size, 1)[:, None].astype(value(rows).dtype)
         out = divide(out, constant_like(counts, w))
     return out
+
+
+def _first_largest(rows: np.ndarray) -> np.ndarray:
+    """Per column, the row PyTorch's max bag keeps: the first, replaced only by a larger one.
+
+    So a NaN in the first row stays (nothing compares larger), and a NaN later is passed
+    over (it compares larger than nothing).
+    """
+    if rows.dtype.kind != "f" or not np.isnan(rows).any():
+        return np.argmax(rows, axis=0)
+    best = np.argmax(np.where(np.isnan(rows), -np.inf, rows), axis=0)
+    best[np.isnan(rows[0])] = 0
+    return best
 
 
 def _renorm_(weight, idx, max_norm: float, norm_type: float) -> None:
