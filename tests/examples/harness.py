@@ -1,4 +1,7 @@
-"""Run a tutorial page's code as written and with funcgrad imported instead; compare what each prints.
+"""Run a PyTorch program as written and with funcgrad imported instead; compare what each prints.
+
+The programs are two tutorial pages (`tests.examples.pages`) and our own programs in
+the tutorials' idioms (`tests.examples.programs`).
 
 * `with_funcgrad(source)` changes the import lines only: `import torch`
   becomes `import funcgrad as torch`, `import torch.nn as nn` becomes

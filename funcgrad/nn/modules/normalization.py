@@ -372,7 +372,11 @@ class GroupNorm(Module):
 
 
 class RMSNorm(Module):
-    """Root-mean-square normalization over the last dims (`normalized_shape`)."""
+    """Root-mean-square normalization over the last dims (`normalized_shape`), `torch.nn.RMSNorm`.
+
+    Computes `F.rms_norm` (float16 in float32, cast back, as PyTorch does); `eps` None
+    is the machine epsilon of the computing dtype.
+    """
 
     def __init__(
         self, normalized_shape, eps: float | None = None, elementwise_affine: bool = True,
