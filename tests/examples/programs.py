@@ -109,6 +109,20 @@ def scaled(t):
 
 print(scaled(a).requires_grad, (a * 5).requires_grad)
 
+net = torch.nn.Linear(3, 1)
+for _ in range(2):
+    net(torch.ones(2, 3)).sum().backward()
+print(net.weight.grad)
+net.zero_grad(set_to_none=False)
+print(net.weight.grad, net.bias.grad)
+net.bias.requires_grad = False
+net(torch.ones(1, 3)).sum().backward()
+print(net.weight.grad, net.bias.grad)
+v = torch.tensor([1.0, 0.1, 0.01])
+m = torch.randn(3, requires_grad=True)
+(m * 2).backward(v)
+print(m.grad)
+
 
 def square_plus(x, y):
     return x * x + 3 * y
@@ -770,6 +784,12 @@ q.sin_()
 w = torch.zeros(2, 2)
 torch.add(q, 1, out=w)
 print(q, w)
+o = torch.zeros(2, 2)
+same = torch.rand(2, 2, out=o)
+print(same is o, o, torch.prod(o), torch.std(o), torch.ones_like(o), torch.rand_like(o).shape)
+p = torch.rand(3)
+p.unsqueeze_(0)
+print(p.shape, p)
 c = q.clone()
 c[0, 0] = 100
 print(q[0, 0] != c[0, 0])

@@ -36,14 +36,14 @@ PRINTED_DIFFERENTLY = {
 # What each program draws (PyTorch's draws, which funcgrad replays), at least.
 DRAWS = {
     "tensors": {"rand": 1},
-    "autograd": {"randn": 2},
+    "autograd": {"randn": 3, "uniform_": 2},
     "classifier": {"uniform_": 8, "randperm": 2},
     "cifar_cnn": {"uniform_": 8, "randperm": 2},
     "nn_refactor": {"randn": 2, "uniform_": 6, "randperm": 4},
     "nlp_words": {"randn": 1, "normal_": 3, "uniform_": 10},
     "nlp_lstm": {"randn": 6, "normal_": 1, "uniform_": 10},
     "bilstm_crf": {"randn": 1 + 2 * 26, "normal_": 1, "uniform_": 10},
-    "deeper": {"rand": 8},
+    "deeper": {"rand": 11},
     "layers": {"rand": 4, "dropout": 2, "uniform_": 4},
 }
 
@@ -51,7 +51,7 @@ DRAWS = {
 # parameters, where a program has a model).
 FINAL = {
     "tensors": ["b", "t", "wide", "g3"],
-    "autograd": ["w", "b", "inp", "a"],
+    "autograd": ["w", "b", "inp", "a", "m", "net"],
     "nn_refactor": ["weights", "bias"],
     "nlp_words": ["classifier"],
     "deeper": ["q", "w", "m"],
