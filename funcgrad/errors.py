@@ -182,6 +182,28 @@ class DtypeError(FuncgradError, TypeError):
     """
 
 
+class NotImplementedDtypeError(DtypeError, NotImplementedError):
+    """A draw of floating-point numbers asked for an integer or bool dtype.
+
+    Raised by `funcgrad.randn`, `rand`, `randn_like`, `rand_like`,
+    `Tensor.normal_`, `uniform_` and the other draws of real numbers given an
+    integer or bool `dtype` (or tensor). PyTorch raises `NotImplementedError`
+    there (its kernel, e.g. `"normal_kernel_cpu"`, has no version for the
+    dtype), so this is both that and funcgrad's `DtypeError`; the message
+    gives PyTorch's words, the dtype and the fix.
+
+    Fix: draw in a float dtype (`dtype=funcgrad.float32`) and convert, or use
+    `funcgrad.randint` for integers.
+
+    Examples:
+        >>> import funcgrad
+        >>> funcgrad.randn(2, dtype=funcgrad.int64)
+        Traceback (most recent call last):
+        ...
+        funcgrad.errors.NotImplementedDtypeError: funcgrad.randn: "normal_kernel_cpu" not implemented for 'Long' ...
+    """
+
+
 class ArgumentTypeError(FuncgradError, TypeError):
     """An argument has a type the operation does not take.
 
@@ -327,6 +349,24 @@ class DeviceError(FuncgradError, RuntimeError):
     Fix: move the values to one device first (`funcgrad.backend.to_device`,
     `Tensor.to`), or install CuPy for your CUDA version
     (`pip install -e ".[gpu]"`, see the README).
+    """
+
+
+class UnavailableTypeError(DeviceError, TypeError):
+    """A CUDA tensor type was used where CuPy or a GPU is missing.
+
+    Raised by `funcgrad.cuda.FloatTensor(...)` (and the other CUDA types) and by
+    `funcgrad.set_default_tensor_type('torch.cuda.FloatTensor')` without a GPU.
+    It is a DeviceError and, as PyTorch's "type torch.cuda.FloatTensor not
+    available", a TypeError. Also reachable as `funcgrad.cuda.UnavailableTypeError`.
+
+    Fix: run on a machine with a GPU and CuPy, or use the CPU types
+    (`funcgrad.FloatTensor`, `funcgrad.set_default_dtype`).
+
+    Examples:
+        >>> import funcgrad
+        >>> issubclass(funcgrad.cuda.UnavailableTypeError, TypeError)
+        True
     """
 
 

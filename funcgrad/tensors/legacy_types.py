@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from funcgrad.backend import require_cuda
-from funcgrad.errors import DeviceError, _with_link
+from funcgrad.errors import DeviceError, UnavailableTypeError
 from funcgrad.tensors.tensor_class import Tensor
 
 
@@ -52,25 +52,6 @@ CUDA_TYPES = (
     "ByteTensor",
     "BoolTensor",
 )
-
-
-class UnavailableTypeError(DeviceError, TypeError):
-    """A CUDA tensor type was used where CuPy or a GPU is missing.
-
-    Raised by `funcgrad.cuda.FloatTensor(...)` (and the other CUDA types) and by
-    `funcgrad.set_default_tensor_type('torch.cuda.FloatTensor')` without a GPU.
-    It is a DeviceError and, as PyTorch's "type torch.cuda.FloatTensor not
-    available", a TypeError. Fix: run on a machine with a GPU and CuPy, or use
-    the CPU types (`funcgrad.FloatTensor`, `funcgrad.set_default_dtype`).
-
-    Examples:
-        >>> import funcgrad
-        >>> issubclass(funcgrad.cuda.UnavailableTypeError, TypeError)
-        True
-    """
-
-    def __init__(self, message: str):
-        Exception.__init__(self, _with_link(message, DeviceError))  # the DeviceError docs
 
 
 def require_cuda_type(what: str, type_name: str) -> None:

@@ -28,7 +28,12 @@ import numpy as np
 
 from funcgrad import numpy as fnp
 from funcgrad.backend import rng, to_device, xp_of
-from funcgrad.errors import ArgumentTypeError, DeviceError, DtypeError, OpError
+from funcgrad.errors import (
+    ArgumentTypeError,
+    DeviceError,
+    NotImplementedDtypeError,
+    OpError,
+)
 from funcgrad.ops._util import value_of
 from funcgrad.tensors import grad_mode
 from funcgrad.tensors._out import into as _into
@@ -297,15 +302,6 @@ def _on(value, where: str):
     if where == "cpu" or where == "cuda":
         return value
     return to_device(value, where)
-
-
-class NotImplementedDtypeError(DtypeError, NotImplementedError):
-    """A draw of floating-point numbers asked for an integer or bool dtype.
-
-    PyTorch raises NotImplementedError there (its kernel, e.g.
-    `"normal_kernel_cpu"`, has no version for the dtype); this is both that
-    and funcgrad's DtypeError.
-    """
 
 
 # PyTorch's kernels that leave an empty tensor of any dtype alone (they are never
