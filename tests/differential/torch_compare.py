@@ -182,8 +182,9 @@ def _zeros_or_none(t) -> bool:
 # The largest tolerance a condition number can buy (of an array's scale, as
 # `assert_close` measures): pinverse's float32 second order was at most 0.054
 # from PyTorch's at kappa 300, 0.13 at 400, 0.29 at 500 and 0.6 at
-# 1000 (300 draws each; /tmp/e2/measure.py, session 11), which set the limit
-# below. A result off by a factor of 2 or more, or of the opposite sign,
+# 1000 (300 draws each, session 11: `N=300 python -m
+# tests.differential.measure_conditioning 300 400 500 1000`), which set the
+# limit below. A result off by a factor of 2 or more, or of the opposite sign,
 # exceeds it at its largest element.
 CONDITIONED_CAP = 0.5
 
