@@ -85,9 +85,9 @@ _IN_PLACE_SIZE = 4096
 _vdot = numpy.vdot
 _isfinite = math.isfinite
 _SCALARS = (numpy.generic, float, int)
-# vmap's batched value (`funcgrad.transforms.batching.Batched` adds itself): `guard` reads the
-# array of every example in its `val`
-BATCHED_TYPES: set[type] = set()
+# vmap's batched value, `funcgrad.transforms.batching.Batched`, is a numpy.bytes_ subclass (no
+# cotangent is ever a plain bytes_): `guard` reads the array of every example in its `val`
+_BATCHED_BASE = numpy.bytes_
 
 
 def guard(prim: Primitive, ct: Array, result: Array, params: Mapping[str, Any]) -> Array:
@@ -130,10 +130,10 @@ def guard(prim: Primitive, ct: Array, result: Array, params: Mapping[str, Any]) 
         # all_finite, inlined: this is the hot path (dot is cheaper than vdot in 1-D)
         if _isfinite((v.dot(v) if v.ndim == 1 else _vdot(v, v)).real):
             return result
-    elif type(v) in BATCHED_TYPES and type(v.val) is _ndarray:
+    elif isinstance(v, _BATCHED_BASE) and type(v.val) is _ndarray:  # type: ignore[attr-defined]
         # a cotangent inside vmap: every example's entries at once, the test all_finite makes
         # of it (there through float() of the batched value: four Python calls more)
-        w = v.val
+        w = v.val  # type: ignore[attr-defined]
         if _isfinite((w.dot(w) if w.ndim == 1 else _vdot(w, w)).real):
             return result
     elif type(result) is Node or isinstance(v, _SCALARS):
@@ -152,7 +152,7 @@ def guard(prim: Primitive, ct: Array, result: Array, params: Mapping[str, Any]) 
     # zero cotangent next to a NaN one must still carry d, as PyTorch's). A batched
     # value (vmap) keeps the mask of every zero: its entries are read as one batch.
     zero = _zero_mask(prim, ct, v, params)
-    if type(v) not in BATCHED_TYPES:
+    if not isinstance(v, _BATCHED_BASE):
         zero = zero & ~numpy.isfinite(v)
     if not zero.any():
         return result  # non-finite where ct is not 0: a real inf or NaN, kept

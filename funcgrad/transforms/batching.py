@@ -92,6 +92,7 @@ class BatchingWarning(UserWarning):
 if TYPE_CHECKING:  # NOTE: the checker sees a plain class: Batched redefines what NumPy's stubs type
     _ScalarBase = object
 else:
+    # NOTE: funcgrad.ops.elementwise.guard recognises a batched cotangent by this base class
     _ScalarBase = numpy.bytes_
 
 
@@ -803,7 +804,6 @@ def _concrete(b: Batched, what: str, frame: Any) -> Any:
 
 
 _ALL_FINITE = all_finite.__code__
-_ew.BATCHED_TYPES.add(Batched)  # guard's test of a batched cotangent, without float() of it
 
 
 def _innermost(v: Any) -> Any:
