@@ -919,7 +919,7 @@ class _Builder:
             few = _few_of_equal(c, out, value_of(other), side)
             if few is None:
                 continue
-            small, shape = self.const(few), self.const(node.shape)
+            small, shape = self.const(few, True), self.const(node.shape)
             if side == 0:
                 self.ns["Rrows"] = _first_row_down
                 return f"Rrows({small} @ {args[1]}, {shape})"
