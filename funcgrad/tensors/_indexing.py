@@ -35,7 +35,7 @@ from funcgrad.ops.index import normalize_index as _normalize_index
 from funcgrad.tensors._adapters import one_dim as _one_dim
 from funcgrad.tensors.dtypes import torch_name as _torch_name
 from funcgrad.tensors.grad_mode import is_grad_enabled
-from funcgrad.tensors.tensor_class import Tensor, _apply, _new_like, _unwrap_value
+from funcgrad.tensors.tensor_class import Tensor, _apply, _new_like, _read_value, _unwrap_value
 
 __all__ = [
     "argwhere",
@@ -840,7 +840,7 @@ def nonzero(input, *, as_tuple=False):  # noqa: A002
         tensor([[0, 1],
                 [1, 0]])
     """
-    v = _unwrap_value(_tensor(input, "nonzero"))
+    v = _read_value(_tensor(input, "nonzero"), "nonzero")
     xp = xp_of(v)
     if as_tuple:
         if v.ndim == 0:
@@ -870,7 +870,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         >>> torch.unique(torch.tensor([3, 1, 3]), return_counts=True)
         (tensor([1, 3]), tensor([1, 2]))
     """
-    v = _unwrap_value(_tensor(input, "unique"))
+    v = _read_value(_tensor(input, "unique"), "unique")
     xp = xp_of(v)
     if dim is None:
         flat = v.reshape(-1)

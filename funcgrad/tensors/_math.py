@@ -22,7 +22,7 @@ from funcgrad.ops._util import index_of as _index_of
 from funcgrad.tensors.dtypes import default_float_dtype as _default_float
 from funcgrad.tensors.dtypes import result_dtype as _result_dtype
 from funcgrad.tensors.dtypes import torch_name as _torch_name
-from funcgrad.tensors.tensor_class import Tensor, _apply, _new_like, _unwrap_value
+from funcgrad.tensors.tensor_class import Tensor, _apply, _new_like, _read_value, _unwrap_value
 
 __all__ = [
     "angle",
@@ -427,6 +427,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):  # noqa: A002
 def _compare(name, np_fn, doc):
     def f(input, other):  # noqa: A002
         _tensor(input, name)
+        _read_value(input, name), _read_value(other, name)  # funcgrad.compile: not a constant
         return _wrap(np.asarray(np_fn(_operand(input), _operand(other))))
 
     f.__name__ = f.__qualname__ = name

@@ -35,7 +35,7 @@ from funcgrad.ops._util import index_of as _index_of
 from funcgrad.tensors import return_types as _rt
 from funcgrad.tensors._adapters import one_dim as _one_dim
 from funcgrad.tensors._adapters import reduce_dims as _reduce_dims
-from funcgrad.tensors.tensor_class import Tensor, _apply, _new_like, _unwrap_value
+from funcgrad.tensors.tensor_class import Tensor, _apply, _new_like, _read_value, _unwrap_value
 from funcgrad.transforms.batching import Batched
 
 __all__ = [
@@ -70,7 +70,8 @@ __all__ = [
 
 
 def _value(input):  # noqa: A002
-    v = _unwrap_value(input)
+    # NOTE: indices and extrema computed on the values: funcgrad.compile runs them eagerly
+    v = _read_value(input, "sort")
     if not hasattr(v, "dtype"):
         raise _ArgumentTypeError(
             f"funcgrad: expected a tensor, got {type(input).__name__} {input!r}"

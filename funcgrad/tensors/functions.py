@@ -52,7 +52,7 @@ from funcgrad.tensors._sorting import *  # noqa: F403
 from funcgrad.tensors._sorting import __all__ as _sorting_all
 from funcgrad.tensors.inplace_functions import *  # noqa: F403
 from funcgrad.tensors.inplace_functions import __all__ as _inplace_functions_all
-from funcgrad.tensors.tensor_class import Tensor, _apply, _new_like, _unwrap_value
+from funcgrad.tensors.tensor_class import Tensor, _apply, _new_like, _read_value
 
 __all__ = [
     "add",
@@ -498,7 +498,7 @@ def _boolean_reduce(name):
     def f(input, dim=None, keepdim=False):  # noqa: A002
         # dim: an int, or a tuple or list of them (`()` reduces nothing, as in PyTorch)
         axis = _reduce_dims(input, dim, name, empty="none")
-        value = getattr(np, name)(_unwrap_value(input), axis=axis, keepdims=keepdim)
+        value = getattr(np, name)(_read_value(input, name), axis=axis, keepdims=keepdim)
         # NOTE: np.all/np.any dispatch to CuPy for GPU values (a 0-d CuPy array)
         return _new_like(Tensor, value if hasattr(value, "shape") else np.asarray(value), None)
 
@@ -534,7 +534,11 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:  # 
     """
     return bool(
         np.allclose(
-            _unwrap_value(input), _unwrap_value(other), rtol=rtol, atol=atol, equal_nan=equal_nan
+            _read_value(input, "allclose"),
+            _read_value(other, "allclose"),
+            rtol=rtol,
+            atol=atol,
+            equal_nan=equal_nan,
         )
     )
 
@@ -547,7 +551,7 @@ def equal(input, other) -> bool:  # noqa: A002
         >>> torch.equal(torch.ones(2), torch.tensor([1.0, 1.0]))
         True
     """
-    a, b = _unwrap_value(input), _unwrap_value(other)
+    a, b = _read_value(input, "equal"), _read_value(other, "equal")
     return a.shape == b.shape and bool(np.all(a == b))
 
 

@@ -50,7 +50,7 @@ from funcgrad.tensors.tensor_class import (
     _init,
     _new_like,
     _observe,
-    _unwrap_value,
+    _read_value,
 )
 from funcgrad.transforms.batching import check_write
 
@@ -77,7 +77,8 @@ def _rmatmul(self: Tensor, other: Any) -> Tensor:
 
 def _compare(np_fn: Callable[[Any, Any], Any]) -> Callable[[Tensor, Any], Tensor]:
     def compare(self: Tensor, other: Any) -> Tensor:
-        return _new_value(np_fn(self._value, _unwrap_value(other)))
+        name = np_fn.__name__
+        return _new_value(np_fn(_read_value(self, name), _read_value(other, name)))
 
     return compare
 

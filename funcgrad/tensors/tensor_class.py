@@ -850,6 +850,21 @@ def _unwrap_value(x):
     return x._value if isinstance(x, Tensor) else x
 
 
+def _read_value(x, what: str):
+    """`x`'s values for a function that computes on them without recording (a comparison,
+    the index of a maximum, `nonzero`, `any`, ...).
+
+    Under `funcgrad.compile`'s trace such a result would be a constant of the plan, computed
+    once from the traced call's values; the read is reported (`tensor.<what>`), so that
+    signature runs eagerly with a warning instead of replaying a stale result.
+    """
+    if isinstance(x, Tensor):
+        if _value_readers and x._node is not None:
+            _report(x._node, f"tensor.{what}", None)
+        return x._value
+    return x
+
+
 def _unwrap(x, record: bool):
     """What an operation sees of an argument: a node when recording, else a value."""
     if isinstance(x, Tensor):
