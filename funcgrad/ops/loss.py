@@ -308,6 +308,22 @@ def _bce_sample(g: Draw) -> Drawn:
     return (x, t, w), {"reduction": g.choice(REDUCTIONS)}
 
 
+def _bce_grad_fn(inputs: Any, params: Any) -> tuple[str, tuple[int, ...]]:
+    """BinaryCrossEntropyBackward0; `next_functions` lists the input and the target only.
+
+    (PyTorch's weight cannot require grad, so its backward never lists it.)
+    """
+    return "BinaryCrossEntropyBackward0", (0, 1)
+
+
+def _bcel_grad_fn(inputs: Any, params: Any) -> tuple[str, tuple[int, ...]]:
+    """BinaryCrossEntropyWithLogitsBackward0; `next_functions` lists the input and the target only.
+
+    (PyTorch's weight and pos_weight cannot require grad, so its backward never lists them.)
+    """
+    return "BinaryCrossEntropyWithLogitsBackward0", (0, 1)
+
+
 binary_cross_entropy = register(
     Primitive(
         name="binary_cross_entropy",
@@ -317,7 +333,7 @@ binary_cross_entropy = register(
         params=("reduction",),
         sample=Sample(_bce_sample),
         doc="-w (t log p + (1 - t) log(1 - p)), each log clamped at -100, reduced",
-        names=Names(grad_fn="BinaryCrossEntropyBackward0"),
+        names=Names(grad_fn=_bce_grad_fn),
     )
 )
 
@@ -395,7 +411,7 @@ binary_cross_entropy_with_logits = register(
         params=("reduction",),
         sample=Sample(_bcel_sample),
         doc="w ((1 - t) x + (1 + (pw - 1) t) softplus(-x)), reduced",
-        names=Names(grad_fn="BinaryCrossEntropyWithLogitsBackward0"),
+        names=Names(grad_fn=_bcel_grad_fn),
     )
 )
 
