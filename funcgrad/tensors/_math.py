@@ -256,7 +256,7 @@ def signbit(input):  # noqa: A002
         >>> torch.signbit(torch.tensor([-1.0, -0.0, 2.0]))
         tensor([ True,  True, False])
     """
-    return _wrap(np.signbit(_value(_tensor(input, "signbit"))))
+    return _wrap(np.signbit(_read_value(_tensor(input, "signbit"), "signbit")))
 
 
 def positive(input):  # noqa: A002
@@ -464,6 +464,7 @@ def _predicate(name, np_fn, doc, ints):
         v = _value(_tensor(input, name))
         if v.dtype.kind in "biu":
             return _wrap(np.full(v.shape, ints, dtype=bool))
+        _read_value(input, name)  # funcgrad.compile: not a constant
         return _wrap(np.asarray(np_fn(v)))
 
     f.__name__ = f.__qualname__ = name
@@ -507,6 +508,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A00
         raise _OpError(
             f"funcgrad.isclose: rtol and atol must be non-negative (got rtol={rtol}, atol={atol})"
         )
+    _read_value(input, "isclose"), _read_value(other, "isclose")  # funcgrad.compile: a read
     a, b = _value(input), _operand(other)
     return _wrap(np.asarray(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
 
@@ -522,6 +524,7 @@ def _bitwise(name, np_fn, symbol):
                 f"funcgrad.{name}: \"{name}_cpu\" not implemented for '{_torch_name(dtype)}' "
                 f"(bitwise operations take integer or bool tensors)"
             )
+        _read_value(input, name), _read_value(other, name)  # funcgrad.compile: a read
         a, b = (np.asarray(_operand(x)).astype(dtype) for x in (input, other))
         return _wrap(np.asarray(np_fn(a, b)))
 
@@ -555,7 +558,7 @@ def bitwise_not(input):  # noqa: A002
         >>> torch.bitwise_not(torch.tensor([True, False]))
         tensor([False,  True])
     """
-    v = _value(_tensor(input, "bitwise_not"))
+    v = _read_value(_tensor(input, "bitwise_not"), "bitwise_not")
     if v.dtype.kind not in "biu":
         raise _DtypeError(
             "funcgrad.bitwise_not: ~ (operator.invert) is only implemented on integer and "
@@ -566,7 +569,8 @@ def bitwise_not(input):  # noqa: A002
 
 def _logical(name, np_fn, doc):
     def f(input, other):  # noqa: A002
-        return _wrap(np.asarray(np_fn(_value(_tensor(input, name)), _operand(other))))
+        _read_value(other, name)  # funcgrad.compile: a read, as the next line's
+        return _wrap(np.asarray(np_fn(_read_value(_tensor(input, name), name), _operand(other))))
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"""Return `{doc}` of the entries' truth values, as a bool tensor.
@@ -594,7 +598,7 @@ def logical_not(input):  # noqa: A002
         >>> torch.logical_not(torch.tensor([0.0, 2.0]))
         tensor([ True, False])
     """
-    return _wrap(np.logical_not(_value(_tensor(input, "logical_not"))))
+    return _wrap(np.logical_not(_read_value(_tensor(input, "logical_not"), "logical_not")))
 
 
 # --- complex parts -------------------------------------------------------------------------------

@@ -530,8 +530,8 @@ class Tensor(TensorBase, _Methods):
             RuntimeError: If the tensor requires grad (call `.detach()` first),
                 or lives on a GPU (call `.cpu()` first).
         """
-        if _value_readers and self._node is not None:  # funcgrad.compile: a value read
-            _report(self._node, "tensor.numpy()", None)
+        if _value_readers:  # funcgrad.compile: a value read (of a node or a traced mask)
+            _read_value(self, "numpy()")
         if force and (self._node is not None or not isinstance(self._value, np.ndarray)):
             return np.array(to_device(self._value, "cpu"), copy=True)
         if self._node is not None:
@@ -718,7 +718,8 @@ class Tensor(TensorBase, _Methods):
         dtype = to_dtype(dtype)
         if dtype.kind in "fc":
             return _apply(_astype_op, self, dtype)
-        return _new_like(self._op_class or type(self), self._value.astype(dtype), None)
+        value = _read_value(self, "to")  # no node: under funcgrad.compile, a read (eager)
+        return _new_like(self._op_class or type(self), value.astype(dtype), None)
 
     def type(self, dtype=None, non_blocking: bool = False):
         """Return the type name (`'funcgrad.FloatTensor'`), or convert to `dtype`.
@@ -826,7 +827,7 @@ def _astype_op(x, dtype):
 def _to_array(data, float_dtype):
     """Convert tensor-constructor data to an array, PyTorch-style dtypes."""
     if isinstance(data, Tensor):
-        return data._value
+        return _read_value(data, "tensor()")  # under funcgrad.compile: a read (eager)
     if isinstance(data, (np.ndarray, np.generic)):
         return np.array(data)  # a NumPy array keeps its dtype (copied, as torch.tensor does)
     value = np.array(_plain(data))
@@ -840,7 +841,7 @@ def _to_array(data, float_dtype):
 
 def _plain(data):
     if isinstance(data, Tensor):
-        return data._value
+        return _read_value(data, "tensor()")
     if isinstance(data, (list, tuple)):
         return [_plain(d) for d in data]
     return data

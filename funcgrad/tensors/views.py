@@ -62,7 +62,7 @@ from funcgrad.tensors.aliases import (
 from funcgrad.tensors.base import _new_like
 from funcgrad.tensors.devices import device_of
 from funcgrad.tensors.engine import track
-from funcgrad.tensors.tensor_class import Tensor, _apply
+from funcgrad.tensors.tensor_class import Tensor, _apply, _read_value
 from funcgrad.transforms.batching import Batched, check_write, vmapping
 
 _ndarray = np.ndarray
@@ -418,7 +418,7 @@ def _setitem_index(index: Any) -> tuple[Any, ...]:
     out: list[Any] = []
     for p in parts:
         if isinstance(p, Tensor):
-            v = p._value
+            v = _read_value(p, "__setitem__")  # a mask compile traces: a read (eager)
             out.append(int(v) if v.ndim == 0 and v.dtype.kind in "iu" else np.asarray(v))
         elif type(p) is slice:
             out.append(slice(_as_int(p.start), _as_int(p.stop), _as_int(p.step)))
