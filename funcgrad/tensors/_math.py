@@ -22,7 +22,15 @@ from funcgrad.ops._util import index_of as _index_of
 from funcgrad.tensors.dtypes import default_float_dtype as _default_float
 from funcgrad.tensors.dtypes import result_dtype as _result_dtype
 from funcgrad.tensors.dtypes import torch_name as _torch_name
-from funcgrad.tensors.tensor_class import Tensor, _apply, _new_like, _read_value, _unwrap_value
+from funcgrad.tensors.tensor_class import (
+    Tensor,
+    _apply,
+    _new_like,
+    _read_value,
+    _traced_compare,
+    _unwrap_value,
+    _value_readers,
+)
 
 __all__ = [
     "angle",
@@ -425,8 +433,16 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):  # noqa: A002
 
 
 def _compare(name, np_fn, doc):
+    op = {"eq": "__eq__", "ne": "__ne__", "lt": "__lt__", "le": "__le__", "gt": "__gt__"}.get(
+        name, "__ge__"
+    )
+
     def f(input, other):  # noqa: A002
         _tensor(input, name)
+        if _value_readers:  # funcgrad.compile traces: a mask the plan computes, if it can
+            mask = _traced_compare(op, input, other, _operand)
+            if mask is not None:
+                return _wrap(mask)  # as it is: np.asarray would drop a traced mask's recipe
         _read_value(input, name), _read_value(other, name)  # funcgrad.compile: not a constant
         return _wrap(np.asarray(np_fn(_operand(input), _operand(other))))
 

@@ -51,6 +51,9 @@ from funcgrad.tensors.tensor_class import (
     _new_like,
     _observe,
     _read_value,
+    _traced_compare,
+    _unwrap_value,
+    _value_readers,
 )
 from funcgrad.transforms.batching import check_write
 
@@ -75,9 +78,26 @@ def _rmatmul(self: Tensor, other: Any) -> Tensor:
     return DeclaredMethods.matmul(other, self)
 
 
+# The node operator computing each NumPy comparison (`_traced_compare`).
+_OPERATORS = {
+    "less": "__lt__",
+    "less_equal": "__le__",
+    "greater": "__gt__",
+    "greater_equal": "__ge__",
+    "equal": "__eq__",
+    "not_equal": "__ne__",
+}
+
+
 def _compare(np_fn: Callable[[Any, Any], Any]) -> Callable[[Tensor, Any], Tensor]:
+    name = np_fn.__name__
+    op = _OPERATORS[name]
+
     def compare(self: Tensor, other: Any) -> Tensor:
-        name = np_fn.__name__
+        if _value_readers:  # funcgrad.compile traces: a mask the plan computes, if it can
+            mask = _traced_compare(op, self, other, _unwrap_value)
+            if mask is not None:
+                return _new_value(mask)
         return _new_value(np_fn(_read_value(self, name), _read_value(other, name)))
 
     return compare

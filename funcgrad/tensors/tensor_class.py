@@ -860,10 +860,73 @@ def _read_value(x, what: str):
     signature runs eagerly with a warning instead of replaying a stale result.
     """
     if isinstance(x, Tensor):
-        if _value_readers and x._node is not None:
-            _report(x._node, f"tensor.{what}", None)
+        if _value_readers:
+            if x._node is not None:
+                _report(x._node, f"tensor.{what}", None)
+            elif _is_traced(x._value):
+                _report(None, f"tensor.{what}", None)  # no node: build_plan stops at the kind
         return x._value
     return x
+
+
+def _is_traced(value) -> bool:
+    """Whether `value` is a mask (or a value derived from one) that `funcgrad.jit` follows.
+
+    `_traced_compare`'s masks are such arrays (they have `__funcgrad_value_call__`): ufuncs,
+    followed methods and funcgrad operations on them are steps of the plan, but a function
+    computing on their values otherwise would make a constant of the plan, so it reads them
+    (`_read_value`), as a recorded tensor's.
+    """
+    return type(value) is not np.ndarray and hasattr(type(value), "__funcgrad_value_call__")
+
+
+# The node comparison giving `a <op> b` from `b`'s side (`2 < x` is `x > 2`).
+_FLIPPED = {"__lt__": "__gt__", "__le__": "__ge__", "__gt__": "__lt__", "__ge__": "__le__"}
+_FLIPPED.update({v: k for k, v in _FLIPPED.items()}, __eq__="__eq__", __ne__="__ne__")
+
+
+def _compare_operand(x, operand):
+    """(node or None, value) of a comparison's operand; None when the traced route does not apply."""
+    if isinstance(x, Tensor):
+        node, value = x._node, x._value
+        if type(value) is not np.ndarray or value.dtype.kind not in "biuf":
+            return None  # a mask computed in the trace, a CuPy array, a complex tensor
+        return node, (value if node is None else node)
+    value = operand(x)
+    if type(value) in (bool, int, float):
+        return None, value
+    if (type(value) is np.ndarray or isinstance(value, np.generic)) and value.dtype.kind in "biuf":
+        return None, value
+    return None
+
+
+def _traced_compare(op: str, a, b, operand):
+    """`a <op> b` (`op`: "__gt__", ..., "__eq__", "__ne__") as a mask `funcgrad.compile` traces.
+
+    Under `funcgrad.compile`'s trace (a value reader is active) with a recorded, non-0-d
+    operand, the comparison is computed by the graph node's operator, which `funcgrad.jit`
+    hands back as a traced mask: the plan computes it where the graph takes it as data
+    (`where(x > 0, x, 0)`), and Python reads of it are guards. `==` is `(a <= b) & (a >= b)`
+    and `!=` its negation (nodes compare by identity), the same booleans as NumPy's for real
+    dtypes, NaN included. Returns the mask array (plain when no trace is running in this
+    thread: the eager values), or None where the route does not apply (no node, a 0-d node,
+    a complex or non-NumPy operand): the caller reads the values (`_read_value`) instead.
+    `operand` gives a non-tensor operand's value as the eager comparison sees it.
+    """
+    if not _value_readers:
+        return None
+    x, y = _compare_operand(a, operand), _compare_operand(b, operand)
+    if x is None or y is None:
+        return None
+    if x[0] is None or not x[0].value.ndim:
+        if y[0] is None or not y[0].value.ndim:
+            return None  # no node, or 0-d ones: a read (guarding a 0-d mask is no gain)
+        x, y, op = y, x, _FLIPPED[op]
+    node, other = x[0], y[1]
+    if op == "__eq__" or op == "__ne__":
+        same = node.__le__(other) & node.__ge__(other)
+        return same if op == "__eq__" else ~same
+    return getattr(node, op)(other)
 
 
 def _unwrap(x, record: bool):
