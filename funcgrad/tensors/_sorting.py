@@ -31,11 +31,20 @@ from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import order as _order
 from funcgrad.ops import reduce as _rd
 from funcgrad.ops import scatter as _sc
+from funcgrad.ops._util import follows_values
 from funcgrad.ops._util import index_of as _index_of
 from funcgrad.tensors import return_types as _rt
 from funcgrad.tensors._adapters import one_dim as _one_dim
 from funcgrad.tensors._adapters import reduce_dims as _reduce_dims
-from funcgrad.tensors.tensor_class import Tensor, _apply, _new_like, _read_value, _unwrap_value
+from funcgrad.tensors.tensor_class import (
+    Tensor,
+    _apply,
+    _is_traced,
+    _new_like,
+    _read_value,
+    _unwrap_value,
+    _value_readers,
+)
 from funcgrad.transforms.batching import Batched
 
 __all__ = [
@@ -141,6 +150,12 @@ def _nonempty(v, axis: int, op: str) -> None:
 _UNSET = object()
 
 
+@follows_values  # under funcgrad.jit's trace, one step of the plan (not the trace's indices)
+def _extremum_indices(v, arg: str, axis: int, keepdims: bool):
+    """The indices `max(dim)`/`min(dim)` return: NumPy's `arg` (argmax, argmin) of `v`."""
+    return getattr(xp_of(v), arg)(v, axis=axis, keepdims=keepdims) if v.ndim else v * 0
+
+
 def _extremum(name, prim, elementwise, arg, result):
     def f(input, *args, dim=_UNSET, keepdim=_UNSET, other=_UNSET):  # noqa: A002
         # PyTorch's overloads: f(input), f(input, other), f(input, dim, keepdim=False).
@@ -185,8 +200,9 @@ def _extremum(name, prim, elementwise, arg, result):
         picked = _rd.max_dim if prim is _rd.max_ else _rd.min_dim
         values = _apply(picked, input, axis=along, keepdims=keep)
         v = _unwrap_value(input)
-        idx = getattr(xp_of(v), arg)(v, axis=along, keepdims=keep) if v.ndim else v * 0
-        return result(values, _indices(_array(xp_of(v), idx)))
+        node = input._node if _value_readers else None  # funcgrad.compile: the plan's indices
+        idx = _extremum_indices(v if node is None else node, arg, along, keep)
+        return result(values, _indices(idx if _is_traced(idx) else _array(xp_of(v), idx)))
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = (

@@ -74,6 +74,10 @@ PLANNED = {
     "mask.sum()": lambda x: x.sum() * (x > 0).sum(),
     "2-d": lambda x: (x.reshape(2, 2) * (x.reshape(2, 2) > x.reshape(2, 2).T)).sum(),
     "grad of where": lambda x: torch.where(x > 0, x * x, -x).sum(),
+    # max(dim)/min(dim)'s indices: computed by the plan too (a constant of it before)
+    "max(dim).indices": lambda x: (x * x.max(0).indices.float()).sum(),
+    "min(dim).indices": lambda x: (x.reshape(2, 2) * x.reshape(2, 2).min(1, True).indices).sum(),
+    "gather at max": lambda x: x.reshape(2, 2).gather(1, x.reshape(2, 2).max(1, True)[1]).sum(),
 }
 
 
