@@ -27,11 +27,13 @@ from numpy import broadcast_shapes, ndindex
 
 from funcgrad.errors import NotProvidedError as _NotProvidedError
 from funcgrad.graph import Node as _Node
+from funcgrad.graph.node import value_readers as _value_readers
 from funcgrad.numpy import _kinds
 from funcgrad.numpy._creation import linspace as _linspace
 from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import reduce as _reduce
 from funcgrad.ops import shape as _sh
+from funcgrad.ops._util import follows_values
 from funcgrad.ops.index import getitem as _getitem
 
 # NumPy without its overloaded stubs, for calls that pass arguments through as they came.
@@ -140,12 +142,22 @@ def _value_only(name: str, what: str) -> Callable[..., Any]:
     return _kinds.value_only(function)
 
 
+@follows_values  # under funcgrad.jit's trace, one step of the plan
+def _followed_call(numpy_function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`numpy_function(*args, **kwargs)` on the arguments' values."""
+    return numpy_function(*args, **kwargs)
+
+
 def _zero_gradient(name: str, what: str) -> Callable[..., Any]:
     """Return NumPy's piecewise constant `name`: a node with a zero gradient when a node goes in."""
     numpy_function = getattr(_np, name)
 
     def function(*args: Any, **kwargs: Any) -> Any:
-        out = numpy_function(*_value(args), **{k: _value(v) for k, v in kwargs.items()})
+        if _value_readers and any(type(a) is _Node for a in args):
+            # funcgrad.jit traces: the plan computes the value (not the trace's, as a constant)
+            out = _followed_call(numpy_function, *args, **{k: _value(v) for k, v in kwargs.items()})
+        else:
+            out = numpy_function(*_value(args), **{k: _value(v) for k, v in kwargs.items()})
         nodes = [a for a in (*args, *kwargs.values()) if type(a) is _Node]
         if not nodes or _np.dtype(out.dtype).kind not in "fc":
             return out

@@ -864,7 +864,7 @@ def _read_value(x, what: str):
             if x._node is not None:
                 _report(x._node, f"tensor.{what}", None)
             elif _is_traced(x._value):
-                _report(None, f"tensor.{what}", None)  # no node: build_plan stops at the kind
+                _report(None, f"tensor.{what}", None)  # type: ignore[arg-type]  # no node needed
         return x._value
     return x
 

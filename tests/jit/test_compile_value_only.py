@@ -21,7 +21,9 @@ import warnings
 import numpy as np
 import pytest
 
+import funcgrad as fg
 import funcgrad as torch
+import funcgrad.numpy as fnp
 
 CASES = {
     "gt": lambda x: torch.where(x > 0, x, torch.zeros_like(x)).sum(),
@@ -224,3 +226,45 @@ def test_an_unfollowed_read_runs_eagerly(name):
     if name in _EAGER:
         assert compiled._eager_reason is not None, name
         assert any("runs eagerly" in str(w.message) for w in caught)
+
+
+# --- piecewise constant functions (zero gradient): the plan computes their values -------------
+
+ZERO_GRADIENT = ["floor", "ceil", "trunc", "rint", "fix", "round", "around", "spacing"]
+
+
+@pytest.mark.parametrize("name", ZERO_GRADIENT)
+def test_a_zero_gradient_function_is_computed_by_the_plan(name):
+    # funcgrad.numpy's floor, round, ... made the traced call's values a constant of the plan
+    # (jit(lambda x: sum(floor(x) * x)) gave 13.6 for [4, -2.5, 0.7], eagerly 23.5)
+    fn = getattr(fnp, name)
+    f = lambda x: fnp.sum(fn(x) * x)
+    jf, jg, g = fg.jit(f), fg.jit(fg.grad(f)), fg.grad(f)
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        v = rng.normal(size=5) * 3
+        assert jf(v).tobytes() == f(v).tobytes(), (name, v)
+        assert jg(v).tobytes() == g(v).tobytes(), (name, v)
+    assert jf.cache_info() == {"signatures": 1, "plans": 1, "retraces": 0}
+
+
+def test_floor_divide_and_round_with_decimals_are_computed_by_the_plan():
+    f = lambda x, y: fnp.sum(fnp.floor_divide(x, y) * x + fnp.round(x, 1))
+    jf = fg.jit(f)
+    rng = np.random.default_rng(6)
+    for _ in range(20):
+        x, y = rng.normal(size=4) * 5, rng.normal(size=4) + 3
+        assert jf(x, y).tobytes() == f(x, y).tobytes()
+    assert jf.cache_info()["plans"] == 1
+
+
+@pytest.mark.parametrize("name", ["round", "floor", "ceil", "trunc"])
+def test_tensor_rounding_compiles_into_a_plan(name):
+    f = lambda x: (getattr(x, name)() * x).sum()
+    compiled = torch.compile(f)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for v in _flipping_inputs(7):
+            x = torch.tensor(v)
+            assert _same(compiled(x), f(x)), (name, v)
+    assert compiled._jitted.cache_info() == {"signatures": 1, "plans": 1, "retraces": 0}
