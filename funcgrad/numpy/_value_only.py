@@ -34,6 +34,7 @@ from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import reduce as _reduce
 from funcgrad.ops import shape as _sh
 from funcgrad.ops._util import follows_values
+from funcgrad.ops._util import value_of as _value_of
 from funcgrad.ops.index import getitem as _getitem
 
 # NumPy without its overloaded stubs, for calls that pass arguments through as they came.
@@ -117,10 +118,15 @@ __all__ = [
 
 
 def _value(a: Any) -> Any:
-    """Return `a` with every node (also inside lists and tuples) replaced by its value."""
+    """Return `a` with every node (also inside lists and tuples) replaced by its value.
+
+    NOTE: read through `value_of`, so that `funcgrad.jit` sees the read: a trace whose node
+    values decide an integer or boolean result (`argmax(x)`, `isinf(x)`) runs eagerly instead
+    of replaying the traced call's result as a constant.
+    """
     t = type(a)
     if t is _Node:
-        return a.value
+        return _value_of(a)
     if t is list or t is tuple:
         return t(_value(i) for i in a)
     return a
@@ -287,7 +293,7 @@ def _edges_from_data(a: _Node, bins: int) -> Any:
     """Return NumPy's `bins + 1` edges from `a.min()` to `a.max()`, differentiable in both."""
     low = _reduce.min_(a, axis=None, keepdims=False)
     high = _reduce.max_(a, axis=None, keepdims=False)
-    if low.value == high.value:  # NumPy widens an empty range by 0.5 each way
+    if _value(low) == _value(high):  # NumPy widens an empty range by 0.5 each way
         low, high = low - 0.5, high + 0.5
     return _linspace(low, high, int(bins) + 1)
 
@@ -341,7 +347,7 @@ def unique(
         return _numpy.unique(ar, return_index, return_inverse, return_counts, axis, **kwargs)
     if axis is not None:
         raise _not_provided("unique(<node>, axis=...)")
-    _, first, *rest = _numpy.unique(ar.value, True, return_inverse, return_counts, None, **kwargs)
+    _, first, *rest = _numpy.unique(_value(ar), True, return_inverse, return_counts, None, **kwargs)
     values = _getitem(_flat(ar), index=(first,))
     extra = ([first] if return_index else []) + rest
     return (values, *extra) if extra else values
@@ -362,7 +368,7 @@ def _with_values(result: Any, x: Any) -> Any:
     """Return NumPy's named tuple `result` with its `values` taken from node `x` (see `unique`)."""
     if type(x) is not _Node:
         return result
-    first = _np.unique(x.value, return_index=True)[1]
+    first = _np.unique(_value(x), return_index=True)[1]
     return result._replace(values=_getitem(_flat(x), index=(first,)))
 
 
