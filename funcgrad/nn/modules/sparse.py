@@ -200,17 +200,9 @@ class EmbeddingBag(Module):
         self.sparse = sparse
         self.include_last_offset = include_last_offset
 
-    def reset_parameters(self) -> None:
-        """Draw the weight from N(0, 1) again (the padding row zero)."""
-        init.normal_(self.weight)
-        self._fill_padding_idx_with_zero()
-
-    def _fill_padding_idx_with_zero(self) -> None:
-        if self.padding_idx is not None:
-            value = np.array(self.weight.detach().numpy())
-            value[self.padding_idx] = 0
-            with no_grad():
-                self.weight.copy_(value)
+    # NOTE: the same initialisation as Embedding's (PyTorch's classes are separate too)
+    reset_parameters = Embedding.reset_parameters
+    _fill_padding_idx_with_zero = Embedding._fill_padding_idx_with_zero
 
     def forward(self, input, offsets=None, per_sample_weights=None):
         return F.embedding_bag(
