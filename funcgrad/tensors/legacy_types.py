@@ -40,18 +40,8 @@ __all__ = [
     "BoolTensor",
 ]
 
-# The CUDA types, exported by funcgrad.cuda (PyTorch's torch.cuda.FloatTensor ...).
-CUDA_TYPES = (
-    "FloatTensor",
-    "DoubleTensor",
-    "HalfTensor",
-    "LongTensor",
-    "IntTensor",
-    "ShortTensor",
-    "CharTensor",
-    "ByteTensor",
-    "BoolTensor",
-)
+# The CUDA types, exported by funcgrad.cuda (PyTorch's torch.cuda.FloatTensor ...): the same names.
+CUDA_TYPES = tuple(__all__)
 
 
 def require_cuda_type(what: str, type_name: str) -> None:

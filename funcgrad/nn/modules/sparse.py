@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from funcgrad.nn import functional as F
@@ -12,6 +14,20 @@ from funcgrad.nn.parameter import Parameter
 from funcgrad.tensors.grad_mode import no_grad
 
 __all__ = ["Embedding", "EmbeddingBag"]
+
+
+def _reset_embedding(module: Any) -> None:
+    """`Embedding`'s and `EmbeddingBag`'s weight from N(0, 1), the padding row zero."""
+    init.normal_(module.weight)
+    _zero_padding_row(module)
+
+
+def _zero_padding_row(module: Any) -> None:
+    if module.padding_idx is not None:
+        value = np.array(module.weight.detach().numpy())
+        value[module.padding_idx] = 0
+        with no_grad():
+            module.weight.copy_(value)
 
 
 class Embedding(Module):
@@ -75,15 +91,10 @@ class Embedding(Module):
 
     def reset_parameters(self) -> None:
         """Draw the weight from N(0, 1) again (the padding row zero)."""
-        init.normal_(self.weight)
-        self._fill_padding_idx_with_zero()
+        _reset_embedding(self)
 
     def _fill_padding_idx_with_zero(self) -> None:
-        if self.padding_idx is not None:
-            value = np.array(self.weight.detach().numpy())
-            value[self.padding_idx] = 0
-            with no_grad():
-                self.weight.copy_(value)
+        _zero_padding_row(self)
 
     def forward(self, input):
         return F.embedding(
@@ -200,9 +211,12 @@ class EmbeddingBag(Module):
         self.sparse = sparse
         self.include_last_offset = include_last_offset
 
-    # NOTE: the same initialisation as Embedding's (PyTorch's classes are separate too)
-    reset_parameters = Embedding.reset_parameters
-    _fill_padding_idx_with_zero = Embedding._fill_padding_idx_with_zero
+    def reset_parameters(self) -> None:
+        """Draw the weight from N(0, 1) again (the padding row zero), as `Embedding`."""
+        _reset_embedding(self)
+
+    def _fill_padding_idx_with_zero(self) -> None:
+        _zero_padding_row(self)
 
     def forward(self, input, offsets=None, per_sample_weights=None):
         return F.embedding_bag(
