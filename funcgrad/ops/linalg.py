@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from funcgrad.backend import as_value, constant_like, on_host, to_device, xp_of
+from funcgrad.backend import products as _products
 from funcgrad.errors import NotDifferentiableError, OpError
 from funcgrad.graph.node import Array, Node
 from funcgrad.ops import observe as _observe
@@ -152,7 +153,7 @@ def _matmul_sample(g: Draw) -> Drawn:
 # (shape_of, _mT, transpose's and matmul's dispatch) cost W4 tens of microseconds (issue 18).
 # Not while a profiler or anomaly mode observes the primitives' calls.
 _ndarray = np.ndarray
-_np_matmul = np.matmul
+_np_matmul = _products.matmul  # numpy.matmul's bits, a repeated row computed once
 
 
 def _matmul_vjp_x(ct: Array, out: Array, x: Array, y: Array) -> Array:

@@ -49,6 +49,7 @@ from typing import Any
 import numpy
 
 from funcgrad.backend import freeze, rng, xp_of
+from funcgrad.backend.products import FEW, first_column_across, first_row_down, rows_equal
 from funcgrad.backend.versions import own
 from funcgrad.graph import Node, to_dot, to_mermaid, toposort
 from funcgrad.graph import node as _node_module
@@ -921,9 +922,9 @@ class _Builder:
                 continue
             small, shape = self.const(few, True), self.const(node.shape)
             if side == 0:
-                self.ns["Rrows"] = _first_row_down
+                self.ns["Rrows"] = first_row_down
                 return f"Rrows({small} @ {args[1]}, {shape})"
-            self.ns["Rcols"] = _first_column_across
+            self.ns["Rcols"] = first_column_across
             return f"Rcols({args[0]} @ {small}, {shape})"
         return None
 
@@ -1001,23 +1002,6 @@ class _Builder:
 # Whether a matrix product with a constant of equal rows (columns) is computed on a few of
 # them (see `_Builder.repeated_product`).
 REPEATED_PRODUCTS = True
-_FEW = 16  # rows computed of a product whose rows are equal (4 times as many at least)
-
-
-def _first_row_down(r: Any, shape: tuple[int, ...]) -> Any:
-    """`r[0]` copied into every row of a new C-ordered array of `shape` (a product's rows)."""
-    return numpy.broadcast_to(r[:1], shape).copy()
-
-
-def _first_column_across(r: Any, shape: tuple[int, ...]) -> Any:
-    """`r[:, 0]` copied into every column of a new C-ordered array of `shape`."""
-    return numpy.broadcast_to(r[:, :1], shape).copy()
-
-
-def _rows_equal(x: Any) -> bool:
-    """Whether every row of the 2-d array `x` has the bits of its first row."""
-    bits = numpy.ascontiguousarray(x).view(numpy.uint8).reshape(x.shape[0], -1)
-    return bool((bits == bits[:1]).all())
 
 
 def _few_of_equal(c: Any, out: Any, other: Any, side: int) -> Any:
@@ -1038,7 +1022,7 @@ def _few_of_equal(c: Any, out: Any, other: Any, side: int) -> Any:
         return x if side == 0 else x.T
 
     n = lines(c).shape[0]
-    if n < 4 * _FEW or not _rows_equal(lines(c)) or not _rows_equal(lines(out)):
+    if n < 4 * FEW or not rows_equal(lines(c)) or not rows_equal(lines(out)):
         return None
     if type(other) is not _ndarray or other.dtype != out.dtype:
         return None
@@ -1053,9 +1037,9 @@ def _few_of_equal(c: Any, out: Any, other: Any, side: int) -> Any:
         numpy.asarray(drawn, dtype=other.dtype, order="F"),
     ]
     fulls = [lines(product(c, o)) for o in randoms]
-    if not all(_rows_equal(full) for full in fulls):
+    if not all(rows_equal(full) for full in fulls):
         return None
-    m = _FEW
+    m = FEW
     while 4 * m <= n:
         few = numpy.array(c[:m] if side == 0 else c[:, :m], order="K")
         if lines(product(few, other))[0].tobytes() == lines(out)[0].tobytes() and all(
