@@ -89,28 +89,40 @@ class CompiledFunction:
         params = {}
         if self.module is not None:
             params = {k: payload(v) for k, v in _state(self.module).items()}
+        raised = False
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("error", JitWarning)  # jit's own fallback: eager here
                 out = self._jitted(params, c_args, c_kwargs)
         except _Impure as e:
             return self._fall_back(str(e), args, kwargs)
-        except Exception as e:  # noqa: BLE001  (the trace differs from the eager call)
-            return self._fall_back(f"tracing it raised {type(e).__name__}: {e}", args, kwargs)
-        except JitWarning as e:
-            return self._fall_back(str(e).split(": ", 1)[-1], args, kwargs)
+        except JitWarning as e:  # NOTE: before Exception, of which a warning is a kind
+            return self._fall_back(str(e).split("signature: ", 1)[-1], args, kwargs)
+        except Exception as e:  # noqa: BLE001  (the trace differs from the eager call?)
+            why, raised = f"tracing it raised {type(e).__name__}: {e}", True
+        if raised:
+            # A trace that raises (a domain check the plan's guard sent back to tracing,
+            # mvlgamma's x > (p-1)/2): the eager call decides. When it raises too, the error
+            # is the function's own, not a sign of leaving the contract, and the plans stay.
+            out = self.fn(*args, **kwargs)
+            self._mark_eager(why, stacklevel=3)
+            return out
         return tree_map(lambda v: self._wrap(v) if _is_array_or_node(v) else v, out)
 
     def _fall_back(self, why: str, args: Any, kwargs: Any) -> Any:
+        self._mark_eager(why, stacklevel=4)
+        return self.fn(*args, **kwargs)
+
+    def _mark_eager(self, why: str, stacklevel: int) -> None:
+        """Run the function eagerly from now on, with a one-time warning saying `why`."""
         self._eager_reason = why
         self._jitted.clear_cache()
         warnings.warn(
             f"funcgrad.compile: {getattr(self.fn, '__name__', 'the function')} runs eagerly "
             f"from now on: {why} (outside the contract of docs/concepts/jit.md)",
             RuntimeWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
-        return self.fn(*args, **kwargs)
 
     @staticmethod
     def _recording() -> Any:

@@ -41,6 +41,26 @@ def value_of(x: Any) -> Array:
     return x
 
 
+def checked_value(x: Any) -> Array:
+    """Return the value of `x` (a node or an array) for a check that raises on bad values.
+
+    A domain check (`multigammaln`'s `a > (d - 1) / 2`, probabilities in [0, 1])
+    computes on this value with NumPy and tests the answer with `bool()`.
+    Outside a trace it is `value_of(x)`. Under `funcgrad.jit`'s trace it is a
+    traced array: the plan computes the check from the replayed values and
+    its `bool()` is a guard, so a replay with values the check refuses traces
+    again and raises as the eager call does, instead of skipping the check.
+    Keep the check to NumPy ufuncs, methods and `bool()` on it: `np.asarray`
+    would make a plain copy whose reads the trace cannot see.
+
+    Examples:
+        >>> import numpy as np
+        >>> bool((checked_value(np.array([0.5, 2.0])) <= 0).any())
+        False
+    """
+    return value_of(x)
+
+
 def follows_values(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Mark `fn` as a pure function of its arguments' values, for `funcgrad.jit`.
 

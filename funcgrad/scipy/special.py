@@ -28,6 +28,7 @@ from funcgrad.ops import nn as _nn
 from funcgrad.ops import reduce as _reduce
 from funcgrad.ops import shape as _shape
 from funcgrad.ops import special as _special
+from funcgrad.ops._util import checked_value as _checked_value
 from funcgrad.scipy._generated_special import *  # noqa: F403
 from funcgrad.scipy._generated_special import __all__ as _generated_all
 
@@ -223,7 +224,8 @@ def multigammaln(a, d):
     """
     d = int(d)
     a_v = _value(a)
-    if bool((a_v <= 0.5 * (d - 1)).any()):
+    # NOTE: a node's value as a check reads it: under funcgrad.jit the replay checks it too
+    if bool(((_checked_value(a) if type(a) is _Node else a_v) <= 0.5 * (d - 1)).any()):
         raise ValueError(
             f"funcgrad.scipy.special.multigammaln: condition a ({a_v!r}) > (d-1)/2 = "
             f"{0.5 * (d - 1)} not met"

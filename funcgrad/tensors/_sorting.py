@@ -78,9 +78,10 @@ __all__ = [
 # --- helpers ------------------------------------------------------------------------
 
 
-def _value(input):  # noqa: A002
-    # NOTE: indices and extrema computed on the values: funcgrad.compile runs them eagerly
-    v = _read_value(input, "sort")
+def _value(input, op: str):  # noqa: A002
+    # NOTE: indices and extrema computed on the values: funcgrad.compile runs them eagerly,
+    # and its warning names `op`, the function the user called
+    v = _read_value(input, op)
     if not hasattr(v, "dtype"):
         raise _ArgumentTypeError(
             f"funcgrad: expected a tensor, got {type(input).__name__} {input!r}"
@@ -231,7 +232,7 @@ def _array(xp, a):
 
 def _arg(name):
     def f(input, dim=None, keepdim=False):  # noqa: A002
-        v = _value(input)
+        v = _value(input, name)
         _real_only(v, name)
         xp = xp_of(v)
         if dim is None:
@@ -269,7 +270,7 @@ argmin = _arg("argmin")
 
 def _amax(name, prim):
     def f(input, dim=(), keepdim=False):  # noqa: A002
-        v = _value(input)
+        v = _value(input, name)
         _real_only(v, name)
         axis = _reduce_dims(input, dim, name)
         axes = tuple(range(v.ndim)) if axis is None else axis
@@ -318,7 +319,7 @@ def aminmax(input, *, dim=None, keepdim=False):  # noqa: A002
         min=tensor(-2.),
         max=tensor(3.))
     """
-    v = _value(input)
+    v = _value(input, "aminmax")
     if dim is None:
         if v.size == 0:
             raise _IndexingError(
@@ -349,7 +350,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):  # noqa: A002
         >>> torch.sort(torch.tensor([3.0, 1.0, 2.0]), descending=True).indices
         tensor([0, 2, 1])
     """
-    v = _value(input)
+    v = _value(input, "sort")
     _real_only(v, "sort")
     axis = _along(input, dim, "sort")
     idx = _argsort(v, axis, bool(descending))
@@ -364,7 +365,7 @@ def argsort(input, dim=-1, descending=False, stable=False):  # noqa: A002
         >>> torch.argsort(torch.tensor([3.0, 1.0, 2.0]))
         tensor([1, 2, 0])
     """
-    v = _value(input)
+    v = _value(input, "argsort")
     _real_only(v, "argsort")
     return _indices(_argsort(v, _along(input, dim, "argsort"), bool(descending)))
 
@@ -396,7 +397,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
         >>> torch.topk(torch.tensor([1.0, 5.0, 3.0]), 2).values
         tensor([5., 3.])
     """
-    v = _value(input)
+    v = _value(input, "topk")
     _real_only(v, "topk")
     k = _index_of(k, "topk", "k")
     axis = _along(input, dim, "topk")
@@ -428,7 +429,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):  # noqa: A002
         values=tensor(3.),
         indices=tensor(2))
     """
-    v = _value(input)
+    v = _value(input, "kthvalue")
     _real_only(v, "kthvalue")
     k = _index_of(k, "kthvalue", "k")
     axis = _along(input, dim, "kthvalue")
@@ -446,7 +447,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):  # noqa: A002
 
 def _median(name, skipnan, result):
     def f(input, dim=None, keepdim=False):  # noqa: A002
-        v = _value(input)
+        v = _value(input, name)
         _real_only(v, name)
         if dim is None:
             return _apply(_order.lower_median, input, skipnan=skipnan)
@@ -505,7 +506,7 @@ def mode(input, dim=-1, keepdim=False):  # noqa: A002
         values=tensor(1.),
         indices=tensor(3))
     """
-    v = _value(input)
+    v = _value(input, "mode")
     _real_only(v, "mode")
     axis = _along(input, dim, "mode")
     xp = xp_of(v)
@@ -545,7 +546,7 @@ def _cumulative(name, result):
     greater = name == "cummax"
 
     def f(input, dim):  # noqa: A002
-        v = _value(input)
+        v = _value(input, name)
         _real_only(v, name)
         axis = _along(input, dim, name)
         xp = xp_of(v)
@@ -633,7 +634,7 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 def _quantile(name, np_name):
     def f(input, q, dim=None, keepdim=False, *, interpolation="linear"):  # noqa: A002
-        v = _value(input)
+        v = _value(input, name)
         if v.dtype.kind not in "f":
             raise _OpError(
                 f"funcgrad.{name}: {name}() input tensor must be either float or double dtype "
@@ -708,7 +709,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     # NOTE: cycle: functions re-exports this
     from funcgrad.tensors import functions as F
 
-    v = _value(input)
+    v = _value(input, "nansum")
     if v.dtype.kind in "fc":
         input = F.where(_new_like(Tensor, v != v, None), 0.0, input)
     return F.sum(input, dim, keepdim, dtype=dtype)
@@ -725,7 +726,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     # NOTE: cycle: functions re-exports this
     from funcgrad.tensors import functions as F
 
-    v = _value(input)
+    v = _value(input, "nanmean")
     if v.dtype.kind not in "fc":
         raise _OpError(
             f"funcgrad.nanmean: nanmean(): expected input to have floating point or complex "
@@ -743,6 +744,6 @@ def count_nonzero(input, dim=None):  # noqa: A002
         >>> torch.count_nonzero(torch.tensor([[0.0, 1.0], [2.0, 3.0]]), dim=0)
         tensor([1, 2])
     """
-    v = _value(input)
+    v = _value(input, "count_nonzero")
     axis = None if dim is None else _reduce_dims(input, dim, "count_nonzero")
     return _indices(np.asarray(np.count_nonzero(v, axis=axis)))

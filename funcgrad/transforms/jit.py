@@ -425,7 +425,11 @@ def _user_line() -> str:
 # eager with a JitWarning naming the line: following is opt-in, so nothing is baked silently.
 _FOLLOWED_READERS: dict[str, frozenset[str]] = {
     "ops/_util.py": frozenset(
-        {"all_finite", "follows_values.<locals>.call.<locals>.<genexpr>"}  # a guard; a step
+        {
+            "all_finite",  # a guard
+            "checked_value",  # a domain check's value: its bool() is a guard
+            "follows_values.<locals>.call.<locals>.<genexpr>",  # a step
+        }
     ),
     "ops/elementwise.py": frozenset(
         {

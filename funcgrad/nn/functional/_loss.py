@@ -29,7 +29,7 @@ from funcgrad.graph import Node
 from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import loss as _lp
 from funcgrad.ops import nn as _nn
-from funcgrad.ops._util import value_of
+from funcgrad.ops._util import checked_value, value_of
 from funcgrad.ops.named import named
 from funcgrad.tensors.dtypes import torch_name
 from funcgrad.tensors.tensor_class import Tensor, _apply
@@ -115,6 +115,20 @@ def _value(x):
         return x._value
     if type(x) is Node:
         return x.value
+    return np.asarray(x)
+
+
+def _checked(x):
+    """`_value(x)` for a check that raises on bad values: a guard under jit and compile.
+
+    A tensor's node (or a node) is read through `ops._util.checked_value`, so that in a
+    trace the check is computed by the plan and its `bool()` is a guard: a replay with
+    values the check refuses raises as the eager call does.
+    """
+    if isinstance(x, Tensor):
+        return checked_value(x._node if x._node is not None else x._value)
+    if type(x) is Node:
+        return checked_value(x)
     return np.asarray(x)
 
 
@@ -692,7 +706,7 @@ def binary_cross_entropy(
                 f"expected {torch_name(input._value.dtype)} (the target's dtype must be the "
                 "input's; convert it with target.to(input.dtype))"
             )
-    v = _value(input)
+    v = _checked(input)
     if not ((v >= 0) & (v <= 1)).all():
         raise OpError(
             f"{_F}binary_cross_entropy: all elements of input should be between 0 and 1 "
@@ -910,7 +924,7 @@ def gaussian_nll_loss(
             raise OpError(f"{_F}gaussian_nll_loss: var has negative entry/entries (var={var})")
         var = max(float(var), eps)  # a Python number: weak, so float32 inputs stay float32
     else:
-        if (_value(var) < 0).any():
+        if (_checked(var) < 0).any():
             raise OpError(f"{_F}gaussian_nll_loss: var has negative entry/entries")
         vshape, ishape = _shape(var), _shape(input)
         if vshape != ishape:
