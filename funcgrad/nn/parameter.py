@@ -9,9 +9,12 @@ tensors (`w * 2` is a `Tensor`, not a `Parameter`), and so do `.data`,
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from funcgrad.tensors.base import _init
+from funcgrad.tensors.creation import empty as _empty
 from funcgrad.tensors.dtypes import default_float_dtype, to_dtype
 from funcgrad.tensors.tensor_class import Tensor
 
@@ -63,57 +66,92 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
 
-class UninitializedParameter(Parameter):
-    """A parameter whose shape is not known yet (PyTorch's lazy modules' parameter).
+class _UninitializedShapeError(RuntimeError, ValueError):
+    """Reading an uninitialized parameter's shape: PyTorch's RuntimeError (a ValueError too,
+    as funcgrad raised before PyTorch's class was matched)."""
 
-    It holds no values until `materialize(shape)` turns it into a
-    `Parameter` of that shape (zeros, to be initialised by the module's
-    `reset_parameters`). Using it before that raises.
 
-    Examples:
-        >>> import funcgrad as torch
-        >>> p = torch.nn.UninitializedParameter()
-        >>> p
-        <UninitializedParameter>
-        >>> p.materialize((2, 3))
-        >>> type(p).__name__, tuple(p.shape)
-        ('Parameter', (2, 3))
-    """
+def _placeholder(device, dtype):
+    """The empty array an uninitialized parameter or buffer holds: its dtype and device only."""
+    return _empty(0, dtype=dtype, device=device)._value
 
-    cls_to_become = Parameter
 
-    def __init__(self, requires_grad: bool = True, device=None, dtype=None):
-        super().__init__(None, requires_grad)
-        self._uninit_dtype = dtype
+class _UninitializedMixin:
+    """What uninitialized parameters and buffers share: refusals, repr, `materialize`."""
+
+    __slots__ = ()  # so that an uninitialized buffer keeps a plain tensor's layout
+    cls_to_become: type[Tensor] = Tensor
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}>"
 
     def materialize(self, shape, device=None, dtype=None) -> None:
-        """Give the parameter a shape (zero values) and make it a `Parameter`."""
-        dt = dtype or getattr(self, "_uninit_dtype", None)
-        dt = to_dtype(dt) if dt is not None else default_float_dtype()
+        """Give it a shape (zero values), then make it a `cls_to_become` (in place).
+
+        `device` and `dtype` default to the ones it was created with (or
+        moved to by `Module.to`), as PyTorch's `materialize`.
+        """
+        t: Any = self
+        device = device if device is not None else t.device
+        dtype = to_dtype(dtype) if dtype is not None else t._value.dtype
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
-        requires_grad = self.requires_grad
-        self.requires_grad_(False)
-        self._value = np.zeros(shape, dtype=dt)
-        self.__class__ = self.cls_to_become  # type: ignore[assignment]
+        requires_grad = t.requires_grad
         if requires_grad:
-            self.requires_grad_(True)
+            t.requires_grad_(False)
+        t._value = _empty(*shape, dtype=dtype, device=device)._value
+        t.__class__ = self.cls_to_become
+        if requires_grad:
+            t.requires_grad_(True)
 
     def __getattribute__(self, name):
         if name in _UNINITIALIZED_REFUSED:
+            if name == "shape":
+                raise _UninitializedShapeError(
+                    "Can't access the shape of an uninitialized parameter or buffer. This error "
+                    "usually happens in `load_state_dict` when trying to load an uninitialized "
+                    "parameter into an initialized one. Call `forward` to initialize the "
+                    "parameters before accessing their attributes (funcgrad.nn lazy modules)."
+                )
             raise ValueError(
                 f"Attempted to use an uninitialized parameter in {name}. This error happens "
                 f"when you are using a `LazyModule` or explicitly manipulating "
-                f"`funcgrad.nn.parameter.UninitializedParameter` objects. When using "
+                f"`funcgrad.nn.parameter.{type(self).__name__}` objects. When using "
                 f"LazyModules call `forward` with a dummy batch to initialize the "
                 f"parameters before calling funcgrad functions"
             )
         return super().__getattribute__(name)
 
 
-# Reading the values of an uninitialized parameter refuses (PyTorch's message).
+class UninitializedParameter(_UninitializedMixin, Parameter):  # type: ignore[misc]
+    """A parameter whose shape is not known yet (PyTorch's lazy modules' parameter).
+
+    It holds no values until `materialize(shape)` turns it into a
+    `Parameter` of that shape (zeros, to be initialised by the module's
+    `reset_parameters`). Reading its shape or values before that raises.
+
+    Args:
+        requires_grad: Whether the parameter will require grad.
+        device: The device it will be materialized on.
+        dtype: The dtype it will be materialized with (default: the default
+            float dtype).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> p = torch.nn.UninitializedParameter(dtype=torch.float64)
+        >>> p
+        <UninitializedParameter>
+        >>> p.materialize((2, 3))
+        >>> type(p).__name__, tuple(p.shape), p.dtype
+        ('Parameter', (2, 3), dtype('float64'))
+    """
+
+    cls_to_become = Parameter
+
+    def __init__(self, requires_grad: bool = True, device=None, dtype=None):
+        Parameter.__init__(self, _placeholder(device, dtype), requires_grad)
+
+
+# Reading the values of an uninitialized parameter or buffer refuses (PyTorch's messages).
 _UNINITIALIZED_REFUSED = frozenset(
     {"shape", "size", "numpy", "tolist", "item", "sum", "mean", "dim", "numel"}
 )
@@ -139,19 +177,28 @@ class Buffer(Tensor):
         self.persistent = persistent
 
 
-class UninitializedBuffer(Tensor):
-    """A buffer whose shape is not known yet (see `UninitializedParameter`)."""
+class UninitializedBuffer(_UninitializedMixin, Tensor):
+    """A buffer whose shape is not known yet (see `UninitializedParameter`).
+
+    `materialize(shape)` turns it into a plain tensor of that shape (zeros).
+
+    Examples:
+        >>> import funcgrad as torch
+        >>> b = torch.nn.UninitializedBuffer()
+        >>> b
+        <UninitializedBuffer>
+        >>> b.materialize(3)
+        >>> b
+        tensor([0., 0., 0.])
+    """
 
     __slots__ = ()
+    cls_to_become = Tensor
 
     def __init__(self, requires_grad: bool = False, device=None, dtype=None):
-        _init(self, np.zeros((0,), dtype=default_float_dtype()))
-
-    def materialize(self, shape, device=None, dtype=None) -> None:
-        """Give the buffer a shape (zero values) and make it a plain tensor."""
-        shape = (shape,) if isinstance(shape, int) else tuple(shape)
-        self._value = np.zeros(shape, dtype=dtype or default_float_dtype())
-        self.__class__ = Tensor  # type: ignore[assignment]
+        _init(self, _placeholder(device, dtype))
+        if requires_grad:
+            self.requires_grad_(True)
 
 
 def is_lazy(param) -> bool:

@@ -14,6 +14,8 @@ from funcgrad.nn.modules.dropout import *  # noqa: F403
 from funcgrad.nn.modules.dropout import __all__ as _dropout_all
 from funcgrad.nn.modules.flatten import *  # noqa: F403
 from funcgrad.nn.modules.flatten import __all__ as _flatten_all
+from funcgrad.nn.modules.lazy import *  # noqa: F403
+from funcgrad.nn.modules.lazy import __all__ as _lazy_all
 from funcgrad.nn.modules.linear import *  # noqa: F403
 from funcgrad.nn.modules.linear import __all__ as _linear_all
 from funcgrad.nn.modules.loss import *  # noqa: F403
@@ -43,6 +45,7 @@ __all__ = [
     *_conv_all,
     *_dropout_all,
     *_flatten_all,
+    *_lazy_all,
     *_linear_all,
     *_loss_all,
     *_normalization_all,

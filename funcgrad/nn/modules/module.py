@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import threading
 import warnings
 import weakref
 from collections import OrderedDict, namedtuple
@@ -836,6 +837,9 @@ class Module:
         ):
             return forward_call(*args, **kwargs)
 
+        if type(forward_call) is _CompiledForward and forward_call.tracing:
+            # the compiled forward's trace calls the module again: the hooks ran outside
+            return forward_call(*args, **kwargs)
         result = None
         called_always = set()
         try:
@@ -911,6 +915,82 @@ class Module:
             raise
 
     __call__: Callable[..., Any] = _call_impl
+
+    def compile(self, *args, **kwargs) -> None:
+        """Compile this module's forward in place with `funcgrad.compile` (as PyTorch's `Module.compile`).
+
+        Calling the module afterwards runs its hooks as before (eagerly, on
+        every call) around the compiled forward: the first call with a
+        signature (the arguments' shapes, dtypes and devices, every
+        submodule's `training` flag) traces `forward` with the parameters
+        and buffers as inputs, later calls replay the plan. Results are the
+        eager ones (the plan makes the same NumPy calls, docs/concepts/jit.md),
+        and gradients reach the parameters. The module stays the same object:
+        its class, `repr`, `state_dict` keys and `parameters()` do not change,
+        and a later `compile` replaces the compiled forward.
+
+        A forward outside `funcgrad.compile`'s contract (one that reads a
+        value with `.item()`, changes a buffer in place as `BatchNorm` does
+        in training mode, draws random numbers as `Dropout` does, ...) runs
+        eagerly from its first call on, with a one-time warning saying why.
+
+        Args:
+            *args: Refused: `funcgrad.compile`'s options are keywords.
+            **kwargs: `funcgrad.compile`'s keywords (`fullgraph`, `dynamic`,
+                `backend`, `mode`, `options`: accepted and ignored;
+                `disable=True` makes the module eager again).
+
+        Raises:
+            TypeError: For positional arguments or unknown keywords.
+
+        Examples:
+            >>> import funcgrad as torch
+            >>> from funcgrad import nn
+            >>> net = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
+            >>> x = torch.randn(5, 3)
+            >>> eager = net(x)
+            >>> net.compile()
+            >>> out = net(x)
+            >>> torch.equal(out, eager), out.grad_fn is not None
+            (True, True)
+            >>> out.sum().backward()
+            >>> net[0].weight.grad.shape
+            funcgrad.Size([4, 3])
+        """
+        # NOTE: cycle: funcgrad._compile imports funcgrad.nn (its CompiledModule wraps modules)
+        from funcgrad import _compile
+
+        if args:
+            raise TypeError(
+                f"funcgrad.nn.Module.compile: funcgrad.compile's options are keywords "
+                f"(fullgraph, dynamic, backend, mode, options, disable); got {len(args)} "
+                f"positional argument(s)"
+            )
+        known = {"fullgraph", "dynamic", "backend", "mode", "options", "disable"}
+        unknown = sorted(set(kwargs) - known)
+        if unknown:
+            raise TypeError(
+                f"funcgrad.nn.Module.compile got unexpected keyword argument(s) {unknown}; "
+                f"funcgrad.compile takes {sorted(known)}"
+            )
+        self.__dict__.pop("forward", None)
+        if kwargs.get("disable", False):
+            return
+        compiled = _CompiledForward(self)
+        eager = compiled.eager
+
+        def forward(*args, **kwargs):
+            return eager(*args, **kwargs)
+
+        forward.__name__ = forward.__qualname__ = f"{type(self).__name__}.forward"
+        compiled.compiled = _compile.CompiledFunction(forward, self)
+        self.__dict__["forward"] = compiled
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        if type(state.get("forward")) is _CompiledForward:
+            del state["forward"]  # as PyTorch drops `_compiled_call_impl`: copies are eager
+        return state
 
     # --- state dicts ------------------------------------------------------------
 
@@ -1162,6 +1242,51 @@ class Module:
             else:
                 main_str += "\n  " + "\n  ".join(lines) + "\n"
         return main_str + ")"
+
+
+# The keyword by which a compiled forward passes the modules' training flags to its trace,
+# so that they are part of the signature (a plan traced in eval mode is not replayed in train).
+_MODES_KEY = "_funcgrad_compiled_modes"
+
+
+class _CompiledForward:
+    """A module's compiled forward: what `Module.compile` puts in the module's `forward`.
+
+    Calls go to `compiled` (a `funcgrad.compile` `CompiledFunction` of the
+    module), with every submodule's `training` flag as a static keyword.
+    Its trace calls the module again (through `functional_call`): that
+    call, seen by `tracing`, runs the class's own `forward` without the
+    hooks, which ran outside. Keeping it in the instance's `forward` (not
+    in `__call__`) leaves the calls of modules that are not compiled as
+    fast as before.
+    """
+
+    def __init__(self, module: Module):
+        self.module = module
+        self.compiled: Any = None
+        self._local = threading.local()
+
+    @property
+    def tracing(self) -> bool:
+        """Whether this thread is inside the compiled call (its trace re-enters the module)."""
+        return getattr(self._local, "tracing", False)
+
+    def eager(self, *args, **kwargs):
+        """The class's own forward, without the modes keyword (the eager fallback)."""
+        kwargs.pop(_MODES_KEY, None)
+        module = self.module
+        return type(module).forward(module, *args, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        local = self._local
+        if getattr(local, "tracing", False):
+            return self.eager(*args, **kwargs)
+        kwargs[_MODES_KEY] = tuple(m.training for m in self.module.modules())
+        local.tracing = True
+        try:
+            return self.compiled(*args, **kwargs)
+        finally:
+            local.tracing = False
 
 
 def _size_repr(value) -> str:
