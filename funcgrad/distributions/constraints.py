@@ -11,6 +11,10 @@ import numpy as _np
 from funcgrad.distributions.utils import fmt as _fmt
 from funcgrad.distributions.utils import value_of as _value_of
 from funcgrad.distributions.utils import wrap as _wrap
+from funcgrad.graph import Node as _Node
+from funcgrad.ops._util import checked_value as _checked_value
+from funcgrad.ops._util import follows_values as _follows_values
+from funcgrad.tensors.tensor_class import Tensor as _Tensor
 
 __all__ = [
     "Constraint",
@@ -44,10 +48,14 @@ __all__ = [
 
 
 def _v(x):
-    v = _value_of(x)
+    # NOTE: a tensor's node is read by `checked_value`: under funcgrad.jit/compile's trace a
+    # traced array, so a check computed on it is a step of the plan and its reads are
+    # guards (a replay checks arguments and samples too); asanyarray keeps it traced.
+    node = x._node if isinstance(x, _Tensor) else x if type(x) is _Node else None
+    v = _value_of(x) if node is None else _checked_value(node)
     if hasattr(v, "get"):  # a CuPy array: checks run on the host
         v = v.get()
-    return _np.asarray(v)
+    return _np.asanyarray(v)
 
 
 class Constraint:
@@ -80,7 +88,7 @@ class Constraint:
 
 class _Elementwise(Constraint):
     def check(self, value):
-        return _wrap(_np.asarray(self._check(_v(value))))
+        return _wrap(_np.asanyarray(self._check(_v(value))))
 
 
 class _Dependent(Constraint):
@@ -168,7 +176,7 @@ class _IndependentConstraint(Constraint):
             raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {_v(value).ndim}")
         if n:
             result = result.reshape(result.shape[: result.ndim - n] + (-1,)).all(-1)
-        return _wrap(_np.asarray(result))
+        return _wrap(_np.asanyarray(result))
 
     def __repr__(self) -> str:
         return (
@@ -190,7 +198,7 @@ class _OneHot(Constraint):
 
     def check(self, value):
         v = _v(value)
-        return _wrap(_np.asarray((((v == 0) | (v == 1)).all(-1)) & (v.sum(-1) == 1)))
+        return _wrap(_np.asanyarray((((v == 0) | (v == 1)).all(-1)) & (v.sum(-1) == 1)))
 
 
 class _IntegerInterval(_Elementwise):
@@ -285,7 +293,7 @@ class _Simplex(Constraint):
 
     def check(self, value):
         v = _v(value)
-        return _wrap(_np.asarray((v >= 0).all(-1) & (_np.abs(v.sum(-1) - 1) < 1e-6)))
+        return _wrap(_np.asanyarray((v >= 0).all(-1) & (_np.abs(v.sum(-1) - 1) < 1e-6)))
 
 
 class _LowerTriangular(Constraint):
@@ -293,7 +301,7 @@ class _LowerTriangular(Constraint):
 
     def check(self, value):
         v = _v(value)
-        return _wrap(_np.asarray((_np.tril(v) == v).reshape(v.shape[:-2] + (-1,)).all(-1)))
+        return _wrap(_np.asanyarray((_np.tril(v) == v).reshape(v.shape[:-2] + (-1,)).all(-1)))
 
 
 class _LowerCholesky(Constraint):
@@ -303,7 +311,7 @@ class _LowerCholesky(Constraint):
         v = _v(value)
         lower = (_np.tril(v) == v).reshape(v.shape[:-2] + (-1,)).all(-1)
         positive = (_np.diagonal(v, axis1=-2, axis2=-1) > 0).all(-1)
-        return _wrap(_np.asarray(lower & positive))
+        return _wrap(_np.asanyarray(lower & positive))
 
 
 class _Square(Constraint):
@@ -320,9 +328,10 @@ class _Symmetric(_Square):
         if v.shape[-2] != v.shape[-1]:
             return _wrap(_np.zeros(v.shape[:-2], dtype=bool))
         close = _np.isclose(v, _np.swapaxes(v, -1, -2), atol=1e-6)
-        return _wrap(_np.asarray(close.all(-2).all(-1)))
+        return _wrap(_np.asanyarray(close.all(-2).all(-1)))
 
 
+@_follows_values  # a step of a jit plan on a traced value (its try/except reads the values)
 def _cholesky_ok(v: _np.ndarray) -> _np.ndarray:
     flat = v.reshape((-1,) + v.shape[-2:])
     ok = _np.zeros(len(flat), dtype=_np.bool_)
@@ -340,7 +349,7 @@ class _PositiveSemidefinite(_Symmetric):
         sym = _v(super().check(value))
         if not sym.all():
             return _wrap(sym)
-        return _wrap(_np.asarray((_np.linalg.eigvalsh(_v(value)) >= 0).all(-1)))
+        return _wrap(_np.asanyarray((_np.linalg.eigvalsh(_v(value)) >= 0).all(-1)))
 
 
 class _PositiveDefinite(_Symmetric):

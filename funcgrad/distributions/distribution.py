@@ -26,7 +26,8 @@ __all__ = ["Distribution"]
 
 
 def _all_true(valid) -> bool:
-    return bool(np.all(np.asarray(valid._value if isinstance(valid, Tensor) else valid)))
+    # NOTE: asanyarray keeps a traced check (constraints._v) traced: bool() is a jit guard
+    return bool(np.all(np.asanyarray(valid._value if isinstance(valid, Tensor) else valid)))
 
 
 def _format_param(t) -> str:

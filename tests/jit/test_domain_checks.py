@@ -27,10 +27,15 @@ from tests.references import requires
 
 
 def _no_fallback():
-    """A context where an eager fallback or a retrace warning fails the test."""
+    """A context where compile's eager fallback or a jit warning fails the test.
+
+    (Only those: NumPy's own RuntimeWarnings, `log` of a negative number, stay warnings, so
+    that a plan computing on refused values is not stopped by one.)
+    """
     ctx = warnings.catch_warnings()
     ctx.__enter__()
-    warnings.simplefilter("error", RuntimeWarning)
+    warnings.filterwarnings("error", message="funcgrad.compile", category=RuntimeWarning)
+    warnings.simplefilter("error", JitWarning)
     return ctx
 
 
@@ -231,3 +236,64 @@ def test_the_fallback_warning_names_the_function_called(name):
     with pytest.warns(RuntimeWarning, match=rf"runs eagerly from now on: tensor\.{name} reads"):
         out = compiled(x)
     assert np.array_equal(out.numpy(), f(x).numpy())
+
+
+# --- funcgrad.distributions: validate_args checks of parameters and samples ----------------------
+
+DIST_CASES = {
+    # name: (function of one tensor via the distribution module `D`, good, bad)
+    "Normal scale": (
+        lambda D, s: D.Normal(0.0, s).log_prob(s * 0 + 0.5).sum(),
+        [1.0, 2.0],
+        [-1.0, 2.0],
+    ),
+    "Exponential support": (
+        lambda D, v: D.Exponential(v * 0 + 2.0).log_prob(v).sum(),
+        [0.1, 0.2],
+        [-0.1, 0.2],
+    ),
+    "Dirichlet support (simplex)": (
+        lambda D, v: D.Dirichlet(v * 0 + 2.0).log_prob(v),
+        [0.2, 0.3, 0.5],
+        [0.2, 0.3, 0.6],
+    ),
+    "Uniform support (dependent interval)": (
+        lambda D, v: D.Uniform(v * 0, v * 0 + 1.0).log_prob(v).sum(),
+        [0.2, 0.3],
+        [0.2, 1.3],
+    ),
+    "Bernoulli probs": (
+        lambda D, p: D.Bernoulli(probs=p).log_prob(p * 0 + 1.0).sum(),
+        [0.3, 0.6],
+        [0.3, 1.6],
+    ),
+    "MultivariateNormal covariance (positive definite)": (
+        lambda D, c: D.MultivariateNormal(c[0] * 0, covariance_matrix=c).log_prob(c[0] * 0),
+        [[2.0, 0.5], [0.5, 1.0]],
+        [[1.0, 2.0], [2.0, 1.0]],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DIST_CASES))
+def test_a_compiled_replay_validates_distribution_arguments_as_pytorch(name):
+    torch = requires("torch")
+    f, good, bad = DIST_CASES[name]
+    with pytest.raises(ValueError):
+        f(torch.distributions, torch.tensor(bad))
+    expected = f(torch.distributions, torch.tensor(good)).numpy()
+    with pytest.raises(ValueError) as eager:
+        f(fg.distributions, fg.tensor(bad))
+    compiled = fg.compile(lambda x: f(fg.distributions, x))
+    ctx = _no_fallback()
+    try:
+        for _ in range(2):
+            out = compiled(fg.tensor(good))
+            assert np.array_equal(out.numpy(), f(fg.distributions, fg.tensor(good)).numpy())
+        np.testing.assert_allclose(out.numpy(), expected, rtol=1e-6)
+        with pytest.raises(ValueError) as replayed:
+            compiled(fg.tensor(bad))
+        assert str(replayed.value) == str(eager.value)
+        assert compiled._jitted.cache_info()["plans"] == 1
+    finally:
+        ctx.__exit__(None, None, None)
