@@ -179,6 +179,22 @@ class _Traced(numpy.ndarray):
         """Not followed: eager if the result reaches the graph (user code: a guard on the value)."""
         return _untraceable(self, "tolist()").view(_ndarray).tolist()
 
+    def tobytes(self, order: Any = "C") -> bytes:
+        """Not followed, as `tolist()`."""
+        return _untraceable(self, "tobytes()").view(_ndarray).tobytes(order)
+
+    def view(self, *args: Any, **kwargs: Any) -> Any:
+        """`ndarray.view`; a plain view made outside funcgrad (`m.view(numpy.ndarray)`) is a read.
+
+        Its reads cannot be followed, so it counts as `tolist()` does: a guard on the
+        whole value for a mask `f` got, eager for a rule's value. (`numpy.asarray(m)` and
+        `numpy.array(m)` call no method of an ndarray subclass, so they stay unseen.)
+        """
+        out = _ndarray.view(self, *args, **kwargs)
+        if type(out) is _ndarray and not sys._getframe(1).f_code.co_filename.startswith(_PACKAGE):
+            _untraceable(self, "view(numpy.ndarray)")
+        return out
+
     def __iter__(self) -> Any:
         return iter([self[i] for i in range(len(self))])
 
