@@ -181,7 +181,8 @@ class _Traced(numpy.ndarray):
 
     def tobytes(self, order: Any = "C") -> bytes:
         """Not followed, as `tolist()`."""
-        return _untraceable(self, "tobytes()").view(_ndarray).tobytes(order)
+        plain: _ndarray = _untraceable(self, "tobytes()").view(_ndarray)
+        return plain.tobytes(order)
 
     def view(self, *args: Any, **kwargs: Any) -> Any:
         """`ndarray.view`; a plain view made outside funcgrad (`m.view(numpy.ndarray)`) is a read.
