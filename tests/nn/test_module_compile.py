@@ -157,12 +157,16 @@ def test_a_lazy_module_compiled_before_its_first_call():
     x = fg.tensor(RNG.standard_normal((3, 6)))
     fm = fg.nn.Sequential(fg.nn.LazyLinear(4, dtype=fg.float64), fg.nn.ReLU())
     fm.compile()
-    out = fm(x)
-    assert repr(fm[0]) == "Linear(in_features=6, out_features=4, bias=True)"
-    ref = fg.nn.Sequential(fg.nn.Linear(6, 4, dtype=fg.float64), fg.nn.ReLU())
-    ref.load_state_dict(fm.state_dict())
-    np.testing.assert_array_equal(_np(out), _np(ref(x)))
-    np.testing.assert_array_equal(_np(fm(x)), _np(ref(x)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the first call materializes eagerly, the next ones compile
+        out = fm(x)
+        assert repr(fm[0]) == "Linear(in_features=6, out_features=4, bias=True)"
+        ref = fg.nn.Sequential(fg.nn.Linear(6, 4, dtype=fg.float64), fg.nn.ReLU())
+        ref.load_state_dict(fm.state_dict())
+        np.testing.assert_array_equal(_np(out), _np(ref(x)))
+        np.testing.assert_array_equal(_np(fm(x)), _np(ref(x)))
+        np.testing.assert_array_equal(_np(fm(x)), _np(ref(x)))
+    assert fm.forward.compiled._jitted.cache_info()["signatures"] == 1
     lazy = fg.nn.LazyLinear(2, dtype=fg.float64)
     lazy.compile()
     lazy(x).sum().backward()  # the hook materializes, then the compiled forward runs

@@ -1264,6 +1264,7 @@ class _CompiledForward:
     def __init__(self, module: Module):
         self.module = module
         self.compiled: Any = None
+        self.materialized = False  # no lazy parameter or buffer left (checked until so)
         self._local = threading.local()
 
     @property
@@ -1281,6 +1282,13 @@ class _CompiledForward:
         local = self._local
         if getattr(local, "tracing", False):
             return self.eager(*args, **kwargs)
+        if not self.materialized:
+            # lazy submodules materialize in an eager call (a trace would see stand-ins)
+            module = self.module
+            values = itertools.chain(module.parameters(), module.buffers())
+            if any(is_lazy(v) for v in values):
+                return self.eager(*args, **kwargs)
+            self.materialized = True
         kwargs[_MODES_KEY] = tuple(m.training for m in self.module.modules())
         local.tracing = True
         try:
