@@ -9,6 +9,7 @@ state dicts moving both ways, and the errors.
 from __future__ import annotations
 
 import copy
+import pickle
 
 import numpy as np
 import pytest
@@ -337,12 +338,17 @@ def test_custom_lazy_module_contract():
     assert isinstance(s, fg.nn.LazyModuleMixin)
 
 
-def test_deepcopy_of_a_lazy_module():
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_copies_of_a_lazy_module_initialize_on_their_own(how):
     fm = fg.nn.LazyLinear(3)
-    c = copy.deepcopy(fm)
+    c = copy.deepcopy(fm) if how == "deepcopy" else pickle.loads(pickle.dumps(fm))
     assert c.has_uninitialized_params()
     c(fg.ones(1, 2))
-    assert type(c).__name__ == "Linear" and fm.has_uninitialized_params()
+    assert repr(c) == "Linear(in_features=2, out_features=3, bias=True)"
+    # the copy's first call removed its own hook, not the original's
+    assert fm.has_uninitialized_params() and len(fm._forward_pre_hooks) == 1
+    fm(fg.ones(1, 4))
+    assert repr(fm) == "Linear(in_features=4, out_features=3, bias=True)"
 
 
 def test_isinstance_as_pytorch():

@@ -76,6 +76,16 @@ class RemovableHandle:
             if d is not None and self.id in d:
                 del d[self.id]
 
+    def __getstate__(self):
+        # the dicts themselves: a copied module's handle then removes the copy's hook,
+        # not the original's (a weak reference is copied as it is)
+        return (self.hooks_dict_ref(), self.id, tuple(ref() for ref in self.extra_dict_ref))
+
+    def __setstate__(self, state) -> None:
+        hooks, self.id, extras = state
+        self.hooks_dict_ref = weakref.ref(hooks if hooks is not None else OrderedDict())
+        self.extra_dict_ref = tuple(weakref.ref(d) for d in extras if d is not None)
+
     def __enter__(self) -> RemovableHandle:
         return self
 
