@@ -46,6 +46,7 @@ import importlib
 import inspect
 import re
 import sys
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -410,6 +411,34 @@ def _shown_params(prim, params: dict) -> list[tuple[str, object]]:
     return shown
 
 
+def ufunc_of(item: Surface) -> np.ufunc | None:
+    """NumPy's ufunc that a `funcgrad.numpy` function mirrors (its name's), or None.
+
+    Such a function takes NumPy's ufunc keywords (`out`, `where`, `casting`,
+    `order`, `dtype`, `subok`): `funcgrad/numpy/_ufunc_keywords.py`.
+    """
+    if item.surface != "numpy":
+        return None
+    ufunc = getattr(np, item.name, None)
+    if not isinstance(ufunc, np.ufunc):
+        return None
+    prim = item.prim
+    if prim.params or ufunc.nout != 1 or ufunc.nin != len(inputs_of(prim)):
+        raise SystemExit(
+            f"{prim.name}: numpy.{item.name} is a ufunc of {ufunc.nin} inputs and "
+            f"{ufunc.nout} outputs, the primitive takes {inputs_of(prim)} and {prim.params}; "
+            "write funcgrad.numpy's function by hand"
+        )
+    return ufunc
+
+
+def _ufunc_keywords(ufunc: np.ufunc) -> str:
+    names = ["where", "casting", "order", "dtype", "subok"]
+    if ufunc.signature is not None:  # a generalized ufunc (matmul) takes no where=
+        names.remove("where")
+    return ", ".join(f"`{n}`" for n in names)
+
+
 def numpy_docstring(item: Surface) -> str:
     prim = item.prim
     names = inputs_of(prim)
@@ -425,6 +454,17 @@ def numpy_docstring(item: Surface) -> str:
         lines.append(f"    {n}: An array, a number, or a graph node.")
     for p in prim.params:
         lines.append(f"    {p}: {PARAMS[p].doc}")
+    ufunc = ufunc_of(item)
+    if ufunc is not None:
+        where = " (`where=` only with `out=`)" if ufunc.signature is None else ""
+        for text in (
+            "out: NumPy's `out` (also positional): on arrays, the array the result is "
+            "written into and returned; refused with a graph node.",
+            f"**kwargs: NumPy's other ufunc keywords ({_ufunc_keywords(ufunc)}), as NumPy "
+            f"takes them on arrays{where}; with a node, `dtype=` casts the inputs first "
+            "(differentiably). See Ufunc keywords on the `funcgrad.numpy` page.",
+        ):
+            lines += textwrap.wrap(text, 84, initial_indent="    ", subsequent_indent="        ")
     lines += ["", "Returns:"]
     which = f"`{names[0]}` is" if len(names) == 1 else "an argument is"
     lines.append(f"    An array, or a node if {which} a node.")
@@ -485,6 +525,8 @@ def numpy_module(items: list[Surface], surface: str) -> str:
     imports = [
         f"from funcgrad.numpy._adapters import {c[4:]} as {c}" for c in sorted(used - {"{}"})
     ]
+    if any(ufunc_of(i) for i in items):
+        imports.append("from funcgrad.numpy._ufunc_keywords import apply as _with_keywords")
     imports += [f"from funcgrad.ops import {f} as _{f}" for f in _families(items)]
     blocks = []
     for item in items:
@@ -497,7 +539,17 @@ def numpy_module(items: list[Surface], surface: str) -> str:
             sig.append(p if conv.default is None else f"{p}={conv.default}")
             call.append(f"{p}={conv.convert.format(p)}")
         body = f"{_module_ref(prim)}({', '.join(call)})"
-        blocks.append(_function(item.name, ", ".join(sig), numpy_docstring(item), body))
+        pre = ""
+        if ufunc_of(item):
+            # NumPy's ufunc keywords: the call without any stays the primitive's one call
+            sig += ["out=None", "**kwargs"]
+            ref = _module_ref(prim)
+            args = f"({ins[0]},)" if len(ins) == 1 else f"({', '.join(ins)})"
+            pre = (
+                "if out is not None or kwargs:\n"
+                f'    return _with_keywords("{item.name}", {ref}, {args}, out, kwargs)\n'
+            )
+        blocks.append(_function(item.name, ", ".join(sig), numpy_docstring(item), body, pre=pre))
         if item.aliases:
             blocks.append("\n".join(f"{alias} = {item.name}" for alias in item.aliases))
     return _module(summary, imports, [n for i in items for n in (i.name, *i.aliases)], blocks)

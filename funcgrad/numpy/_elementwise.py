@@ -8,8 +8,9 @@ condition is converted to a boolean array first), `float_power` (`dtype=`),
 output built from a primitive, the other piecewise constant), and the
 comparisons, which have no gradient and return plain boolean arrays.
 
-Like the generated ufuncs, these take no `out=` or `where=` (a graph is
-immutable: a result is a new array or node, never written into another).
+Unlike the generated ufuncs (which take NumPy's ufunc keywords: see
+`_ufunc_keywords.py`), these take no `out=` or `where=` yet: a result is a
+new array or node, never written into another.
 """
 
 from __future__ import annotations
