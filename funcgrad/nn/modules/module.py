@@ -1299,12 +1299,23 @@ class _CompiledForward:
             if any(is_lazy(v) for v in values):
                 return self.eager(*args, **kwargs)
             self.materialized = True
-        kwargs[_MODES_KEY] = tuple(m.training for m in self.module.modules())
+        kwargs[_MODES_KEY] = _training_flags(self.module)
         local.tracing = True
         try:
             return self.compiled(*args, **kwargs)
         finally:
             local.tracing = False
+
+
+def _training_flags(module: Module) -> str:
+    """Every submodule's `training` flag, depth first, as one string ("1" or "0" each)."""
+    flags = []
+    stack = [module]
+    while stack:
+        m = stack.pop()
+        flags.append("1" if m.training else "0")
+        stack.extend(c for c in m._modules.values() if c is not None)
+    return "".join(flags)
 
 
 def _size_repr(value) -> str:
