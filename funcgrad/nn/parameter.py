@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from funcgrad.tensors.base import _init
+from funcgrad.tensors.base import _init, _new_like
 from funcgrad.tensors.creation import empty as _empty
 from funcgrad.tensors.dtypes import default_float_dtype, to_dtype
 from funcgrad.tensors.tensor_class import Tensor
@@ -103,6 +103,30 @@ class _UninitializedMixin:
         if requires_grad:
             t.requires_grad_(True)
 
+    def to(self, *args, **kwargs) -> Tensor:
+        """The placeholder converted (`Module.to` before the first call sets what `materialize` makes)."""
+        return _placeholder_tensor(self).to(*args, **kwargs)
+
+    def double(self) -> Tensor:
+        """The placeholder as float64 (see `to`)."""
+        return _placeholder_tensor(self).double()
+
+    def float(self) -> Tensor:
+        """The placeholder as float32 (see `to`)."""
+        return _placeholder_tensor(self).float()
+
+    def half(self) -> Tensor:
+        """The placeholder as float16 (see `to`)."""
+        return _placeholder_tensor(self).half()
+
+    def cpu(self) -> Tensor:
+        """The placeholder on the CPU (see `to`)."""
+        return _placeholder_tensor(self).cpu()
+
+    def cuda(self, *args, **kwargs) -> Tensor:
+        """The placeholder on a GPU (see `to`)."""
+        return _placeholder_tensor(self).cuda(*args, **kwargs)
+
     def __getattribute__(self, name):
         if name in _UNINITIALIZED_REFUSED:
             if name == "shape":
@@ -112,8 +136,9 @@ class _UninitializedMixin:
                     "parameter into an initialized one. Call `forward` to initialize the "
                     "parameters before accessing their attributes (funcgrad.nn lazy modules)."
                 )
+            what = "an operation" if name == "_op_class" else name
             raise ValueError(
-                f"Attempted to use an uninitialized parameter in {name}. This error happens "
+                f"Attempted to use an uninitialized parameter in {what}. This error happens "
                 f"when you are using a `LazyModule` or explicitly manipulating "
                 f"`funcgrad.nn.parameter.{type(self).__name__}` objects. When using "
                 f"LazyModules call `forward` with a dummy batch to initialize the "
@@ -151,9 +176,16 @@ class UninitializedParameter(_UninitializedMixin, Parameter):  # type: ignore[mi
         Parameter.__init__(self, _placeholder(device, dtype), requires_grad)
 
 
-# Reading the values of an uninitialized parameter or buffer refuses (PyTorch's messages).
+def _placeholder_tensor(t) -> Tensor:
+    """A plain tensor holding an uninitialized value's (empty) placeholder array."""
+    return _new_like(Tensor, object.__getattribute__(t, "_value"), None)
+
+
+# Reading the values of an uninitialized parameter or buffer refuses (PyTorch's messages);
+# `_op_class` is read by every operation on a tensor (the class of its result), so
+# operations refuse too, instead of computing on the empty placeholder.
 _UNINITIALIZED_REFUSED = frozenset(
-    {"shape", "size", "numpy", "tolist", "item", "sum", "mean", "dim", "numel"}
+    {"shape", "size", "numpy", "tolist", "item", "sum", "mean", "dim", "numel", "_op_class"}
 )
 
 

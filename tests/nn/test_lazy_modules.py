@@ -295,8 +295,28 @@ def test_uninitialized_values_refuse_to_be_read():
     for name in ("numel", "sum", "dim", "tolist"):
         with pytest.raises(ValueError, match=f"uninitialized parameter in {name}"):
             getattr(p, name)()
+    # operations refuse as PyTorch's do, instead of computing on an empty placeholder
+    ops = {
+        "add": lambda lib, t: t + 1,
+        "mul": lambda lib, t: t * t,
+        "exp": lambda lib, t: t.exp(),
+        "detach": lambda lib, t: t.detach(),
+        "clone": lambda lib, t: t.clone(),
+        "linear": lambda lib, t: lib.nn.functional.linear(lib.ones(1, 0), t),
+        "parameters_to_vector": lambda lib, t: lib.nn.utils.parameters_to_vector([t]),
+    }
+    for op in ops.values():
+        for lib in (torch, fg):
+            with pytest.raises(ValueError, match="Attempted to use an uninitialized parameter"):
+                op(lib, lib.nn.LazyLinear(3).weight)
+    # what PyTorch allows: flags, dtype, optimizers, conversions (Module.to before the call)
+    assert p.requires_grad and p.is_leaf and p.grad is None and p.dtype == np.float32
+    fg.optim.Adam([p])
+    assert p.double().dtype == np.float64
     b = fg.nn.LazyBatchNorm1d().running_mean
     assert repr(b) == "<UninitializedBuffer>"
+    with pytest.raises(ValueError, match="uninitialized parameter in an operation"):
+        b * 2
     with pytest.raises(ValueError, match="uninitialized parameter in numel"):
         b.numel()
 
