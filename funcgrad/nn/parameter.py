@@ -152,7 +152,10 @@ class UninitializedParameter(_UninitializedMixin, Parameter):  # type: ignore[mi
 
     It holds no values until `materialize(shape)` turns it into a
     `Parameter` of that shape (zeros, to be initialised by the module's
-    `reset_parameters`). Reading its shape or values before that raises.
+    `reset_parameters`). Before that, reading its shape or values and any
+    operation on it raise, as in PyTorch; its flags (`requires_grad`,
+    `is_leaf`), `dtype`, `device` and conversions (`to`, `double`, what
+    `Module.to` calls: they set the dtype `materialize` gives) work.
 
     Args:
         requires_grad: Whether the parameter will require grad.
