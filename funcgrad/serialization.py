@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 
 from funcgrad.backend import cuda_available, device_of, to_device
-from funcgrad.nn.parameter import Parameter
+from funcgrad.nn.parameter import Parameter, UninitializedBuffer, UninitializedParameter, is_lazy
 from funcgrad.tensors.devices import device as _device
 from funcgrad.tensors.missing import module_getattr as _module_getattr
 from funcgrad.tensors.tensor_class import Size, Tensor, _fresh_leaf
@@ -189,6 +189,8 @@ class _TorchPickler(pickle._Pickler):  # the Python implementation of the pickle
 
     def reducer_override(self, obj):
         if isinstance(obj, Tensor):
+            if is_lazy(obj):  # PyTorch's own form: the class and requires_grad (no values)
+                return (_Global("torch.nn.parameter", type(obj).__name__), (obj.requires_grad,))
             if isinstance(obj, Parameter):
                 state = {k: v for k, v in vars(obj).items() if not k.startswith("_")}
                 data = _TensorData(obj)
@@ -706,6 +708,8 @@ def _torch_name(module: str, name: str):
         return _StorageType(name, np.dtype(np.uint8))
     if module == "torch.nn.parameter" and name == "Parameter":
         return Parameter
+    if module == "torch.nn.parameter" and name in ("UninitializedParameter", "UninitializedBuffer"):
+        return UninitializedParameter if name == "UninitializedParameter" else UninitializedBuffer
     if module == "torch.serialization" and name == "_get_layout":
         return _get_layout
     return None

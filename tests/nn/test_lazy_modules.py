@@ -377,3 +377,31 @@ def test_isinstance_as_pytorch():
         th, fm = _make(torch, name), _make(fg, name)
         assert isinstance(fm, getattr(fg.nn, eager)) == isinstance(th, getattr(torch.nn, eager))
         assert isinstance(fm, fg.nn.LazyModuleMixin)
+
+
+def test_saved_lazy_modules_and_state_dicts_stay_uninitialized():
+    import io
+
+    # a whole lazy model through funcgrad.save / funcgrad.load
+    buf = io.BytesIO()
+    fg.save(fg.nn.Sequential(fg.nn.LazyLinear(3), fg.nn.LazyBatchNorm1d()), buf)
+    buf.seek(0)
+    loaded = fg.load(buf, weights_only=False)
+    assert loaded[0].has_uninitialized_params() and loaded[1].has_uninitialized_params()
+    loaded(fg.ones(2, 4))
+    assert repr(loaded[0]) == "Linear(in_features=4, out_features=3, bias=True)"
+    # uninitialized state dicts move between the libraries' files as PyTorch's own
+    for save, load, lib in ((fg.save, torch.load, torch), (torch.save, fg.load, fg)):
+        src = (fg if lib is torch else torch).nn.LazyLinear(3).state_dict()
+        buf = io.BytesIO()
+        save(src, buf)
+        buf.seek(0)
+        state = load(buf, weights_only=False)
+        assert {k: type(v).__name__ for k, v in state.items()} == {
+            "weight": "UninitializedParameter",
+            "bias": "UninitializedParameter",
+        }
+        assert isinstance(state["weight"], lib.nn.UninitializedParameter)
+        target = lib.nn.LazyLinear(3)
+        target.load_state_dict(state)
+        assert target.has_uninitialized_params()
