@@ -50,6 +50,11 @@ class CountingNet(fg.nn.Module):
         return (self.fc(x).sin() * scale).sum(-1)
 
 
+def _signatures(module):
+    """How many signatures the module's compiled forward traced (over its modes)."""
+    return sum(c._jitted.cache_info()["signatures"] for c in module.forward.by_modes.values())
+
+
 def _assert_within_ulps(a, b, ulps=1):
     a, b = np.asarray(a), np.asarray(b)
     assert a.dtype == b.dtype and a.shape == b.shape
@@ -150,7 +155,7 @@ def test_training_equals_pytorch():
                 opt.step()
     for (n, tp), (_, fp) in zip(th.named_parameters(), fm.named_parameters(), strict=True):
         np.testing.assert_allclose(_np(fp), _np(tp), rtol=1e-11, atol=1e-13, err_msg=n)
-    assert fm.forward.compiled._jitted.cache_info()["signatures"] == 1
+    assert _signatures(fm) == 1
 
 
 def test_a_lazy_module_compiled_before_its_first_call():
@@ -166,7 +171,7 @@ def test_a_lazy_module_compiled_before_its_first_call():
         np.testing.assert_array_equal(_np(out), _np(ref(x)))
         np.testing.assert_array_equal(_np(fm(x)), _np(ref(x)))
         np.testing.assert_array_equal(_np(fm(x)), _np(ref(x)))
-    assert fm.forward.compiled._jitted.cache_info()["signatures"] == 1
+    assert _signatures(fm) == 1
     lazy = fg.nn.LazyLinear(2, dtype=fg.float64)
     lazy.compile()
     lazy(x).sum().backward()  # the hook materializes, then the compiled forward runs
@@ -256,3 +261,32 @@ def test_outside_the_contract_runs_eagerly_with_a_warning():
     expected = y * 2 if y.sum().item() > 0 else y * 3
     np.testing.assert_array_equal(_np(out), _np(expected))
     np.testing.assert_array_equal(_np(fm(-x)), _np(fm.fc(-x) * (2 if fm.fc(-x).sum() > 0 else 3)))
+
+
+def test_a_mode_that_runs_eagerly_leaves_the_other_compiled():
+    class Net(CountingNet):
+        def __init__(self):
+            super().__init__()
+            self.drop = fg.nn.Dropout(0.5)
+
+        def forward(self, x, scale=1.0):
+            return self.drop(super().forward(x, scale))
+
+    net = Net()
+    net.compile()
+    x = fg.tensor(RNG.standard_normal((3, 4)))
+    net.eval()
+    evaluated = net(x)
+    net.train()
+    with pytest.warns(RuntimeWarning, match="Net.forward runs eagerly"):
+        net(x)
+    calls = net.calls
+    net(x)
+    assert net.calls == calls + 1  # training mode: eager, each call
+    net.eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(3):
+            np.testing.assert_array_equal(_np(net(x)), _np(evaluated))
+    assert net.calls == calls + 1  # evaluation mode: still the compiled plan
+    assert sorted(net.forward.by_modes) == ["000", "111"]  # Net, fc, drop

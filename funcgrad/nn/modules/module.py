@@ -942,7 +942,10 @@ class Module:
         A forward outside `funcgrad.compile`'s contract (one that reads a
         value with `.item()`, changes a buffer in place as `BatchNorm` does
         in training mode, draws random numbers as `Dropout` does, ...) runs
-        eagerly from its first call on, with a one-time warning saying why.
+        eagerly from its first call on, with a one-time warning saying why;
+        each combination of the `training` flags is compiled on its own, so
+        a model whose training mode runs eagerly keeps its evaluation mode
+        compiled.
 
         Args:
             *args: Refused: `funcgrad.compile`'s options are keywords.
@@ -986,15 +989,9 @@ class Module:
         self.__dict__.pop("forward", None)
         if kwargs.get("disable", False):
             return
-        compiled = _CompiledForward(self)
-        eager = compiled.eager
-
-        def forward(*args, **kwargs):
-            return eager(*args, **kwargs)
-
-        forward.__name__ = forward.__qualname__ = f"{type(self).__name__}.forward"
-        compiled.compiled = _compile.CompiledFunction(forward, self)
-        self.__dict__["forward"] = compiled
+        self.__dict__["forward"] = _CompiledForward(
+            self, lambda forward: _compile.CompiledFunction(forward, self)
+        )
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
@@ -1254,55 +1251,56 @@ class Module:
         return main_str + ")"
 
 
-# The keyword by which a compiled forward passes the modules' training flags to its trace,
-# so that they are part of the signature (a plan traced in eval mode is not replayed in train).
-_MODES_KEY = "_funcgrad_compiled_modes"
-
-
 class _CompiledForward:
     """A module's compiled forward: what `Module.compile` puts in the module's `forward`.
 
-    Calls go to `compiled` (a `funcgrad.compile` `CompiledFunction` of the
-    module), with every submodule's `training` flag as a static keyword.
-    Its trace calls the module again (through `functional_call`): that
-    call, seen by `tracing`, runs the class's own `forward` without the
-    hooks, which ran outside. Keeping it in the instance's `forward` (not
-    in `__call__`) leaves the calls of modules that are not compiled as
-    fast as before.
+    Calls go to one `funcgrad.compile` `CompiledFunction` of the module per
+    combination of the submodules' `training` flags (`by_modes`): the flags
+    are part of the signature, and a mode whose forward runs eagerly
+    (dropout's draws in training) leaves the other modes compiled. A trace
+    calls the module again (through `functional_call`): that call, seen by
+    `tracing`, runs the class's own `forward` without the hooks, which ran
+    outside. Keeping this in the instance's `forward` (not in `__call__`)
+    leaves the calls of modules that are not compiled as fast as before.
     """
 
-    def __init__(self, module: Module):
+    def __init__(self, module: Module, make: Callable[[Callable[..., Any]], Any]):
         self.module = module
-        self.compiled: Any = None
+        self.make = make  # forward -> a CompiledFunction of the module
+        self.by_modes: dict[str, Any] = {}
         self.materialized = False  # no lazy parameter or buffer left (checked until so)
         self._local = threading.local()
+        name = f"{type(module).__name__}.forward"
+
+        def forward(*args, **kwargs):  # the eager fallback, named for compile's warning
+            return type(module).forward(module, *args, **kwargs)
+
+        forward.__name__ = forward.__qualname__ = name
+        self.forward = forward
 
     @property
     def tracing(self) -> bool:
         """Whether this thread is inside the compiled call (its trace re-enters the module)."""
         return getattr(self._local, "tracing", False)
 
-    def eager(self, *args, **kwargs):
-        """The class's own forward, without the modes keyword (the eager fallback)."""
-        kwargs.pop(_MODES_KEY, None)
-        module = self.module
-        return type(module).forward(module, *args, **kwargs)
-
     def __call__(self, *args, **kwargs):
         local = self._local
         if getattr(local, "tracing", False):
-            return self.eager(*args, **kwargs)
+            return self.forward(*args, **kwargs)
+        module = self.module
         if not self.materialized:
             # lazy submodules materialize in an eager call (a trace would see stand-ins)
-            module = self.module
             values = itertools.chain(module.parameters(), module.buffers())
             if any(is_lazy(v) for v in values):
-                return self.eager(*args, **kwargs)
+                return self.forward(*args, **kwargs)
             self.materialized = True
-        kwargs[_MODES_KEY] = _training_flags(self.module)
+        modes = _training_flags(module)
+        compiled = self.by_modes.get(modes)
+        if compiled is None:
+            compiled = self.by_modes[modes] = self.make(self.forward)
         local.tracing = True
         try:
-            return self.compiled(*args, **kwargs)
+            return compiled(*args, **kwargs)
         finally:
             local.tracing = False
 
