@@ -101,9 +101,10 @@ class CompiledFunction:
         except Exception as e:  # noqa: BLE001  (the trace differs from the eager call?)
             why, raised = f"tracing it raised {type(e).__name__}: {e}", True
         if raised:
-            # A trace that raises (a domain check the plan's guard sent back to tracing,
-            # mvlgamma's x > (p-1)/2): the eager call decides. When it raises too, the error
-            # is the function's own, not a sign of leaving the contract, and the plans stay.
+            # A trace that raises (a check of the values whose guard sent the call back to
+            # tracing, binary_cross_entropy's 0 <= p <= 1): the eager call decides. When it
+            # raises too, the error is the function's own, not a sign of leaving the
+            # contract, and the plans stay.
             out = self.fn(*args, **kwargs)
             self._mark_eager(why, stacklevel=3)
             return out
