@@ -93,9 +93,9 @@ REFCOUNTS_MEASURED = sys.implementation.name == "cpython" and (3, 10) <= sys.ver
 def freeze(value: Any) -> Any:
     """Return `value` as a read-only array that no one else can write into.
 
-    A writeable NumPy array is copied and the copy made read-only; an array
-    that is read-only all the way down to the memory it views is returned as
-    it is (no copy). A CuPy array is copied (on its GPU) unless the graph
+    A writeable NumPy array is copied (in its own memory order) and the copy
+    made read-only; an array that is read-only all the way down to the
+    memory it views is returned as it is (no copy). A CuPy array is copied (on its GPU) unless the graph
     made it, and the copy is remembered as the graph's (CuPy has no
     read-only flag; see `funcgrad.backend.versions`). NumPy scalars are immutable and pass through; Python
     numbers and lists become arrays (Python floats become float64, as in
@@ -119,7 +119,10 @@ def freeze(value: Any) -> Any:
     if type(value) is _ndarray:
         if _read_only_all_the_way(value):
             return value
-        value = value.copy()
+        # NOTE: order="K" keeps the memory order (a transposed array stays Fortran-ordered),
+        # so the graph's reductions and scans run in the order eager NumPy runs on the
+        # original: the same bits (a C-order copy changed the last bits of a sum).
+        value = value.copy(order="K")
         value.setflags(write=False)
         return value
     if isinstance(value, _generic):
