@@ -28,7 +28,7 @@ from funcgrad.ops import nn as _nn
 from funcgrad.ops import reduce as _reduce
 from funcgrad.ops import shape as _shape
 from funcgrad.ops import special as _special
-from funcgrad.ops._util import checked_value as _checked_value
+from funcgrad.ops._util import value_of as _value_of
 from funcgrad.scipy._generated_special import *  # noqa: F403
 from funcgrad.scipy._generated_special import __all__ as _generated_all
 
@@ -45,7 +45,9 @@ __all__ = [
 
 def _value(x):
     # a node's value, an array as it is (NumPy or CuPy), a number as a NumPy array
-    return x.value if type(x) is _Node else _as_value(x)
+    # NOTE: value_of, read by a function jit follows: what is computed from it (logsumexp's
+    # shift and sign, gammasgn) is computed by a jit plan, not baked from the traced call
+    return _value_of(x) if type(x) is _Node else _as_value(x)
 
 
 def expit(x):
@@ -223,11 +225,10 @@ def multigammaln(a, d):
         array([1.59631259, 3.89589848])
     """
     d = int(d)
-    a_v = _value(a)
-    # NOTE: a node's value as a check reads it: under funcgrad.jit the replay checks it too
-    if bool(((_checked_value(a) if type(a) is _Node else a_v) <= 0.5 * (d - 1)).any()):
+    a_v = _value(a)  # under funcgrad.jit, a traced value: the check is a guard of the plan
+    if bool((a_v <= 0.5 * (d - 1)).any()):
         raise ValueError(
-            f"funcgrad.scipy.special.multigammaln: condition a ({a_v!r}) > (d-1)/2 = "
+            f"funcgrad.scipy.special.multigammaln: condition a ({_np.array(a_v)!r}) > (d-1)/2 = "
             f"{0.5 * (d - 1)} not met"
         )
     dtype = _np.result_type(a_v.dtype, 1.0)

@@ -468,6 +468,8 @@ _FOLLOWED_READERS: dict[str, frozenset[str]] = {
     "numpy/_compose.py": frozenset({"sort"}),
     "transforms/calls.py": frozenset({"record"}),  # a custom rule's outputs, as nodes
     "scipy/stats/multivariate_normal.py": frozenset({"_not_refused"}),  # vmap's NaN mask
+    "scipy/stats/_common.py": frozenset({"value"}),  # support masks of the distributions
+    "scipy/special.py": frozenset({"_value"}),  # logsumexp's shift and sign, gammasgn
     "transforms/jit.py": frozenset({"_passes_through"}),
 }
 

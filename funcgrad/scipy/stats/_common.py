@@ -5,6 +5,7 @@ import numpy as _np
 from funcgrad.backend import device_of as _device_of
 from funcgrad.graph import Node as _Node
 from funcgrad.ops import elementwise as _ew
+from funcgrad.ops._util import value_of as _value_of
 
 NEG_INF = -_np.inf
 
@@ -20,7 +21,9 @@ def value(a):
     A CuPy array is returned as it is.
     """
     if type(a) is _Node:
-        return a.value
+        # NOTE: value_of, read by a function jit follows: support masks and the like are
+        # computed by a jit plan from the replayed values (a.value was baked into the plan)
+        return _value_of(a)
     if hasattr(type(a), "__funcgrad_apply__") or _on_gpu(a):
         return a
     return _np.asarray(a)
