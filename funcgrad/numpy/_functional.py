@@ -183,7 +183,13 @@ def _piecewise(x: Any, condlist: Any, funclist: Any, *args: Any, **kw: Any) -> A
     # NOTE: NumPy's reading of condlist, step by step (numpy/lib/_function_base_impl.py).
     if _np.isscalar(condlist) or (not isinstance(condlist[0], (list, _np.ndarray)) and ndim != 0):
         condlist = [condlist]
-    conds = _np.asarray(condlist, dtype=bool)
+    # NOTE: stacked, not np.asarray(condlist): a traced mask (`x < 0` under funcgrad.jit)
+    # dispatches through np.stack, so the plan computes the conditions (asarray baked them)
+    conds = (
+        _np.stack([_np.asanyarray(c, dtype=bool) for c in condlist])
+        if len(condlist)
+        else _np.asarray(condlist, dtype=bool)
+    )
     n = len(conds)
     if n == n2 - 1:
         conds = _np.concatenate([conds, ~_np.any(conds, axis=0, keepdims=True)], axis=0)

@@ -483,7 +483,9 @@ def _gathered(numpy_function, arrays):
     dtype = _np.asarray(result).dtype
     if dtype.kind not in "fc":
         return result  # piecewise constant: no gradient
-    index = _np.asarray(numpy_function(*_labels(values)))
+    # NOTE: asanyarray: a traced mask's labels (`compress(x > 0, ...)` under funcgrad.jit)
+    # stay traced, so the plan computes the index (asarray made it a constant of the plan)
+    index = _np.asanyarray(numpy_function(*_labels(values)))
     flat = [_flat_as(a, dtype) for a in arrays]
     source = flat[0] if len(flat) == 1 else _sh.concatenate(*flat, axis=0)
     return _getitem(source, index=(_freeze(index.astype(_np.intp)),))

@@ -1,0 +1,49 @@
+"""funcgrad.numpy functions that take a mask compute it in the plan, not from the trace.
+
+`piecewise`, `select`, `compress` and `extract` turned the conditions into a plain array
+(`np.asarray`), which a trace cannot see: handed a mask `x < 0` that jit traces, the plan kept
+the traced call's mask (`jit(piecewise(x, [x < 0, x >= 0], ...))` gave -2 for -1, eagerly 1).
+They now keep the traced mask (`np.stack`, `np.asanyarray`), so the plan computes it from the
+replayed values; a mask whose count changes the result's shape is a shape guard (a retrace).
+The reference is the same function run eagerly, bit for bit.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+
+CASES = {
+    "piecewise": lambda x: fnp.piecewise(x, [x < 0, x >= 0], [lambda v: -v, lambda v: v * 2.0]),
+    "piecewise, a constant": lambda x: fnp.piecewise(x, [x < 0], [0.5, lambda v: v]),
+    "piecewise, otherwise": lambda x: fnp.piecewise(x, [x < -1, x > 1], [-1.0, 1.0, 0.0]),
+    "select": lambda x: fnp.select([x < 0, x >= 1], [-x, x * 2.0], default=x),
+    "compress": lambda x: fnp.sum(fnp.compress(x > 0, x) ** 2),
+    "extract": lambda x: fnp.sum(fnp.extract(x > 0, x * 3.0)),
+}
+
+XS = [
+    np.array([1.0, 2.0, -3.0]),  # traced with this
+    np.array([-1.0, 2.0, 3.0]),  # the same count of positive entries, another mask
+    np.array([-1.0, -2.0, 0.5]),
+    np.array([-2.0, 0.0, 1.5]),
+    np.array([1.0, 2.0, -3.0]),
+]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_mask_function_replays_the_new_mask(name):
+    f = CASES[name]
+    jf = fg.jit(f)
+    jg = fg.jit(fg.grad(lambda x: fnp.sum(f(x))))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # shape guards may retrace past max_retraces
+        for x in XS:
+            assert np.asarray(jf(x)).tobytes() == np.asarray(f(x)).tobytes(), (name, x)
+            expected = fg.grad(lambda x: fnp.sum(f(x)))(x)
+            assert np.asarray(jg(x)).tobytes() == np.asarray(expected).tobytes(), (name, x)
