@@ -19,6 +19,7 @@ from typing import Any
 
 from funcgrad.graph import Node
 from funcgrad.nn import Module
+from funcgrad.nn.modules.module import _training_flags
 from funcgrad.nn.utils.stateless import functional_call
 from funcgrad.tensors import grad_mode
 from funcgrad.tensors.grad_mode import is_grad_enabled
@@ -179,15 +180,24 @@ class CompiledModule:
     """A module compiled by `funcgrad.compile`: calls run its forward through `funcgrad.jit`.
 
     Attributes and methods other than calling are the module's own
-    (`compiled.parameters()`, `compiled.train()` ...).
+    (`compiled.parameters()`, `compiled.train()` ...). Each combination of
+    the submodules' `training` flags has its own `CompiledFunction`, as
+    `Module.compile`'s: a plan traced in evaluation mode is never replayed
+    in training mode (where Dropout draws), and a mode that runs eagerly
+    leaves the others compiled.
     """
 
     def __init__(self, module: Any):
         object.__setattr__(self, "_orig_mod", module)
-        object.__setattr__(self, "_compiled", CompiledFunction(module.forward, module))
+        object.__setattr__(self, "_by_modes", {})
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._compiled(*args, **kwargs)
+        module = self._orig_mod
+        modes = _training_flags(module)
+        compiled = self._by_modes.get(modes)
+        if compiled is None:
+            compiled = self._by_modes[modes] = CompiledFunction(module.forward, module)
+        return compiled(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._orig_mod, name)
