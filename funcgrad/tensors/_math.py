@@ -296,6 +296,7 @@ def _rounded_division(input, other, mode: str, op: str = "div"):  # noqa: A002
         )
     dtype = _result(op, input, other)
     if dtype is not None and dtype.kind in "biu":
+        _read_value(input, op), _read_value(other, op)  # funcgrad.compile: a read (eager)
         a, b = np.asarray(_operand(input)), np.asarray(_operand(other))
         a, b = a.astype(dtype), b.astype(dtype)
         if np.any(b == 0):

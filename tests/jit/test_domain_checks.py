@@ -297,3 +297,29 @@ def test_a_compiled_replay_validates_distribution_arguments_as_pytorch(name):
         assert compiled._jitted.cache_info()["plans"] == 1
     finally:
         ctx.__exit__(None, None, None)
+
+
+# --- integer division: computed on the values, so a read (eager), never the trace's quotient ---
+
+INT_DIVISIONS = {
+    "div floor": lambda m, a, b: m.div(a, b, rounding_mode="floor") + a,
+    "div trunc": lambda m, a, b: m.div(a, b, rounding_mode="trunc") + a,
+    "floor_divide": lambda m, a, b: m.floor_divide(a, b) + a,
+    "//": lambda m, a, b: a // b + a,
+}
+
+
+@pytest.mark.parametrize("name", sorted(INT_DIVISIONS))
+def test_a_compiled_integer_division_is_pytorchs_for_every_call(name):
+    torch = requires("torch")
+    f = INT_DIVISIONS[name]
+    compiled = fg.compile(lambda a, b: f(fg, a, b))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the read sends compile to eager
+        for a, b in ((7, 2), (-7, 2), (12, 5), (9, -4)):
+            expected = f(torch, torch.tensor(a), torch.tensor(b)).item()
+            assert compiled(fg.tensor(a), fg.tensor(b)).item() == expected, (name, a, b)
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            f(torch, torch.tensor(7), torch.tensor(0))
+        with pytest.raises(ZeroDivisionError):
+            compiled(fg.tensor(7), fg.tensor(0))
