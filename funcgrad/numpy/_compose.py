@@ -138,7 +138,7 @@ def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: Any = None, 
     """
     if not _is_node(x):
         return _np.nan_to_num(x, copy=copy, nan=nan, posinf=posinf, neginf=neginf)
-    v = x.value
+    v = _value_of(x)  # jit follows it: the plan computes the mask and the replacements
     info = _np.finfo(v.dtype)
     big = info.max if posinf is None else posinf
     small = info.min if neginf is None else neginf
