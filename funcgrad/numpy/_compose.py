@@ -203,7 +203,9 @@ def ptp(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
 
 
 def _nan_mask(a: Any) -> Any:
-    return _np.isnan(getattr(a, "value", a))
+    # NOTE: value_of, read by a function jit follows: the plan computes the mask from the
+    # replayed values (`a.value` was read unseen, and the plan kept the traced call's NaNs)
+    return _np.isnan(_value_of(a) if _is_node(a) else getattr(a, "value", a))
 
 
 def nansum(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
@@ -231,7 +233,8 @@ def nanmean(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False)
     """
     a = _arr(a)
     count = _np.sum(~_nan_mask(a), axis=_as_axes(axis), keepdims=keepdims)
-    count = _np.asarray(count, dtype=_mean_dtype(a))  # float32 stays float32, as in NumPy
+    # float32 stays float32, as in NumPy; asanyarray and astype keep a traced count traced
+    count = _np.asanyarray(count).astype(_mean_dtype(a))
     return _ew.divide(nansum(a, axis=axis, keepdims=keepdims), count)
 
 

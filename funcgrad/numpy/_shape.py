@@ -37,6 +37,7 @@ from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import shape as _sh
 from funcgrad.ops._util import describe as _describe
 from funcgrad.ops._util import normalize_axis as _normalize_axis
+from funcgrad.ops._util import value_of as _value_of
 from funcgrad.ops.index import getitem as _getitem
 from funcgrad.ops.index import normalize_index as _normalize_index
 
@@ -827,7 +828,7 @@ def trim_zeros(filt, trim="fb", axis=None):
     """
     if type(filt) is not _Node:
         return _np.trim_zeros(filt, trim, axis)
-    v = filt.value
+    v = _value_of(filt)  # a read funcgrad.jit sees: the result's shape comes from the values
     result = _np.trim_zeros(v, trim, axis)
     ndim = v.ndim
     axes = (

@@ -465,7 +465,7 @@ _FOLLOWED_READERS: dict[str, frozenset[str]] = {
         {"_cumprod_all_terms", "_cumprod_vjp", "_extremum_share", "_prod_others"}
     ),
     "ops/operators.py": frozenset({"_compare.<locals>.compare"}),
-    "numpy/_compose.py": frozenset({"nan_to_num", "sort"}),
+    "numpy/_compose.py": frozenset({"_nan_mask", "nan_to_num", "sort"}),
     "transforms/calls.py": frozenset({"record"}),  # a custom rule's outputs, as nodes
     "scipy/stats/multivariate_normal.py": frozenset({"_not_refused"}),  # vmap's NaN mask
     "scipy/stats/_common.py": frozenset({"value"}),  # support masks of the distributions
