@@ -8,9 +8,11 @@ computes such a product on a few of the rows (columns) and copies the first
 one down (across), when that gives the whole product's bits. Whether it does
 is a property of the BLAS and of the shapes, dtypes and layouts, not of the
 values (a GEMM's order of summation does not read them): it is checked once
-per signature on random operands of that signature (the whole product's rows
-must all be equal, and the few rows' first row must be the whole product's,
-bit for bit) and remembered. A BLAS that sums a row differently by its place
+per signature on several random operands of that signature, whose entries
+make sums in another order round otherwise (`order_sensitive`: the whole
+product's rows must all be equal, and the few rows' first row must be the
+whole product's, bit for bit) and remembered; products whose rows have
+fewer than 4 entries keep the whole product. A BLAS that sums a row differently by its place
 (OpenBLAS's small-matrix kernel takes a 16-row product of some shapes) keeps
 the whole product for that signature.
 
@@ -34,7 +36,16 @@ from typing import Any
 
 import numpy
 
-__all__ = ["FEW", "first_column_across", "first_row_down", "matmul", "rows_equal"]
+__all__ = [
+    "FEW",
+    "MIN_WIDTH",
+    "draws_for",
+    "first_column_across",
+    "first_row_down",
+    "matmul",
+    "order_sensitive",
+    "rows_equal",
+]
 
 # Whether `matmul` computes a product with a repeated operand on a few rows (A/B switch).
 ENABLED = True
@@ -105,6 +116,41 @@ def _few_product(side: int, a: Any, b: Any, m: int) -> Any:
     return first_column_across(_np_matmul(a, numpy.ascontiguousarray(b[:, :m])), shape)
 
 
+def order_sensitive(rng: Any, shape: tuple[int, ...], dtype: numpy.dtype) -> Any:
+    """Random entries whose sums round differently when summed in another order.
+
+    Mixed signs and magnitudes spread over 2**-10 .. 2**11: with standard
+    normal entries two orders of summation give the same rounded sum often
+    enough that one draw approves a product whose few rows are summed in
+    another order (review of 5f18d51: a float64 (128, 257) @ (257, 33)
+    signature passed with 16 of 200 seeds).
+    """
+
+    def part() -> Any:
+        signs = rng.choice((-1.0, 1.0), size=shape)
+        return signs * numpy.exp2(rng.uniform(-10.0, 10.0, size=shape)) * (1.0 + rng.random(shape))
+
+    x = part()
+    if dtype.kind == "c":
+        x = x + 1j * part()
+    return numpy.asarray(x).astype(dtype)
+
+
+def draws_for(width: int) -> int:
+    """How many random draws check a product whose rows have `width` entries.
+
+    Enough that `_COMPARED` entries are compared in all (each draw compares
+    one row), at least 4 and at most `_MAX_DRAWS` (each costs one whole
+    product, once per signature).
+    """
+    return min(_MAX_DRAWS, max(4, -(-_COMPARED // max(width, 1))))
+
+
+MIN_WIDTH = 4  # a product's rows with fewer entries (matrix-vector products): the whole product
+_COMPARED = 256
+_MAX_DRAWS = 16
+
+
 @functools.lru_cache(maxsize=256)
 def _few_lines(
     side: int,
@@ -116,35 +162,40 @@ def _few_lines(
 ) -> int:
     """How many rows (side 1: columns) give the whole product's bits, or 0 (none do).
 
-    Checked on random operands of the signature: the repeated operand
-    broadcast from one random row (column), or from one random value when
-    its memory is one value (`inner_zero`), the other in its `order`.
-    16, 32, 64, ... are tried, up to a quarter of the lines.
+    Checked on `draws_for` random operands of the signature (entries from
+    `order_sensitive`): the repeated operand broadcast from one random row
+    (column), or from one random value when its memory is one value
+    (`inner_zero`), the other in its `order`. Every draw's whole product
+    must have equal rows, and the few rows must give its first row; 16, 32,
+    64, ... are tried, up to a quarter of the lines. Products whose rows
+    have fewer than `MIN_WIDTH` entries keep the whole product (one row
+    compares too few sums to tell two orders apart).
     """
-    rng = numpy.random.default_rng(0)
-
-    def draw(shape: tuple[int, ...]) -> Any:
-        x = rng.standard_normal(shape)
-        if dtype.kind == "c":
-            x = x + 1j * rng.standard_normal(shape)
-        return x.astype(dtype)
-
     rep_shape, other_shape = (a_shape, b_shape) if side == 0 else (b_shape, a_shape)
-    line = () if inner_zero else (rep_shape[1],) if side == 0 else (rep_shape[0], 1)
-    repeated = numpy.broadcast_to(draw(line), rep_shape)
-    other = draw(other_shape)
-    if order == "F":
-        other = numpy.asfortranarray(other)
-    a, b = (repeated, other) if side == 0 else (other, repeated)
-    full = _np_matmul(a, b)
-    lines = full if side == 0 else full.T
-    if not rows_equal(lines):
+    width = other_shape[1] if side == 0 else other_shape[0]
+    if width < MIN_WIDTH:
         return 0
-    first = lines[0].tobytes()
+    rng = numpy.random.default_rng(0)
+    line = () if inner_zero else (rep_shape[1],) if side == 0 else (rep_shape[0], 1)
+    cases = []
+    for _ in range(draws_for(width)):
+        repeated = numpy.broadcast_to(order_sensitive(rng, line, dtype), rep_shape)
+        other = order_sensitive(rng, other_shape, dtype)
+        if order == "F":
+            other = numpy.asfortranarray(other)
+        a, b = (repeated, other) if side == 0 else (other, repeated)
+        full = _np_matmul(a, b)
+        lines = full if side == 0 else full.T
+        if not rows_equal(lines):
+            return 0
+        cases.append((a, b, lines[0].tobytes()))
     m = FEW
     while 4 * m <= rep_shape[side]:
-        few = _few_product(side, a, b, m)
-        if (few if side == 0 else few.T)[0].tobytes() == first:
+        if all(
+            (few if side == 0 else few.T)[0].tobytes() == first
+            for a, b, first in cases
+            for few in (_few_product(side, a, b, m),)
+        ):
             return m
         m *= 2
     return 0

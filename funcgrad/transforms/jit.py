@@ -49,7 +49,15 @@ from typing import Any
 import numpy
 
 from funcgrad.backend import freeze, rng, xp_of
-from funcgrad.backend.products import FEW, first_column_across, first_row_down, rows_equal
+from funcgrad.backend.products import (
+    FEW,
+    MIN_WIDTH,
+    draws_for,
+    first_column_across,
+    first_row_down,
+    order_sensitive,
+    rows_equal,
+)
 from funcgrad.backend.versions import own
 from funcgrad.graph import Node, to_dot, to_mermaid, toposort
 from funcgrad.graph import node as _node_module
@@ -1033,9 +1041,11 @@ def _few_of_equal(c: Any, out: Any, other: Any, side: int) -> Any:
     `c` is the constant operand, `out` the traced product, `other` the
     traced other operand. Returns the rows (a copy, as the plan will use
     it), or None: `c`'s rows (columns) must be equal bit for bit, and so
-    must `out`'s; the few rows must give `out`'s first row, and, on random
-    operands of `other`'s shape and dtype in C and Fortran order, the first
-    row of the whole product, whose rows must all be equal. NOTE: how many
+    must `out`'s; the few rows must give `out`'s first row, and, on
+    `draws_for` random operands of `other`'s shape and dtype in C and
+    Fortran order (entries from `order_sensitive`), the first row of the
+    whole product, whose rows must all be equal; rows of fewer than
+    `MIN_WIDTH` entries keep the whole product. NOTE: how many
     rows give the same sums depends on the BLAS (OpenBLAS computes a product
     of 16 rows with its small-matrix kernel where 96 rows take the general
     one, in another order): 16, 32, 64, ... are tried, up to a quarter of them.
@@ -1053,12 +1063,14 @@ def _few_of_equal(c: Any, out: Any, other: Any, side: int) -> Any:
     def product(x: Any, o: Any) -> Any:
         return x @ o if side == 0 else o @ x
 
+    width = other.shape[1] if side == 0 else other.shape[0]
+    if width < MIN_WIDTH:
+        return None  # one row compares too few sums to tell two orders apart
     rng = numpy.random.default_rng(0)
-    drawn: Any = rng.standard_normal(other.shape)
-    randoms = [
-        numpy.asarray(drawn, dtype=other.dtype, order="C"),
-        numpy.asarray(drawn, dtype=other.dtype, order="F"),
-    ]
+    randoms = []
+    for _ in range(draws_for(width)):  # entries whose sums round otherwise in another order
+        drawn = order_sensitive(rng, other.shape, other.dtype)
+        randoms += [numpy.ascontiguousarray(drawn), numpy.asfortranarray(drawn)]
     fulls = [lines(product(c, o)) for o in randoms]
     if not all(rows_equal(full) for full in fulls):
         return None
