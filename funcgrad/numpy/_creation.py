@@ -44,6 +44,7 @@ from funcgrad.numpy._shape import concatenate as _concatenate
 from funcgrad.numpy._shape import moveaxis as _moveaxis
 from funcgrad.ops import elementwise as _ew
 from funcgrad.ops import shape as _sh
+from funcgrad.ops._util import value_of as _value_of
 
 # NumPy without its overloaded stubs, for calls that pass arguments through as they came.
 _numpy: Any = _np
@@ -115,7 +116,10 @@ def _cast(x: _Node, dtype: Any) -> Any:
     if _is_inexact(dtype):
         return _ew.astype(x, dtype=dtype)
     # NOTE: integer and boolean results are piecewise constant: plain values, no gradient.
-    return _np.asarray(x.value, dtype=dtype)
+    # Read through value_of, which jit follows: a step of its plan, not the trace's values
+    # (funcgrad.numpy.astype, array(x, dtype=int) and the ufuncs' dtype= use this cast).
+    out = _value_of(x).astype(dtype)  # a method: jit's traced value sees it (asarray does not)
+    return _np.asarray(out) if isinstance(out, _np.generic) else out
 
 
 def _node_array(obj: Any, dtype: Any, ndmin: int) -> Any:

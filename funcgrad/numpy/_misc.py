@@ -26,6 +26,7 @@ from funcgrad.backend import freeze as _freeze
 from funcgrad.errors import OpError as _OpError
 from funcgrad.errors import ReadOnlyError as _ReadOnlyError
 from funcgrad.graph import Node as _Node
+from funcgrad.numpy._creation import _cast
 from funcgrad.numpy._kinds import value_only as _value_only
 from funcgrad.numpy._shape import moveaxis as _moveaxis
 from funcgrad.ops import elementwise as _ew
@@ -78,16 +79,6 @@ def _values(obj: Any) -> Any:
 
 
 # --- casts ----------------------------------------------------------------------------------
-
-
-def _cast(x: _Node, dtype: Any) -> Any:
-    dtype = _np.dtype(dtype)
-    if dtype == x.dtype:
-        return x
-    if dtype.kind in "fc" and x.dtype.kind in "fc":
-        return _ew.astype(x, dtype=dtype)
-    # NOTE: an integer or boolean result is piecewise constant: plain values, no gradient.
-    return x.value.astype(dtype)
 
 
 def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None):

@@ -32,6 +32,7 @@ import numpy as _np
 from funcgrad.backend import xp_for as _xp_for
 from funcgrad.errors import ArgumentTypeError as _ArgumentTypeError
 from funcgrad.graph import Node as _Node
+from funcgrad.numpy._creation import _cast as _cast_node
 from funcgrad.ops import elementwise as _ew
 from funcgrad.ops._util import describe as _describe
 
@@ -97,8 +98,7 @@ def _cast(a: Any, dtype: _np.dtype) -> Any:
     if current == dtype:
         return a
     if type(a) is _Node and not (a.dtype.kind in "fc" and dtype.kind in "fc"):
-        # NOTE: an integer or boolean result is piecewise constant: its values, no gradient
-        return a.value.astype(dtype)
+        return _cast_node(a, dtype)  # integer or boolean: its values (followed by jit)
     if _is_traced(a):
         return _ew.astype(a, dtype=dtype)
     return _np.asarray(a).astype(dtype, copy=False)

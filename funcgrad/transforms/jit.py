@@ -474,6 +474,7 @@ _FOLLOWED_READERS: dict[str, frozenset[str]] = {
     ),
     "ops/operators.py": frozenset({"_compare.<locals>.compare"}),
     "numpy/_compose.py": frozenset({"_nan_mask", "nan_to_num", "sort"}),
+    "numpy/_creation.py": frozenset({"_cast"}),  # astype, dtype= to an integer or bool
     "transforms/calls.py": frozenset({"record"}),  # a custom rule's outputs, as nodes
     "scipy/stats/multivariate_normal.py": frozenset({"_not_refused"}),  # vmap's NaN mask
     "scipy/stats/_common.py": frozenset({"value"}),  # support masks of the distributions

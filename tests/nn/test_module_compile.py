@@ -22,6 +22,18 @@ from tests.references import requires
 
 torch = requires("torch")
 
+
+@pytest.fixture(autouse=True)
+def _torch_distributions_validation_kept():
+    # PyTorch's Module.compile imports torch._dynamo, which switches off
+    # torch.distributions' default argument validation for the whole process: the
+    # distributions tests that compare funcgrad's errors with PyTorch's then failed
+    # whenever they ran after this file in the same worker
+    saved = torch.distributions.Distribution._validate_args
+    yield
+    torch.distributions.Distribution.set_default_validate_args(saved)
+
+
 RNG = np.random.default_rng(21)
 
 
