@@ -19,7 +19,7 @@ from typing import Any
 
 from funcgrad.graph import Node
 from funcgrad.nn import Module
-from funcgrad.nn.modules.module import _training_flags
+from funcgrad.nn.modules.module import compiled_for
 from funcgrad.nn.utils.stateless import functional_call
 from funcgrad.tensors import grad_mode
 from funcgrad.tensors.grad_mode import is_grad_enabled
@@ -193,11 +193,8 @@ class CompiledModule:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         module = self._orig_mod
-        modes = _training_flags(module)
-        compiled = self._by_modes.get(modes)
-        if compiled is None:
-            compiled = self._by_modes[modes] = CompiledFunction(module.forward, module)
-        return compiled(*args, **kwargs)
+        make = lambda: CompiledFunction(module.forward, module)  # noqa: E731
+        return compiled_for(self._by_modes, module, make)(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._orig_mod, name)

@@ -57,3 +57,41 @@ def test_a_submodules_flag_alone_selects_the_plan():
     assert torch.equal(_quiet(c, x), h)
     m[1].train()  # only the dropout switches
     assert _is_dropout_of(_quiet(c, x), h, 0.5)
+
+
+def _slope_net():
+    net = nn.Sequential(nn.Linear(3, 3), nn.LeakyReLU(0.01))
+    with torch.no_grad():
+        net[0].weight.copy_(torch.eye(3))
+        net[0].bias.zero_()
+    return net
+
+
+def test_a_changed_setting_is_not_the_old_plan():
+    # review R, session 12: negative_slope set after the first call was replayed at 0.01
+    x = torch.tensor([[1.0, -2.0, 3.0], [-1.0, 0.5, -3.0]])
+    for compiled in ("Module.compile", "funcgrad.compile"):
+        net = _slope_net()
+        if compiled == "Module.compile":
+            net.compile()
+            call = net
+        else:
+            call = torch.compile(net)
+        assert call(x)[0, 1].item() == np.float32(-0.02)
+        net[1].negative_slope = 0.5
+        assert call(x)[0, 1].item() == -1.0  # eager's (and PyTorch's) number
+        net[1].negative_slope = 0.01
+        assert call(x)[0, 1].item() == np.float32(-0.02)
+
+
+def test_a_setting_changed_at_every_call_keeps_few_plans():
+    from funcgrad.nn.modules import module as module_mod
+
+    net = _slope_net()
+    c = torch.compile(net)
+    x = torch.randn(2, 3)
+    for k in range(3 * module_mod._MAX_MODES):
+        net[1].negative_slope = 0.001 * (k + 1)
+        want = torch.where(x > 0, x, x * (0.001 * (k + 1)))
+        assert torch.allclose(c(x), want)
+    assert len(c._by_modes) <= module_mod._MAX_MODES

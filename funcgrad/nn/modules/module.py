@@ -1267,7 +1267,7 @@ class _CompiledForward:
     def __init__(self, module: Module, make: Callable[[Callable[..., Any]], Any]):
         self.module = module
         self.make = make  # forward -> a CompiledFunction of the module
-        self.by_modes: dict[str, Any] = {}
+        self.by_modes: dict[tuple, Any] = {}
         self.materialized = False  # no lazy parameter or buffer left (checked until so)
         self._local = threading.local()
         name = f"{type(module).__name__}.forward"
@@ -1294,10 +1294,7 @@ class _CompiledForward:
             if any(is_lazy(v) for v in values):
                 return self.forward(*args, **kwargs)
             self.materialized = True
-        modes = _training_flags(module)
-        compiled = self.by_modes.get(modes)
-        if compiled is None:
-            compiled = self.by_modes[modes] = self.make(self.forward)
+        compiled = compiled_for(self.by_modes, module, lambda: self.make(self.forward))
         local.tracing = True
         try:
             return compiled(*args, **kwargs)
@@ -1305,15 +1302,57 @@ class _CompiledForward:
             local.tracing = False
 
 
-def _training_flags(module: Module) -> str:
-    """Every submodule's `training` flag, depth first, as one string ("1" or "0" each)."""
-    flags = []
+def _training_flags(module: Module) -> tuple:
+    """What a compiled module's plan depends on besides its tensors, depth first, per submodule.
+
+    Each submodule's `training` flag and, for funcgrad's own layers, their
+    plain Python settings (public attributes that are numbers, strings,
+    None or tuples of those: `LeakyReLU.negative_slope`, `Dropout.p`, `eps`,
+    ...): a plan traced with one value replays that value, so a changed
+    setting selects another plan (review R, session 12: `negative_slope` set
+    after the first call was ignored). NOTE: a module class of the user's own
+    is not read: its public attributes may be counters its forward changes
+    at every call (a retrace each call); a setting of such a class that its
+    forward reads is fixed at the trace (docs/concepts/jit.md).
+    """
+    key: list = []
     stack = [module]
     while stack:
         m = stack.pop()
-        flags.append("1" if m.training else "0")
+        key.append(m.training)
+        if type(m).__module__.startswith(_OWN_LAYERS):
+            for name, value in m.__dict__.items():
+                if name[0] != "_" and _plain_setting(value):
+                    key.append((name, value))
         stack.extend(c for c in m._modules.values() if c is not None)
-    return "".join(flags)
+    return tuple(key)
+
+
+_SETTING_TYPES = (bool, int, float, str, type(None))
+_OWN_LAYERS = "funcgrad.nn."
+_MAX_MODES = 64  # compiled functions kept per module (a setting changed at every call: no leak)
+
+
+def compiled_for(by_modes: dict, module: Module, make: Callable[[], Any]) -> Any:
+    """The compiled function of `module` for its current `_training_flags` key (made by `make`).
+
+    `by_modes` maps keys to compiled functions; it is cleared when it holds
+    `_MAX_MODES` of them (a setting that changes at every call retraces
+    instead of keeping every plan).
+    """
+    key = _training_flags(module)
+    compiled = by_modes.get(key)
+    if compiled is None:
+        if len(by_modes) >= _MAX_MODES:
+            by_modes.clear()
+        compiled = by_modes[key] = make()
+    return compiled
+
+
+def _plain_setting(value) -> bool:
+    if type(value) in _SETTING_TYPES:
+        return True
+    return type(value) is tuple and all(type(v) in _SETTING_TYPES for v in value)
 
 
 def _size_repr(value) -> str:
