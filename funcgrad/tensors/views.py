@@ -360,6 +360,10 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
             number into a real tensor.
     """
     check_inplace(self, "__setitem__")
+    split = _torch_split(index)
+    if split is not None:  # the integers select first, as in PyTorch: write into that view
+        setitem(self[split[0]], split[1], value)
+        return
     idx = _setitem_index(index)
     target = self._value
     try:
@@ -649,6 +653,50 @@ def _basic_index(index: Any) -> tuple[Any, ...] | None:
     return tuple(out)
 
 
+def _torch_split(index: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
+    """PyTorch's order for an index mixing integers with advanced parts: `(ints, rest)`, or None.
+
+    PyTorch selects with every integer first (its dimension goes away) and
+    then applies the advanced index (lists, integer or boolean tensors) to
+    what is left, where NumPy counts an integer as one of the advanced
+    parts: `x[0, :, [0, 0]]` of a (2, 3, 4) tensor is (3, 2) in PyTorch,
+    (2, 3) in NumPy (whose advanced dimensions go first when the advanced
+    parts are not next to each other). Returns the basic index of the
+    integers (slices elsewhere, `None` dropped) and the index of the rest
+    (the integers dropped), to apply one after the other; None when the
+    index has no integer or no advanced part (NumPy's answer is PyTorch's).
+    """
+    parts = index if type(index) is tuple else (index,)
+    ints, advanced = False, False
+    first: list[Any] = []
+    rest: list[Any] = []
+    for p in parts:
+        t = type(p)
+        if t is bool or isinstance(p, np.bool_):
+            return None  # a boolean scalar adds a dimension: NumPy's rules, as before
+        v = p._value if isinstance(p, Tensor) else p
+        if (
+            t is int
+            or isinstance(v, np.integer)
+            or (isinstance(v, _ndarray) and not v.ndim and v.dtype.kind in "iu")
+        ):
+            ints = True
+            first.append(int(v))
+        elif p is None:
+            rest.append(None)
+        elif p is Ellipsis or t is slice:
+            first.append(p if p is Ellipsis else slice(None))  # the slice applies in `rest`
+            rest.append(p)
+        else:
+            advanced = True
+            a = np.asarray(v)
+            first.extend([slice(None)] * (a.ndim if a.dtype == np.bool_ else 1))
+            rest.append(p)
+    if not (ints and advanced):
+        return None
+    return tuple(first), tuple(rest)
+
+
 def _getitem_view(fn: Callable[[Tensor, Any], Tensor]) -> Callable[[Tensor, Any], Tensor]:
     """Wrap `Tensor.__getitem__`: a basic index gives a view, an advanced one a copy."""
 
@@ -656,6 +704,9 @@ def _getitem_view(fn: Callable[[Tensor, Any], Tensor]) -> Callable[[Tensor, Any]
     def __getitem__(self, index):
         idx = _basic_index(index)
         if idx is None:
+            split = _torch_split(index)
+            if split is not None:  # the integers select first, as in PyTorch
+                return __getitem__(__getitem__(self, split[0]), split[1])
             return fn(self, index)
         viewing.depth = getattr(viewing, "depth", 0) + 1
         try:
