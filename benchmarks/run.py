@@ -579,13 +579,19 @@ def impl_child(wid: str, name: str, quick: bool) -> int:
     return 0
 
 
-def measure_processes(spec: Spec, quick: bool) -> dict:
-    """Each implementation in its own fresh process per round, taking turns (rotating order)."""
+def measure_processes(spec: Spec, quick: bool, rounds: int | None = None) -> dict:
+    """Each implementation in its own fresh process per round, taking turns (rotating order).
+
+    `rounds` processes per implementation (default 5, `--quick` fewer): five
+    give bootstrap intervals 0.7-1.55 wide for W6 (session 12), too wide for
+    a verdict; `--process-rounds` asks for more.
+    """
     names = ["numpy", "fg_func", "fg_imp", "torch", "autograd"]
     names = [m for m in names if m not in peers.PEERS or peers.load(m)[0] is not None]
     if jit_impl(spec.wid) is not None:
         names.append("jit")
-    rounds = spec.repeats[1] if quick else 5
+    if rounds is None:
+        rounds = spec.repeats[1] if quick else 5
     per_round: dict = {m: [] for m in names}
     diffs: dict = {}
     for r in range(rounds):
@@ -1069,6 +1075,13 @@ def main(argv=None) -> int:
         "process: each framework in its own fresh process per round",
     )
     parser.add_argument(
+        "--process-rounds",
+        type=int,
+        default=None,
+        metavar="N",
+        help="--mode process: N fresh processes per framework and workload (default 5)",
+    )
+    parser.add_argument(
         "--markdown", action="store_true", help="also print the table in the README's format"
     )
     parser.add_argument(
@@ -1106,7 +1119,7 @@ def main(argv=None) -> int:
             )
             try:
                 if args.mode == "process":
-                    m = measure_processes(spec, args.quick)
+                    m = measure_processes(spec, args.quick, args.process_rounds)
                 else:
                     m = measure(spec, args.quick, per_call=args.mode == "interleaved")
             except ImportError as e:  # W9 before vmap_bench.py exists
