@@ -666,35 +666,42 @@ def _torch_split(index: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
     (the integers dropped), to apply one after the other; None when the
     index has no integer or no advanced part (NumPy's answer is PyTorch's).
     """
-    parts = index if type(index) is tuple else (index,)
-    ints, advanced = False, False
+    if type(index) is not tuple:
+        return None  # one part: nothing to order (the common `x[mask]`, `x[idx]`)
+    kinds = [_index_kind(p) for p in index]
+    if "bool" in kinds or "int" not in kinds or "advanced" not in kinds:
+        return None  # a boolean scalar adds a dimension: NumPy's rules, as before
     first: list[Any] = []
     rest: list[Any] = []
-    for p in parts:
-        t = type(p)
-        if t is bool or isinstance(p, np.bool_):
-            return None  # a boolean scalar adds a dimension: NumPy's rules, as before
-        v = p._value if isinstance(p, Tensor) else p
-        if (
-            t is int
-            or isinstance(v, np.integer)
-            or (isinstance(v, _ndarray) and not v.ndim and v.dtype.kind in "iu")
-        ):
-            ints = True
-            first.append(int(v))
-        elif p is None:
-            rest.append(None)
-        elif p is Ellipsis or t is slice:
-            first.append(p if p is Ellipsis else slice(None))  # the slice applies in `rest`
+    for p, kind in zip(index, kinds, strict=True):
+        if kind == "int":
+            first.append(int(p._value if isinstance(p, Tensor) else p))
+        elif kind == "advanced":
+            v = np.asarray(p._value if isinstance(p, Tensor) else p)
+            first.extend([slice(None)] * (v.ndim if v.dtype == np.bool_ else 1))
             rest.append(p)
-        else:
-            advanced = True
-            a = np.asarray(v)
-            first.extend([slice(None)] * (a.ndim if a.dtype == np.bool_ else 1))
+        else:  # None (a new axis, in `rest`), `...`, a slice (applied in `rest`)
+            if p is not None:
+                first.append(p if p is Ellipsis else slice(None))
             rest.append(p)
-    if not (ints and advanced):
-        return None
     return tuple(first), tuple(rest)
+
+
+def _index_kind(p: Any) -> str:
+    """ "int", "bool" (a scalar), "advanced" (lists, arrays), or "basic" (slices, None, `...`)."""
+    t = type(p)
+    if t is int:
+        return "int"
+    if t is slice or p is None or p is Ellipsis:
+        return "basic"
+    if t is bool or isinstance(p, np.bool_):
+        return "bool"
+    v = p._value if isinstance(p, Tensor) else p
+    if isinstance(v, np.integer) or (
+        isinstance(v, _ndarray) and not v.ndim and v.dtype.kind in "iu"
+    ):
+        return "int"
+    return "advanced"
 
 
 def _getitem_view(fn: Callable[[Tensor, Any], Tensor]) -> Callable[[Tensor, Any], Tensor]:
